@@ -1,0 +1,222 @@
+"""Runs, groups and pairs, with jokers and fake okeys, under a profile.
+
+A meld on the table is a `Meld`: its kind and its tiles in order, each tile as
+(`played`, `stands`): the tile put down and the tile it plays as. A natural tile stands for
+itself; a fake okey stands for the okey's own tile; a joker (a real okey tile) stands for
+whatever the player names (``Y6=K9``). Run positions run 1..13, and 14 is "1 after 13"
+where the profile allows 12-13-1; position 14 counts 1 point.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+import msgspec
+
+from okey101 import tiles
+from okey101.errors import IllegalMove, MalformedInput
+from okey101.tiles import FAKE, Tile
+
+MeldKind = Literal["run", "group", "pair"]
+Placed = tuple[Tile, Tile]  # (played, stands)
+
+
+class Meld(msgspec.Struct, frozen=True, array_like=True):
+    kind: MeldKind
+    tiles: tuple[Placed, ...]
+    # first run position (1..14): 14 only appears as the last tile of a wrapping run
+    start: int = 0
+
+    def positions(self) -> list[int]:
+        if self.kind != "run":
+            return [tiles.number_of(s) for _, s in self.tiles]
+        return list(range(self.start, self.start + len(self.tiles)))
+
+    @property
+    def colour(self) -> int:
+        return tiles.colour_of(self.tiles[0][1])
+
+    @property
+    def number(self) -> int:
+        return tiles.number_of(self.tiles[0][1])
+
+    def value(self) -> int:
+        """Tile values added up; a joker counts as the tile it stands for, position 14 as 1."""
+        return sum(position_value(p) for p in self.positions())
+
+    def notation(self, okey: Tile) -> list[str]:
+        return [placed_name(p, okey) for p in self.tiles]
+
+    def describe(self, okey: Tile) -> str:
+        names = self.notation(okey)
+        if self.kind == "run" and len(names) > 3:
+            return f"{self.kind} ({names[0]}-{names[-1]})"
+        return f"{self.kind} ({' '.join(names)})"
+
+    def jokers(self, okey: Tile) -> list[int]:
+        """Indexes of the joker tiles in this meld."""
+        return [i for i, (played, _) in enumerate(self.tiles) if played == okey]
+
+
+def position_value(position: int) -> int:
+    return 1 if position == 14 else position
+
+
+def placed_name(placed: Placed, okey: Tile) -> str:
+    played, stands = placed
+    if played == okey and stands != okey:
+        return f"{tiles.name(played)}={tiles.name(stands)}"
+    return tiles.name(played)
+
+
+def place(played: Tile, stands: Tile | None, okey: Tile, token: str = "") -> Placed:
+    """What a played tile stands for: a joker what is named, a fake okey the okey, else itself."""
+    label = token or tiles.name(played)
+    if played == FAKE:
+        if stands is not None and stands != okey:
+            raise IllegalMove(f"{label}: a fake okey plays only as the okey {tiles.name(okey)}",
+                              "fake_okey_is_not_a_joker")
+        return (FAKE, okey)
+    if played == okey:
+        return (played, okey if stands is None else stands)
+    if stands is not None and stands != played:
+        raise IllegalMove(f"{label}: only an okey ({tiles.name(okey)}) can stand for another tile",
+                          "not_a_joker")
+    return (played, played)
+
+
+def parse_placed(tokens: Sequence[str], okey: Tile) -> list[Placed]:
+    if not isinstance(tokens, (list, tuple)):
+        raise MalformedInput(f"a meld must be a list of tiles, got {tokens!r}")
+    out = []
+    for token in tokens:
+        played, stands = tiles.parse_meld_token(token)
+        out.append(place(played, stands, okey, token))
+    return out
+
+
+def _run_start(numbers: list[int], wraps: bool) -> int | None:
+    """The start position if `numbers` (in the order given, or sorted) is one run."""
+    n = len(numbers)
+    for candidate in (numbers, sorted(numbers)):
+        if all(candidate[i + 1] == candidate[i] + 1 for i in range(n - 1)):
+            return candidate[0]
+    if wraps and 1 in numbers and 13 in numbers:
+        lifted = sorted(14 if x == 1 else x for x in numbers)
+        if numbers.count(1) == 2:  # 1..13 and 1 again: one 1 at each end
+            lifted = sorted([1] + [x for x in lifted if x != 14] + [14])
+        if all(lifted[i + 1] == lifted[i] + 1 for i in range(n - 1)):
+            return lifted[0]
+    return None
+
+
+def as_run(placed: Sequence[Placed], wraps: bool) -> Meld | None:
+    stands = [s for _, s in placed]
+    if len(stands) < 3 or len({tiles.colour_of(s) for s in stands}) != 1:
+        return None
+    numbers = [tiles.number_of(s) for s in stands]
+    start = _run_start(numbers, wraps)
+    if start is None or start + len(stands) - 1 > (14 if wraps else 13):
+        return None
+    pool = list(placed)
+    ordered_list = []
+    for q in range(start, start + len(stands)):
+        wanted = 1 if q == 14 else q
+        match = next(p for p in pool if tiles.number_of(p[1]) == wanted)
+        pool.remove(match)
+        ordered_list.append(match)
+    ordered = tuple(ordered_list)
+    return Meld("run", ordered, start)
+
+
+def as_group(placed: Sequence[Placed]) -> Meld | None:
+    stands = [s for _, s in placed]
+    if not 3 <= len(stands) <= 4:
+        return None
+    if len({tiles.number_of(s) for s in stands}) != 1:
+        return None
+    if len({tiles.colour_of(s) for s in stands}) != len(stands):
+        return None
+    return Meld("group", tuple(sorted(placed, key=lambda p: tiles.colour_of(p[1]))))
+
+
+def as_pair(placed: Sequence[Placed], okey: Tile, pair_jokers: frozenset[Tile] = frozenset()
+            ) -> Meld | None:
+    """Two identical tiles; an okey (or an okeygg indicator pair tile) pairs with any tile."""
+    if len(placed) != 2:
+        return None
+    (a_played, a), (b_played, b) = placed
+    wild = {okey} | pair_jokers
+    if a == b or a_played in wild or b_played in wild:
+        if a_played in wild and b_played not in wild:
+            return Meld("pair", ((a_played, b), placed[1]))
+        if b_played in wild and a_played not in wild:
+            return Meld("pair", (placed[0], (b_played, a)))
+        return Meld("pair", tuple(placed))
+    return None
+
+
+def classify(placed: Sequence[Placed], wraps: bool) -> Meld:
+    """A run or a group from placed tiles, or IllegalMove naming the tiles."""
+    meld = as_group(placed) or as_run(placed, wraps)
+    if meld is None:
+        shown = " ".join(tiles.name(s) for _, s in placed)
+        raise IllegalMove(f"[{shown}] is neither a run nor a group", "invalid_meld")
+    return meld
+
+
+def extension_positions(meld: Meld, wraps: bool) -> list[int]:
+    """Run positions a tile could be added at (either end), or [] for groups and pairs."""
+    if meld.kind != "run":
+        return []
+    out = []
+    end = meld.start + len(meld.tiles) - 1
+    if meld.start > 1:
+        out.append(meld.start - 1)
+    if end < (14 if wraps else 13):
+        out.append(end + 1)
+    return out
+
+
+def stands_at(colour: int, position: int) -> Tile:
+    return tiles.make(colour, 1 if position == 14 else position)
+
+
+def missing_colours(meld: Meld) -> list[int]:
+    if meld.kind != "group":
+        return []
+    present = {tiles.colour_of(s) for _, s in meld.tiles}
+    return [c for c in range(4) if c not in present]
+
+
+def lay_off_targets(stands: Tile, meld: Meld, wraps: bool) -> list[int]:
+    """Where a tile standing for `stands` fits on `meld`: run positions, or 0 for a group."""
+    if meld.kind == "run":
+        return [p for p in extension_positions(meld, wraps)
+                if stands_at(meld.colour, p) == stands]
+    if meld.kind == "group" and tiles.number_of(stands) == meld.number and \
+            tiles.colour_of(stands) in missing_colours(meld):
+        return [0]
+    return []
+
+
+def extend(meld: Meld, placed: Placed, position: int, wraps: bool) -> Meld:
+    """`meld` with one more tile: at a run `position`, or into a group (position 0)."""
+    if meld.kind == "group":
+        grown = as_group([*meld.tiles, placed])
+        if grown is None:
+            raise IllegalMove(f"{tiles.name(placed[1])} does not complete group", "cannot_lay_off")
+        return grown
+    if position == meld.start - 1:
+        return Meld("run", (placed, *meld.tiles), meld.start - 1)
+    return Meld("run", (*meld.tiles, placed), meld.start)
+
+
+def is_playable(tile: Tile, melds: Sequence[Meld], okey: Tile, wraps: bool) -> bool:
+    """Could `tile` be laid off onto a run or group on the table (the discard penalty)?"""
+    if tile == okey:
+        return any(m.kind != "pair" and (extension_positions(m, wraps) or missing_colours(m))
+                   for m in melds)
+    stands = okey if tile == FAKE else tile
+    return any(lay_off_targets(stands, m, wraps) for m in melds if m.kind != "pair")

@@ -1,0 +1,222 @@
+"""Rule profiles: every option of RULES.md sections 2-11 as a named, typed field.
+
+A house is a value of `Profile`; a table's profile is a named house plus overrides
+(`resolve`). New houses are configuration, not code.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+from okey101.errors import MalformedInput
+
+HouseId = Literal["north-sultan", "okeygg", "classic", "okey-oyna"]
+TakeOkeyFromGroups = Literal["four_only", "complete_all_colours"]
+DeckExhaustedNoneOpened = Literal["score_racks", "nobody_scores", "replay"]
+Rating = Literal["none", "classic", "sp_league_xp"]
+
+
+class Profile(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """Every rule option of one house. Field comments cite RULES.md sections."""
+
+    id: str
+    # §2 seats, deal, turn
+    turn_seconds: int | None = 45
+    untimed_when_only_bots: bool = False
+    put_back_allowed: bool = False  # UI houses let a taken discard go back while nothing is laid
+    opened_take_must_use: bool = False  # okey-oyna: a discard taken after opening is laid that turn
+    discarded_okey_takeable: bool = True
+    # §3 melds
+    run_wraps_13_to_1: bool = False  # 12-13-1 (that 1 counts 1 point); 13-1-2 is never valid
+    # §4 opening
+    opening_points: int = 101
+    opening_pairs: int = 5
+    escalating_openings: bool = False  # katlamalı: each opening beats the highest of its kind
+    opening_counts_own_extensions: bool = False  # okeygg: 4-5-6 + 7, 8 in one turn counts 30
+    lay_off_in_opening_turn: bool = True  # counted only where opening_counts_own_extensions
+    lay_off_wait_rounds: int = 0  # classic: wait one full round after opening before laying off
+    pairs_opener_lay_off_limit: int | None = None  # north-sultan: 2 tiles per turn
+    pairs_need_declaration: bool = False  # classic: "çifte gidiyorum" before opening pairs
+    indicator_pair: bool = False  # okeygg: the indicator's twin works as an okey in pairs only
+    siler: bool = False  # okeygg: opening with 150+ points or 7+ pairs erases 101 at once
+    siler_points: int = 150
+    siler_pairs: int = 7
+    siler_reward: int = 101
+    invalid_opening_penalty: int = 0  # classic/okeygg: a retracted invalid opening costs 101
+    # §5 laying off and taking the okey
+    run_end_lay_off_limit: int | None = None  # okeygg: at most 2 tiles at each end per turn
+    take_okey_from_groups: TakeOkeyFromGroups = "four_only"
+    okey_taken_penalty: int = 0  # okeygg: the player whose okey is taken pays 101
+    # §6 penalties
+    penalties: bool = True  # okeygg "cezalı" switch; off removes every in-game penalty
+    playable_discard_penalty: int = 101
+    playable_discard_penalty_unopened: bool = False  # north-sultan: even before opening
+    okey_discard_penalty: int = 101
+    opened_with_discard_multiplier: int = 0  # okeygg: 10 (or 20) x the discard's value
+    # §7 end of the hand
+    elden_only_while_nobody_opened: bool = True
+    elden_lay_off_allowed: bool = False  # north-sultan: no lay-off or okey-taking in that turn
+    deck_exhausted_none_opened: DeckExhaustedNoneOpened = "score_racks"
+    void_when_all_open_pairs: bool = False
+    # §8 scoring
+    finish_score: int = -101
+    finisher_doubled_for_pairs: bool = True
+    elden_finisher_multiplier: int = 2
+    elden_others_multiplier: int = 2
+    multiplier_cap: int = 4
+    unopened_score: int = 202
+    okey_in_rack_value: int = 101
+    pairs_rack_multiplier: int = 2
+    # §9 the match
+    hands_per_match: int = 11
+    hands_range: tuple[int, int] = (1, 99)
+    turn_seconds_range: tuple[int, int] = (5, 600)
+    rating: Rating = "none"
+    rating_start: int = 1500
+    reconnect_seconds: int | None = None
+    # §10 partners
+    partners_allowed: bool = False
+    partners: bool = False
+    team_escalation: bool = False
+    partner_of_finisher_scores_zero: bool = True
+    # §11 bots
+    bots_allowed: bool = True
+
+    def threshold_points(self) -> int:
+        return self.opening_points
+
+    def penalty(self, amount: int) -> int:
+        """An in-game penalty as this house charges it: nothing when penalties are off."""
+        return amount if self.penalties else 0
+
+
+NORTH_SULTAN = Profile(
+    id="north-sultan",
+    turn_seconds=45,
+    discarded_okey_takeable=True,
+    run_wraps_13_to_1=True,
+    lay_off_in_opening_turn=True,
+    pairs_opener_lay_off_limit=2,
+    take_okey_from_groups="four_only",
+    playable_discard_penalty_unopened=True,
+    elden_only_while_nobody_opened=False,
+    elden_lay_off_allowed=False,
+    deck_exhausted_none_opened="score_racks",
+    void_when_all_open_pairs=True,
+    finisher_doubled_for_pairs=True,
+    elden_finisher_multiplier=2,
+    rating="sp_league_xp",
+    bots_allowed=True,
+)
+
+OKEYGG = Profile(
+    id="okeygg",
+    turn_seconds=45,
+    untimed_when_only_bots=True,
+    turn_seconds_range=(15, 120),
+    put_back_allowed=True,
+    discarded_okey_takeable=False,
+    escalating_openings=True,
+    opening_counts_own_extensions=True,
+    indicator_pair=True,
+    siler=True,
+    invalid_opening_penalty=101,
+    run_end_lay_off_limit=2,
+    take_okey_from_groups="complete_all_colours",
+    okey_taken_penalty=101,
+    opened_with_discard_multiplier=10,
+    deck_exhausted_none_opened="nobody_scores",
+    hands_range=(7, 21),
+    partners_allowed=True,
+    team_escalation=True,
+    bots_allowed=True,
+)
+
+CLASSIC = Profile(
+    id="classic",
+    put_back_allowed=True,
+    lay_off_in_opening_turn=False,
+    lay_off_wait_rounds=1,
+    pairs_need_declaration=True,
+    invalid_opening_penalty=101,
+    deck_exhausted_none_opened="replay",
+    void_when_all_open_pairs=True,
+    finisher_doubled_for_pairs=False,
+    elden_finisher_multiplier=1,
+    rating="classic",
+    reconnect_seconds=420,
+    partners_allowed=True,
+    bots_allowed=False,
+)
+
+OKEY_OYNA = Profile(
+    id="okey-oyna",
+    opened_take_must_use=True,
+    take_okey_from_groups="complete_all_colours",
+    bots_allowed=True,
+)
+
+HOUSES: dict[str, Profile] = {p.id: p for p in (NORTH_SULTAN, OKEYGG, CLASSIC, OKEY_OYNA)}
+
+_LOCKED = frozenset({"id", "hands_range", "turn_seconds_range"})
+
+
+def house(name: str) -> Profile:
+    try:
+        return HOUSES[name]
+    except KeyError:
+        known = ", ".join(sorted(HOUSES))
+        raise MalformedInput(f"unknown profile {name!r}: known houses are {known}") from None
+
+
+def resolve(spec: str | dict[str, Any]) -> Profile:
+    """A table's profile from ``"okeygg"`` or ``{"base": "okeygg", "options": {...}}``."""
+    if isinstance(spec, str):
+        return house(spec)
+    if not isinstance(spec, dict) or not isinstance(spec.get("base"), str):
+        raise MalformedInput('profile must be a house name or {"base": NAME, "options": {...}}')
+    options = spec.get("options") or {}
+    if not isinstance(options, dict):
+        raise MalformedInput("profile options must be an object")
+    return with_overrides(house(spec["base"]), options)
+
+
+def with_overrides(base: Profile, options: dict[str, Any]) -> Profile:
+    """`base` with `options` applied, type-checked and range-checked; errors name the option."""
+    for key in options:
+        if key not in Profile.__struct_fields__:
+            raise MalformedInput(f"unknown profile option {key!r}")
+        if key in _LOCKED:
+            raise MalformedInput(f"profile option {key!r} cannot be overridden")
+    merged = msgspec.to_builtins(base) | options
+    try:
+        profile = msgspec.convert(merged, Profile)
+    except msgspec.ValidationError as exc:
+        raise MalformedInput(f"profile option: {exc}") from None
+    validate(profile)
+    return profile
+
+
+def validate(p: Profile) -> None:
+    lo, hi = p.hands_range
+    if not lo <= p.hands_per_match <= hi:
+        raise MalformedInput(
+            f"hands_per_match={p.hands_per_match} is outside {lo}-{hi} for {p.id}"
+        )
+    if p.turn_seconds is not None:
+        lo, hi = p.turn_seconds_range
+        if not lo <= p.turn_seconds <= hi:
+            raise MalformedInput(
+                f"turn_seconds={p.turn_seconds} is outside {lo}-{hi} s (or none) for {p.id}"
+            )
+    if p.partners and not p.partners_allowed:
+        raise MalformedInput(f"{p.id} has no partners (eşli) mode")
+    if p.opened_with_discard_multiplier not in (0, 10, 20):
+        raise MalformedInput("opened_with_discard_multiplier must be 0, 10 or 20")
+    for field in ("opening_points", "opening_pairs", "multiplier_cap"):
+        if getattr(p, field) < 1:
+            raise MalformedInput(f"{field} must be at least 1")
+    if p.lay_off_wait_rounds < 0:
+        raise MalformedInput("lay_off_wait_rounds must not be negative")

@@ -1,0 +1,1 @@
+"""The table aggregate: commands, events, decide, evolve, views."""

@@ -1,0 +1,82 @@
+"""The reproducible, verifiable deal (proto/DEAL.md is the contract).
+
+A hand's seed is 32 bytes. The byte stream is HMAC-SHA256(key=seed, msg=counter), the
+counter an 8-byte big-endian integer from 0, blocks concatenated. Fisher-Yates runs over the
+canonical 106-tile order (R1 R1 R2 R2 ... K13 K13 F F): for i from 105 down to 1, read 4
+bytes as a big-endian u32 `u`; reject `u` while u >= 2**32 - (2**32 mod (i + 1)) (no modulo
+bias); swap positions i and u mod (i + 1). The shuffled order is then dealt: the starter
+takes the first 22 tiles, each next seat to the right 21; the indicator is the first tile
+of what is left that is not a fake okey (a fake okey goes back); the rest, in order, is
+the deck, top first. The commitment published when the hand starts is SHA-256(seed) in hex.
+A match seed derives each hand's seed: HMAC-SHA256(match_seed, "hand:<n>:<attempt>").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Iterator
+
+import msgspec
+
+from okey101 import tiles
+from okey101.tiles import FAKE, Tile
+
+STARTER_TILES = 22
+OTHER_TILES = 21
+
+
+class Dealt(msgspec.Struct, frozen=True):
+    starter: int
+    indicator: Tile
+    racks: tuple[tuple[Tile, ...], ...]  # by seat
+    deck: tuple[Tile, ...]  # top first
+
+
+def _stream(seed: bytes) -> Iterator[int]:
+    counter = 0
+    while True:
+        block = hmac.new(seed, counter.to_bytes(8, "big"), hashlib.sha256).digest()
+        for i in range(0, 32, 4):
+            yield int.from_bytes(block[i:i + 4], "big")
+        counter += 1
+
+
+def shuffled(seed: bytes) -> list[Tile]:
+    order = tiles.full_set()
+    words = _stream(seed)
+    for i in range(len(order) - 1, 0, -1):
+        bound = i + 1
+        limit = 2**32 - (2**32 % bound)
+        u = next(words)
+        while u >= limit:
+            u = next(words)
+        j = u % bound
+        order[i], order[j] = order[j], order[i]
+    return order
+
+
+def deal_from_order(order: list[Tile], starter: int) -> Dealt:
+    racks: list[tuple[Tile, ...]] = [()] * 4
+    at = 0
+    for k in range(4):
+        seat = (starter + k) % 4
+        size = STARTER_TILES if k == 0 else OTHER_TILES
+        racks[seat] = tuple(order[at:at + size])
+        at += size
+    rest = order[at:]
+    pick = next(i for i, t in enumerate(rest) if t != FAKE)
+    indicator = rest.pop(pick)
+    return Dealt(starter, indicator, tuple(racks), tuple(rest))
+
+
+def deal(seed: bytes, starter: int) -> Dealt:
+    return deal_from_order(shuffled(seed), starter)
+
+
+def commitment(seed: bytes) -> str:
+    return hashlib.sha256(seed).hexdigest()
+
+
+def hand_seed(match_seed: bytes, hand: int, attempt: int) -> bytes:
+    return hmac.new(match_seed, f"hand:{hand}:{attempt}".encode(), hashlib.sha256).digest()

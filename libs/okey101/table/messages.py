@@ -1,0 +1,313 @@
+"""The table's wire messages: commands (imperative), events (past tense), rejections.
+
+One tagged union each, tag field ``type``; one JSON encoder/decoder built once. Tiles
+travel in notation (``R7``, ``F``, ``Y6=K9``), so any JSON client can speak the contract.
+New fields get defaults; a field is never retyped. proto/ is generated from these structs.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+from okey101.profiles import Profile
+
+Visibility = Literal["public", "seat", "server"]
+OpeningKind = Literal["points", "pairs"]
+End = Literal["low", "high"]
+
+
+# ---------------------------------------------------------------- commands
+class Command(msgspec.Struct, tag_field="type", kw_only=True, frozen=True):
+    table_id: str
+    command_id: str
+    player_id: str = ""
+    seat: int = -1
+    seq: int = 0  # the table seq this command was decided against
+
+
+class StackedDeal(msgspec.Struct, frozen=True, kw_only=True):
+    """A given deal (tests, scenarios): racks by seat, the deck top first."""
+
+    indicator: str
+    starter: int = 0
+    racks: list[list[str]] = msgspec.field(default_factory=list)
+    deck: list[str] = msgspec.field(default_factory=list)
+
+
+class CreateTable(Command, tag="create_table", frozen=True):
+    profile: str = "okeygg"
+    options: dict[str, Any] = msgspec.field(default_factory=dict)
+
+
+class Sit(Command, tag="sit", frozen=True):
+    bot: bool = False
+
+
+class Leave(Command, tag="leave", frozen=True):
+    pass
+
+
+class ReplaceWithBot(Command, tag="replace_with_bot", frozen=True):
+    bot_id: str = ""
+
+
+class StartMatch(Command, tag="start_match", frozen=True):
+    seed: str = ""  # hex; filled in by the server, never by a client
+    deals: list[StackedDeal] | None = None  # server-side tests only
+
+
+class Draw(Command, tag="draw", frozen=True):
+    pass
+
+
+class TakeDiscard(Command, tag="take_discard", frozen=True):
+    pass
+
+
+class PutBack(Command, tag="put_back", frozen=True):
+    pass
+
+
+class DeclarePairs(Command, tag="declare_pairs", frozen=True):
+    pass
+
+
+class ShowIndicator(Command, tag="show_indicator", frozen=True):
+    pass
+
+
+class Open(Command, tag="open", frozen=True):
+    melds: list[list[str]] = msgspec.field(default_factory=list)
+    pairs: list[list[str]] = msgspec.field(default_factory=list)
+
+
+class Lay(Command, tag="lay", frozen=True):
+    melds: list[list[str]] = msgspec.field(default_factory=list)
+    pairs: list[list[str]] = msgspec.field(default_factory=list)
+
+
+class LayOff(Command, tag="lay_off", frozen=True):
+    meld: int = -1
+    tiles: list[str] = msgspec.field(default_factory=list)
+    end: End | None = None
+
+
+class TakeOkey(Command, tag="take_okey", frozen=True):
+    meld: int = -1
+    tiles: list[str] = msgspec.field(default_factory=list)
+
+
+class Discard(Command, tag="discard", frozen=True):
+    tile: str = ""
+
+
+class TimeOut(Command, tag="timeout", frozen=True):
+    turn: int = -1  # the turn this timeout is for; a stale one is rejected
+
+
+AnyCommand = (
+    CreateTable | Sit | Leave | ReplaceWithBot | StartMatch | Draw | TakeDiscard | PutBack
+    | DeclarePairs | ShowIndicator | Open | Lay | LayOff | TakeOkey | Discard | TimeOut
+)
+
+
+# ---------------------------------------------------------------- events
+class Event(msgspec.Struct, tag_field="type", kw_only=True, frozen=True):
+    table_id: str
+    seq: int  # contiguous from 1 for each table
+
+
+class TableCreated(Event, tag="table_created", frozen=True):
+    profile: Profile
+
+
+class PlayerSat(Event, tag="player_sat", frozen=True):
+    seat: int
+    player_id: str
+    bot: bool = False
+
+
+class PlayerLeft(Event, tag="player_left", frozen=True):
+    seat: int
+    player_id: str
+
+
+class SeatHandedToBot(Event, tag="seat_handed_to_bot", frozen=True):
+    seat: int
+    bot_id: str
+
+
+class MatchStarted(Event, tag="match_started", frozen=True):
+    hands: int
+    players: list[str]
+
+
+class MatchSeeded(Event, tag="match_seeded", frozen=True):
+    """Server only: the match seed (or the stacked deals) every hand is dealt from."""
+
+    seed: str
+    deals: list[StackedDeal] | None = None
+
+
+class HandStarted(Event, tag="hand_started", frozen=True):
+    hand: int  # 1-based
+    attempt: int  # a replayed hand (void, or classic deck-out) deals again
+    starter: int
+    indicator: str
+    okey: str
+    commitment: str  # SHA-256 of the hand seed, hex; "" for a stacked deal
+    deck_count: int
+
+
+class HandDealt(Event, tag="hand_dealt", frozen=True):
+    """Server only: every rack and the deck order."""
+
+    hand: int
+    seed: str
+    racks: list[list[str]]
+    deck: list[str]
+
+
+class RackDealt(Event, tag="rack_dealt", frozen=True):
+    """Private to `seat`: its own rack."""
+
+    seat: int
+    tiles: list[str]
+
+
+class TileDrawn(Event, tag="tile_drawn", frozen=True):
+    """Private to `seat`; other seats see it with `tile` empty."""
+
+    seat: int
+    tile: str = ""
+
+
+class DiscardTaken(Event, tag="discard_taken", frozen=True):
+    seat: int
+    tile: str
+
+
+class DiscardPutBack(Event, tag="discard_put_back", frozen=True):
+    seat: int
+    tile: str
+
+
+class PairsDeclared(Event, tag="pairs_declared", frozen=True):
+    seat: int
+
+
+class IndicatorShown(Event, tag="indicator_shown", frozen=True):
+    seat: int
+    tile: str
+
+
+class HandOpened(Event, tag="hand_opened", frozen=True):
+    seat: int
+    kind: OpeningKind
+    melds: list[list[str]]
+    value: int  # points, or the number of pairs
+    threshold: int
+    elden: bool = False
+
+
+class MeldsLaid(Event, tag="melds_laid", frozen=True):
+    seat: int
+    melds: list[list[str]]
+    pairs: bool = False
+
+
+class TilesLaidOff(Event, tag="tiles_laid_off", frozen=True):
+    seat: int
+    meld: int
+    tiles: list[str]
+    end: str  # "low", "high" or "group"
+
+
+class OkeyTaken(Event, tag="okey_taken", frozen=True):
+    seat: int
+    meld: int
+    tiles: list[str]  # what was put on the table in the okey's place
+    okey: str
+
+
+class TileDiscarded(Event, tag="tile_discarded", frozen=True):
+    seat: int
+    tile: str
+
+
+class PenaltyImposed(Event, tag="penalty_imposed", frozen=True):
+    seat: int
+    points: int  # negative for Siler
+    reason: str
+
+
+class OpeningRetracted(Event, tag="opening_retracted", frozen=True):
+    seat: int
+    reason: str
+
+
+class TurnTimedOut(Event, tag="turn_timed_out", frozen=True):
+    seat: int
+    turn: int
+
+
+class HandEnded(Event, tag="hand_ended", frozen=True):
+    hand: int
+    finish: str  # normal okey pairs pairs_okey elden elden_okey deck_exhausted void
+    finished_by: int | None
+    scores: list[int]
+    racks: list[list[str]]
+    seed: str  # revealed: SHA-256 of it is the hand's commitment
+    replay: bool = False
+
+
+class MatchEnded(Event, tag="match_ended", frozen=True):
+    totals: list[int]
+    places: list[int]
+    rating_changes: list[int] | None = None
+    team_totals: list[int] | None = None
+
+
+AnyEvent = (
+    TableCreated | PlayerSat | PlayerLeft | SeatHandedToBot | MatchStarted | MatchSeeded
+    | HandStarted | HandDealt | RackDealt | TileDrawn | DiscardTaken | DiscardPutBack
+    | PairsDeclared | IndicatorShown | HandOpened | MeldsLaid | TilesLaidOff | OkeyTaken
+    | TileDiscarded | PenaltyImposed | OpeningRetracted | TurnTimedOut | HandEnded | MatchEnded
+)
+
+SERVER_ONLY: frozenset[type[Event]] = frozenset({MatchSeeded, HandDealt})
+SEAT_PRIVATE: frozenset[type[Event]] = frozenset({RackDealt, TileDrawn})
+
+
+def visibility(event: Event) -> Visibility:
+    kind = type(event)
+    if kind in SERVER_ONLY:
+        return "server"
+    if kind in SEAT_PRIVATE:
+        return "seat"
+    return "public"
+
+
+class Rejection(msgspec.Struct, frozen=True, kw_only=True):
+    code: str  # stable snake_case
+    message: str  # names the input and the position
+
+
+# ---------------------------------------------------------------- codecs, built once
+command_decoder = msgspec.json.Decoder(AnyCommand)
+event_decoder = msgspec.json.Decoder(AnyEvent)
+encoder = msgspec.json.Encoder()
+
+
+def encode(message: msgspec.Struct) -> bytes:
+    return encoder.encode(message)
+
+
+def published_schemas() -> dict[str, Any]:
+    return {
+        "table-commands.schema.json": msgspec.json.schema(AnyCommand),
+        "table-events.schema.json": msgspec.json.schema(AnyEvent),
+        "rejection.schema.json": msgspec.json.schema(Rejection),
+    }

@@ -1,0 +1,90 @@
+"""The table's state: what folding its events gives. Frozen structs, shared structure."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from okey101.melds import Meld
+from okey101.profiles import Profile
+from okey101.table.messages import StackedDeal
+from okey101.tiles import Tile
+
+Status = Literal["new", "seating", "playing", "over"]
+Phase = Literal["draw", "play", "over"]
+Opened = Literal["points", "pairs"] | None
+
+
+class TableMeld(msgspec.Struct, frozen=True):
+    meld: Meld
+    owner: int
+    laid_turn: int  # the table turn it was laid in
+
+
+class SeatHand(msgspec.Struct, frozen=True):
+    """One seat within a hand."""
+
+    rack: tuple[Tile, ...] = ()
+    discards: tuple[Tile, ...] = ()  # this seat's discard pile, top last
+    opened: Opened = None
+    opened_turn: int = -1
+    opening_value: int = 0  # points, or pairs
+    declared_pairs: bool = False
+    shown_indicator: bool = False
+    has_played: bool = False  # has drawn, taken or discarded this hand
+    penalties: int = 0  # in-game penalties this hand (and Siler)
+
+
+class TurnScratch(msgspec.Struct, frozen=True):
+    """What happened so far in the current turn."""
+
+    taken: Tile | None = None  # the discard taken this turn
+    taken_from: int = -1
+    laid: tuple[Tile, ...] = ()  # tiles laid on the table this turn
+    lay_offs: int = 0
+    laid_off: bool = False  # laid off or took an okey (north-sultan: then not elden)
+    end_counts: tuple[tuple[int, str, int], ...] = ()  # (meld, end, tiles) this turn
+
+
+class HandState(msgspec.Struct, frozen=True):
+    number: int
+    attempt: int
+    starter: int
+    indicator: Tile
+    okey: Tile
+    seed: str = ""
+    deck: tuple[Tile, ...] = ()
+    deck_pos: int = 0
+    seats: tuple[SeatHand, ...] = (SeatHand(), SeatHand(), SeatHand(), SeatHand())
+    melds: tuple[TableMeld, ...] = ()
+    to_act: int = 0
+    phase: Phase = "play"
+    scratch: TurnScratch = TurnScratch()
+    finish: str | None = None
+    finished_by: int | None = None
+
+    @property
+    def deck_left(self) -> int:
+        return len(self.deck) - self.deck_pos
+
+
+class TableState(msgspec.Struct, frozen=True):
+    table_id: str = ""
+    seq: int = 0
+    profile: Profile | None = None
+    status: Status = "new"
+    players: tuple[str, ...] = ("", "", "", "")
+    bots: tuple[bool, ...] = (False, False, False, False)
+    left: tuple[bool, ...] = (False, False, False, False)  # left during the match
+    hands_total: int = 0
+    match_seed: str = ""
+    deals: tuple[StackedDeal, ...] | None = None
+    deals_used: int = 0
+    turn: int = 0  # counts turns over the whole match: a timeout names one
+    hand: HandState | None = None
+    hand_scores: tuple[tuple[int, ...], ...] = ()
+    penalties: tuple[int, ...] = (0, 0, 0, 0)
+
+    def totals(self) -> list[int]:
+        return [sum(s[i] for s in self.hand_scores) + self.penalties[i] for i in range(4)]

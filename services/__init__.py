@@ -1,0 +1,1 @@
+"""Runnable services. Nothing under libs/ imports from here."""

@@ -1,0 +1,446 @@
+#!/usr/bin/env bash
+# Local single-node Apache Kafka broker for okey101 development, tests and CI.
+# No Docker: the broker jars come from Maven Central (tools/kafka/pom.xml) and run on the
+# local JDK (17+) in KRaft mode (one process that is both broker and controller).
+#
+# Usage: tools/kafka/broker.sh {start|stop|status|wipe|bootstrap}
+#   start      fetch jars if missing, configure, format storage (first time), start the broker
+#              in the background and wait until it answers a metadata request. No-op if it
+#              already runs and is ready.
+#   stop       SIGTERM, wait up to KAFKA_STOP_TIMEOUT (20 s), then SIGKILL. Data is kept.
+#   status     exit 0 if the broker answers a metadata request, 1 otherwise.
+#   wipe       stop, then delete data, logs, config and cluster id (the jars stay cached).
+#   bootstrap  print the bootstrap address (host:port) on stdout.
+#
+# Environment:
+#   KAFKA_BOOTSTRAP          use this external broker instead: start only checks that it answers,
+#                            status probes it, stop/wipe do nothing, bootstrap prints it.
+#   KAFKA_PORT               client port (default 19092); KAFKA_CONTROLLER_PORT (default PORT+1).
+#   KAFKA_CACHE_DIR          jars, config, data and logs (default <project>/.cache/kafka).
+#   KAFKA_HEAP_OPTS          default "-Xms1g -Xmx1g".
+#   KAFKA_START_TIMEOUT      seconds to wait for readiness (default 90).
+#   KAFKA_AUTO_CREATE_TOPICS "true" to let the broker auto-create topics (default false: the
+#                            services and tests create their topics explicitly, as in production,
+#                            so a missing topic shows up as an error instead of a silent default).
+#
+# Layout of the cache dir: libs/ (jars + .pom.sha256 stamp), server.properties,
+# log4j.properties, tools-log4j.properties, cluster.id, broker.pid, data/ (log.dirs and KRaft
+# metadata), logs/ (server.log, controller.log, state-change.log, broker.out = JVM stdout/stderr).
+set -euo pipefail
+
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$SCRIPT_DIR/../.." && pwd)"
+POM="$SCRIPT_DIR/pom.xml"
+CACHE="${KAFKA_CACHE_DIR:-$ROOT/.cache/kafka}"
+LIBS="$CACHE/libs"
+DATA="$CACHE/data"
+LOGS="$CACHE/logs"
+CONF="$CACHE/server.properties"
+LOG4J="$CACHE/log4j.properties"
+TOOLS_LOG4J="$CACHE/tools-log4j.properties"
+CLUSTER_ID_FILE="$CACHE/cluster.id"
+PID_FILE="$CACHE/broker.pid"
+LOCK_FILE="$CACHE/broker.lock"
+
+PORT="${KAFKA_PORT:-19092}"
+CPORT="${KAFKA_CONTROLLER_PORT:-$((PORT + 1))}"
+HOST=127.0.0.1
+LOCAL_BOOTSTRAP="$HOST:$PORT"
+HEAP_OPTS="${KAFKA_HEAP_OPTS:--Xms1g -Xmx1g}"
+START_TIMEOUT="${KAFKA_START_TIMEOUT:-90}"
+STOP_TIMEOUT="${KAFKA_STOP_TIMEOUT:-20}"
+AUTO_CREATE="${KAFKA_AUTO_CREATE_TOPICS:-false}"
+VENV_PY="$ROOT/.venv/bin/python"
+
+log() { printf 'kafka: %s\n' "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+# ---------------------------------------------------------------- readiness probe
+# Ready = a metadata request succeeds and lists at least one broker (an open port is not
+# enough: a listener may accept connections before the node can serve requests).
+# Uses aiokafka from the project venv when present, else the Kafka jar's BrokerApiVersionsCommand.
+PY_PROBE='
+import asyncio, logging, sys
+logging.disable(logging.CRITICAL)
+from aiokafka.client import AIOKafkaClient
+
+async def main(bootstrap):
+    client = AIOKafkaClient(bootstrap_servers=bootstrap, request_timeout_ms=5000,
+                            retry_backoff_ms=100, metadata_max_age_ms=5000)
+    try:
+        await asyncio.wait_for(client.bootstrap(), 8)
+        md = await asyncio.wait_for(client.fetch_all_metadata(), 8)
+        return 0 if md.brokers() else 1
+    except Exception:
+        return 1
+    finally:
+        await client.close()
+
+sys.exit(asyncio.run(main(sys.argv[1])))
+'
+
+PY_PROBE_OK="" # cached answer of have_py_probe: "yes" / "no"
+have_py_probe() {
+    if [[ -z "$PY_PROBE_OK" ]]; then
+        PY_PROBE_OK=no
+        if [[ -x "$VENV_PY" ]] && "$VENV_PY" -c 'import aiokafka' >/dev/null 2>&1; then
+            PY_PROBE_OK=yes
+        fi
+    fi
+    [[ "$PY_PROBE_OK" == yes ]]
+}
+
+probe() { # probe BOOTSTRAP -> 0 if it answers a metadata request
+    local bootstrap="$1"
+    if have_py_probe; then
+        timeout 20 "$VENV_PY" -c "$PY_PROBE" "$bootstrap" >/dev/null 2>&1
+    elif [[ -f "$LIBS/.pom.sha256" ]]; then
+        # Exits 0 after printing the ApiVersions of every broker in the metadata.
+        timeout 30 java -Xmx128m -Dlog4j.configuration="file:$TOOLS_LOG4J" -cp "$LIBS/*" \
+            kafka.admin.BrokerApiVersionsCommand --bootstrap-server "$bootstrap" 2>/dev/null \
+            | grep -q '(id:'
+    else
+        die "no readiness probe: neither $VENV_PY with aiokafka nor the Kafka jars are available"
+    fi
+}
+
+# ---------------------------------------------------------------- process helpers
+is_our_broker() { # PID -> 0 if it is a live kafka.Kafka running our server.properties
+    local pid="$1" cmd
+    [[ -n "$pid" && -r "/proc/$pid/cmdline" ]] || return 1
+    cmd="$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)" || return 1
+    [[ "$cmd" == *"kafka.Kafka $CONF"* ]]
+}
+
+broker_pid() { # prints the pid of our broker, if one runs
+    local pid="" p
+    [[ -f "$PID_FILE" ]] && pid="$(<"$PID_FILE")"
+    if is_our_broker "$pid"; then
+        echo "$pid"
+        return 0
+    fi
+    # Pid file lost or stale: look for a java process running exactly our config file.
+    for p in /proc/[0-9]*; do
+        p="${p#/proc/}"
+        if is_our_broker "$p"; then
+            echo "$p" >"$PID_FILE"
+            echo "$p"
+            return 0
+        fi
+    done
+    rm -f "$PID_FILE"
+    return 1
+}
+
+alive() { # PID -> 0 if it runs (a zombie does not: start's own child stays one once it died)
+    local state
+    state="$(sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)" || return 1
+    [[ -n "$state" && "$state" != Z ]]
+}
+
+port_open() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
+
+with_lock() { # serialise start/stop/wipe (e.g. two pytest runs starting the broker at once)
+    mkdir -p "$CACHE"
+    if command -v flock >/dev/null 2>&1; then
+        exec 9>"$LOCK_FILE"
+        flock -w 180 9 || die "could not lock $LOCK_FILE"
+    fi
+    "$@"
+}
+
+log_tail() {
+    local f
+    for f in "$LOGS/broker.out" "$LOGS/server.log"; do
+        if [[ -s "$f" ]]; then
+            log "---- last lines of $f ----"
+            tail -n 40 "$f" >&2
+        fi
+    done
+}
+
+# ---------------------------------------------------------------- jars and config
+fetch_jars() {
+    local want have=""
+    want="$(sha256sum "$POM" | cut -d' ' -f1)"
+    [[ -f "$LIBS/.pom.sha256" ]] && have="$(<"$LIBS/.pom.sha256")"
+    if [[ "$want" == "$have" ]] && compgen -G "$LIBS/kafka_2.13-*.jar" >/dev/null; then
+        return 0
+    fi
+    command -v mvn >/dev/null 2>&1 || die "mvn not found (needed once to fetch the Kafka jars)"
+    command -v java >/dev/null 2>&1 || die "java not found (JDK 17+ needed)"
+    log "fetching Kafka jars with Maven into $LIBS (first run only) ..."
+    local t0=$SECONDS tmp="$CACHE/libs.partial"
+    rm -rf "$tmp"
+    mkdir -p "$tmp"
+    # Maven's output goes to a file (even -q -B prints colour codes) and is shown on failure.
+    if ! mvn -q -B -Dstyle.color=never -f "$POM" dependency:copy-dependencies \
+        -DoutputDirectory="$tmp" >"$CACHE/mvn.log" 2>&1; then
+        tail -n 40 "$CACHE/mvn.log" >&2
+        rm -rf "$tmp"
+        die "mvn dependency:copy-dependencies failed (full output in $CACHE/mvn.log)"
+    fi
+    echo "$want" >"$tmp/.pom.sha256"
+    rm -rf "$LIBS"
+    mv "$tmp" "$LIBS"
+    log "fetched $(find "$LIBS" -name '*.jar' | wc -l) jars in $((SECONDS - t0)) s"
+}
+
+write_config() {
+    mkdir -p "$DATA" "$LOGS"
+    cat >"$CONF" <<EOF
+# Generated by tools/kafka/broker.sh on each start: edit the script, not this file.
+# Single-node KRaft: this process is both broker and controller.
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@$HOST:$CPORT
+listeners=PLAINTEXT://$HOST:$PORT,CONTROLLER://$HOST:$CPORT
+advertised.listeners=PLAINTEXT://$HOST:$PORT
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+inter.broker.listener.name=PLAINTEXT
+controller.listener.names=CONTROLLER
+log.dirs=$DATA
+
+# One node: every replication factor and min ISR is 1.
+num.partitions=1
+default.replication.factor=1
+min.insync.replicas=1
+offsets.topic.replication.factor=1
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+# Internal topics with one partition: created in well under a second on first use,
+# instead of 50 partitions each (the consumer-group and transaction coordinators then
+# live on one partition, which is all a single node needs).
+offsets.topic.num.partitions=1
+transaction.state.log.num.partitions=1
+
+# Tests start consumers and expect them to get partitions at once.
+group.initial.rebalance.delay.ms=0
+# Topics are created explicitly (KAFKA_AUTO_CREATE_TOPICS=true to change).
+auto.create.topics.enable=$AUTO_CREATE
+delete.topic.enable=true
+
+num.network.threads=3
+num.io.threads=4
+log.retention.hours=168
+log.segment.bytes=104857600
+EOF
+
+    cat >"$LOG4J" <<'EOF'
+# Broker logging (reload4j). Files go to ${kafka.logs.dir}; JVM stdout/stderr go to broker.out.
+log4j.rootLogger=INFO, kafkaAppender
+
+log4j.appender.kafkaAppender=org.apache.log4j.RollingFileAppender
+log4j.appender.kafkaAppender.File=${kafka.logs.dir}/server.log
+log4j.appender.kafkaAppender.MaxFileSize=20MB
+log4j.appender.kafkaAppender.MaxBackupIndex=3
+log4j.appender.kafkaAppender.layout=org.apache.log4j.PatternLayout
+log4j.appender.kafkaAppender.layout.ConversionPattern=[%d] %p %m (%c)%n
+
+log4j.appender.stateChangeAppender=org.apache.log4j.RollingFileAppender
+log4j.appender.stateChangeAppender.File=${kafka.logs.dir}/state-change.log
+log4j.appender.stateChangeAppender.MaxFileSize=10MB
+log4j.appender.stateChangeAppender.MaxBackupIndex=2
+log4j.appender.stateChangeAppender.layout=org.apache.log4j.PatternLayout
+log4j.appender.stateChangeAppender.layout.ConversionPattern=[%d] %p %m (%c)%n
+
+log4j.appender.controllerAppender=org.apache.log4j.RollingFileAppender
+log4j.appender.controllerAppender.File=${kafka.logs.dir}/controller.log
+log4j.appender.controllerAppender.MaxFileSize=10MB
+log4j.appender.controllerAppender.MaxBackupIndex=2
+log4j.appender.controllerAppender.layout=org.apache.log4j.PatternLayout
+log4j.appender.controllerAppender.layout.ConversionPattern=[%d] %p %m (%c)%n
+
+log4j.logger.org.apache.kafka=INFO
+log4j.logger.kafka=INFO
+log4j.logger.kafka.request.logger=WARN
+log4j.logger.kafka.authorizer.logger=WARN
+log4j.logger.kafka.controller=INFO, controllerAppender
+log4j.additivity.kafka.controller=false
+log4j.logger.state.change.logger=INFO, stateChangeAppender
+log4j.additivity.state.change.logger=false
+EOF
+
+    cat >"$TOOLS_LOG4J" <<'EOF'
+# Logging of the command-line tools run by broker.sh (storage format, probe): warnings only.
+log4j.rootLogger=WARN, stderr
+log4j.appender.stderr=org.apache.log4j.ConsoleAppender
+log4j.appender.stderr.Target=System.err
+log4j.appender.stderr.layout=org.apache.log4j.PatternLayout
+log4j.appender.stderr.layout.ConversionPattern=[%d] %p %m (%c)%n
+EOF
+}
+
+kafka_tool() { # run a Kafka command-line class with the cached jars
+    java -Xmx256m -Dlog4j.configuration="file:$TOOLS_LOG4J" -cp "$LIBS/*" "$@"
+}
+
+format_storage() {
+    if [[ ! -s "$CLUSTER_ID_FILE" ]]; then
+        kafka_tool kafka.tools.StorageTool random-uuid | tail -n 1 | tr -d '[:space:]' \
+            >"$CLUSTER_ID_FILE.tmp"
+        [[ -s "$CLUSTER_ID_FILE.tmp" ]] || die "StorageTool random-uuid printed nothing"
+        mv "$CLUSTER_ID_FILE.tmp" "$CLUSTER_ID_FILE"
+        log "new cluster id $(<"$CLUSTER_ID_FILE")"
+    fi
+    local cid
+    cid="$(<"$CLUSTER_ID_FILE")"
+    if [[ -f "$DATA/meta.properties" ]]; then
+        grep -q "^cluster.id=$cid\$" "$DATA/meta.properties" ||
+            die "$DATA was formatted for another cluster id; run '$0 wipe'"
+        return 0 # already formatted: skip a JVM start
+    fi
+    log "formatting storage in $DATA"
+    kafka_tool kafka.tools.StorageTool format -t "$cid" -c "$CONF" --ignore-formatted >&2
+}
+
+# ---------------------------------------------------------------- subcommands
+wait_ready() { # PID -> 0 ready, 1 the process died, 2 timed out (logs printed in both cases)
+    local pid="$1" deadline=$((SECONDS + START_TIMEOUT))
+    while ((SECONDS < deadline)); do
+        if ! alive "$pid"; then
+            log_tail
+            log "error: broker process $pid exited during start-up (logs in $LOGS)"
+            return 1
+        fi
+        if probe "$LOCAL_BOOTSTRAP"; then
+            return 0
+        fi
+        sleep 0.5
+    done
+    log_tail
+    log "error: broker (pid $pid) not ready at $LOCAL_BOOTSTRAP after ${START_TIMEOUT}s" \
+        "(logs in $LOGS)"
+    return 2
+}
+
+do_start() {
+    local t0=$SECONDS pid
+    if pid="$(broker_pid)"; then
+        if probe "$LOCAL_BOOTSTRAP"; then
+            log "already running (pid $pid) at $LOCAL_BOOTSTRAP"
+            return 0
+        fi
+        log "broker pid $pid is running but not ready yet; waiting"
+        wait_ready "$pid" || exit 1
+        log "ready at $LOCAL_BOOTSTRAP (pid $pid)"
+        return 0
+    fi
+    if port_open "$PORT" || port_open "$CPORT"; then
+        die "port $PORT or $CPORT on $HOST is used by another process (not this project's" \
+            "broker in $CACHE); set KAFKA_PORT to another port or KAFKA_BOOTSTRAP to that broker"
+    fi
+    command -v java >/dev/null 2>&1 || die "java not found (JDK 17+ needed)"
+    fetch_jars
+    write_config
+    format_storage
+
+    log "starting broker on $LOCAL_BOOTSTRAP (controller $HOST:$CPORT, heap: $HEAP_OPTS)"
+    local -a heap
+    read -r -a heap <<<"$HEAP_OPTS"
+    # setsid: the broker outlives this script and is not hit by a Ctrl-C sent to the
+    # terminal's process group (e.g. interrupting pytest, which started this script).
+    # stdin/stdout/stderr are detached so that a caller capturing our output is not held open,
+    # and fd 9 (the start/stop lock) is closed so that the broker does not hold the lock.
+    # It runs in the cache dir so that nothing it might write lands in the caller's cwd.
+    cd "$CACHE"
+    setsid nohup java "${heap[@]}" -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 \
+        -XX:+ExitOnOutOfMemoryError -XX:ErrorFile="$LOGS/hs_err_pid%p.log" \
+        -Djava.awt.headless=true \
+        -Dkafka.logs.dir="$LOGS" -Dlog4j.configuration="file:$LOG4J" \
+        -cp "$LIBS/*" kafka.Kafka "$CONF" </dev/null >>"$LOGS/broker.out" 2>&1 9>&- &
+    pid=$!
+    echo "$pid" >"$PID_FILE"
+    if ! wait_ready "$pid"; then
+        # Do not leave a half-started 1 GB JVM behind: the next start begins afresh.
+        kill_broker "$pid"
+        exit 1
+    fi
+    log "ready at $LOCAL_BOOTSTRAP (pid $pid) in $((SECONDS - t0)) s"
+}
+
+kill_broker() { # PID: SIGTERM (controlled shutdown), SIGKILL after STOP_TIMEOUT
+    local pid="$1" deadline=$((SECONDS + STOP_TIMEOUT))
+    kill -TERM "$pid" 2>/dev/null || true
+    while alive "$pid" && ((SECONDS < deadline)); do
+        sleep 0.2
+    done
+    if alive "$pid"; then
+        log "still running after ${STOP_TIMEOUT}s; sending SIGKILL"
+        kill -KILL "$pid" 2>/dev/null || true
+        while alive "$pid"; do sleep 0.1; done
+    fi
+    rm -f "$PID_FILE"
+}
+
+do_stop() {
+    local pid
+    if ! pid="$(broker_pid)"; then
+        log "not running"
+        return 0
+    fi
+    log "stopping broker (pid $pid)"
+    kill_broker "$pid"
+    log "stopped"
+}
+
+do_status() {
+    local pid=""
+    pid="$(broker_pid)" || true
+    if probe "$LOCAL_BOOTSTRAP"; then
+        if [[ -n "$pid" ]]; then
+            log "ready at $LOCAL_BOOTSTRAP (pid $pid)"
+        else
+            log "a broker not started by this script answers at $LOCAL_BOOTSTRAP"
+        fi
+        return 0
+    fi
+    if [[ -n "$pid" ]]; then
+        log "running (pid $pid) but not ready at $LOCAL_BOOTSTRAP"
+    else
+        log "not running"
+    fi
+    return 1
+}
+
+do_wipe() {
+    do_stop
+    rm -rf "$DATA" "$LOGS" "$CONF" "$LOG4J" "$TOOLS_LOG4J" "$CLUSTER_ID_FILE" "$PID_FILE" \
+        "$CACHE/libs.partial"
+    log "wiped data and logs in $CACHE (jars kept in $LIBS)"
+}
+
+usage() {
+    echo "usage: $0 {start|stop|status|wipe|bootstrap}" >&2
+    exit 2
+}
+
+[[ $# -eq 1 ]] || usage
+cmd="$1"
+
+if [[ -n "${KAFKA_BOOTSTRAP:-}" ]]; then
+    # An external broker was given: never touch a local one.
+    case "$cmd" in
+    bootstrap) echo "$KAFKA_BOOTSTRAP" ;;
+    start | status)
+        if probe "$KAFKA_BOOTSTRAP"; then
+            log "KAFKA_BOOTSTRAP=$KAFKA_BOOTSTRAP answers"
+        else
+            log "KAFKA_BOOTSTRAP=$KAFKA_BOOTSTRAP does not answer a metadata request"
+            exit 1
+        fi
+        ;;
+    stop | wipe) log "KAFKA_BOOTSTRAP is set; leaving the local broker alone" ;;
+    *) usage ;;
+    esac
+    exit 0
+fi
+
+case "$cmd" in
+start) with_lock do_start ;;
+stop) with_lock do_stop ;;
+status) do_status ;;
+wipe) with_lock do_wipe ;;
+bootstrap) echo "$LOCAL_BOOTSTRAP" ;;
+*) usage ;;
+esac
