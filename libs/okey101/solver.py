@@ -37,8 +37,6 @@ _LENGTHS: list[tuple[int, ...]] = sorted(
 _INDEX = {s: i for i, s in enumerate(_LENGTHS)}
 _BASE = len(_LENGTHS)  # 35
 _CLOSED = [all(n in (0, 3) for n in s) for s in _LENGTHS]
-# the state with one more run of 3+ (which may stop at once), so at least as good
-_UP = [_INDEX[tuple(sorted((*s[1:], 3)))] if s[0] == 0 else -1 for s in _LENGTHS]
 _ACTIONS = ("-", "N", "J")  # nothing (the run stops), a natural tile, a joker
 Acts = tuple[str, ...]
 Order = tuple[int, ...]
@@ -56,7 +54,8 @@ _STATE = (19683, 19683 * 35, 19683 * 35**2, 19683 * 35**3)
 
 
 def _colour_moves() -> dict[tuple[int, int, int], list[Move]]:
-    """(state, naturals, jokers) into runs -> [(next state, action per old slot, order)]."""
+    """(state, naturals, jokers) into runs -> [(next state, action per old slot, order)],
+    one move per next state: one that starts no run with a joker where there is one."""
     table: dict[tuple[int, int, int], list[Move]] = {}
     for si, lengths in enumerate(_LENGTHS):
         for acts in product(_ACTIONS, repeat=SLOTS):
@@ -74,9 +73,20 @@ def _colour_moves() -> dict[tuple[int, int, int], list[Move]]:
                 order = tuple(sorted(range(SLOTS), key=lambda i: new[i]))
                 nxt = _INDEX[tuple(new[i] for i in order)]
                 moves = table.setdefault((si, acts.count("N"), acts.count("J")), [])
-                if all(m[0] != nxt for m in moves):
+                for i, (to, old, _) in enumerate(moves):
+                    if to == nxt:
+                        if _joker_starts(lengths, old) and not _joker_starts(lengths, acts):
+                            moves[i] = (nxt, acts, order)
+                        break
+                else:
                     moves.append((nxt, acts, order))
     return table
+
+
+def _joker_starts(lengths: tuple[int, ...], acts: Acts) -> bool:
+    """Does a joker start a new run? Then it could move to the run's far end (worth more)
+    unless the run goes on to 13."""
+    return any(a == "J" and n == 0 for n, a in zip(lengths, acts, strict=True))
 
 
 _MOVES = _colour_moves()
@@ -89,44 +99,53 @@ _SHORT = [[max(0, n1 - a1) + max(0, n2 - a2) for a1 in range(3) for a2 in range(
 Step = tuple[int, int, int]  # key change, naturals melded, jokers melded
 
 
-def _fast_table() -> list[list[list[list[list[tuple[Step, ...]]]]]]:
-    """[colour][keeps left][naturals here][short index][state * 3 + jokers] -> steps.
+def _fast_table() -> list[list[list[list[list[list[tuple[Step, ...]]]]]]]:
+    """[colour][keeps left][joker may start a run][naturals here][short index]
+    [state * 3 + jokers] -> steps.
 
     Only steps after which the colour's open runs can still be fed (by the tiles at the
     next two positions and the jokers left) are listed: a necessary condition, so exact.
+    A joker never takes a run's place while a natural of the same tile stays idle (swap
+    them), nor starts a run that cannot reach 13 (move it to the run's other end).
     """
-    out: list[list[list[list[list[tuple[Step, ...]]]]]] = []
+    base: dict[tuple[bool, bool, int, int, int], list[tuple[int, int, int, int]]] = {}
+    for track in (False, True):
+        for js in (False, True):
+            for s in range(_BASE):
+                for n in range(3):
+                    for jokers in range(3):
+                        found = base[track, js, s, n, jokers] = []
+                        for r in range(n + 1):
+                            for u in range(jokers + 1):
+                                if u and r < n and not track:
+                                    continue
+                                for nxt, acts, _ in _MOVES.get((s, r, u), ()):
+                                    if js or not _joker_starts(_LENGTHS[s], acts):
+                                        found.append((nxt, n - r if track else 0, r, u))
+    out: list[list[list[list[list[list[tuple[Step, ...]]]]]]] = []
     for colour in range(4):
+        mul, lmul = _STATE[colour], _LEFT[colour]
         by_track = []
         for track in (False, True):
-            by_n = []
-            for n in range(3):
-                by_short = []
-                for short in range(9):
-                    row: list[tuple[Step, ...]] = []
-                    for s in range(_BASE):
-                        for jokers in range(3):
-                            steps = []
-                            for r in range(n + 1):
-                                for u in range(jokers + 1):
-                                    for nxt, _, _ in _MOVES.get((s, r, u), ()):
-                                        if _SHORT[nxt][short] > jokers - u:
-                                            continue
-                                        dk = (nxt - s) * _STATE[colour] - u * _JOKER
-                                        if track:
-                                            dk += (n - r) * _LEFT[colour]
-                                        steps.append((dk, r, u))
-                            row.append(tuple(steps))
-                    by_short.append(row)
-                by_n.append(by_short)
-            by_track.append(by_n)
+            by_js = []
+            for js in (False, True):
+                by_n = []
+                for n in range(3):
+                    by_short = []
+                    for short in range(9):
+                        row = [tuple((nxt * mul - s * mul - u * _JOKER + spare * lmul, r, u)
+                                     for nxt, spare, r, u in base[track, js, s, n, jokers]
+                                     if _SHORT[nxt][short] <= jokers - u)
+                               for s in range(_BASE) for jokers in range(3)]
+                        by_short.append(row)
+                    by_n.append(by_short)
+                by_js.append(by_n)
+            by_track.append(by_js)
         out.append(by_track)
     return out
 
 
 _FAST = _fast_table()
-_POW = (1, 35, 1225, 42875)
-UPDOM = False
 Group = tuple[tuple[int, ...], int]  # natural colours, jokers
 
 
@@ -190,126 +209,174 @@ def _split(rack: Iterable[Tile], okey: Tile) -> tuple[list[list[int]], int, int]
         if t == okey:
             jokers += 1
         else:
-            stands = okey if t == FAKE else t
-            fakes += t == FAKE
-            counts[tiles.colour_of(stands)][tiles.number_of(stands)] += 1
+            if t == FAKE:
+                fakes += 1
+                t = okey
+            counts[t // 13][t % 13 + 1] += 1
     return counts, jokers, fakes
 
 
 def _meldable(counts: list[list[int]], jokers: int, wraps: bool) -> list[list[int]]:
-    """`counts` less the tiles that no run or group could hold (a necessary condition,
-    repeated until nothing changes), so the DP sees fewer tiles."""
+    """`counts` less the tiles that no run or group could hold, found again until nothing
+    changes: a tile needs two more of its colour in a 3-window (jokers fill gaps) or two
+    more colours of its number. A necessary condition, so dropping the others is exact."""
     if jokers >= 2:
         return counts
-    top = 14 if wraps else 13
-    at = [row[:] for row in counts]
-    changed = True
-    while changed:
-        changed = False
-        for c in range(4):
-            if wraps:
-                at[c][14] = at[c][1]
-            for p in range(1, 14):
-                if not at[c][p]:
-                    continue
-                others = sum(1 for d in range(4) if d != c and at[d][p])
-                if others + jokers >= 2:
-                    continue
-                ok = False
-                spots = (p, 14) if wraps and p == 1 else (p,)
-                for q in spots:
-                    for a in range(max(1, q - 2), min(q, top - 2) + 1):
-                        missing = sum(1 for x in range(a, a + 3) if x != q and not at[c][x])
-                        if missing <= jokers:
-                            ok = True
-                            break
-                    if ok:
-                        break
-                if not ok:
-                    at[c][p] = 0
-                    changed = True
-    for row in at:
-        row[14] = 0
-    return at
+    masks = []
+    for row in counts:
+        m = 0
+        for p in range(1, 14):
+            if row[p]:
+                m |= 1 << p
+        masks.append(m)
+    while True:
+        a, b, c, d = masks
+        if jokers:
+            grouped = (a & b) | (a & c) | (a & d) | (b & c) | (b & d) | (c & d)
+        else:
+            grouped = (a & b & c) | (a & b & d) | (a & c & d) | (b & c & d)
+        kept = []
+        for m in masks:
+            if wraps and m & 2:
+                m |= 1 << 14
+            if jokers:
+                run = m & ((m << 1) | (m >> 1) | (m << 2) | (m >> 2))
+            else:
+                starts = m & (m >> 1) & (m >> 2)
+                run = starts | (starts << 1) | (starts << 2)
+            if run >> 14 & 1:
+                run |= 2
+            kept.append(m & (run | grouped) & 0x3FFE)
+        if kept == masks:
+            break
+        masks = kept
+    for row, m in zip(counts, masks, strict=True):
+        for p in range(1, 14):
+            if row[p] and not m >> p & 1:
+                row[p] = 0
+    return counts
 
 
 def _solve(rack: Sequence[Tile], okey: Tile, wraps: bool, joker_weight: int | None) -> Solution:
     counts, jokers, _ = _split(rack, okey)
     usable = _meldable(counts, jokers, wraps)
-    at = [(0, 0, 0, 0)] + [tuple(usable[c][p] for c in range(4)) for p in range(1, 14)]
-    carry = (0, 0, 0, 0)
+    # [position] -> naturals per colour; positions 0 and 14 hold none
+    at: list[tuple[int, ...]] = list(zip(*usable, strict=True))
+    carry: tuple[int, ...] = (0, 0, 0, 0)
     if wraps:
         # 1s can be kept back for 12-13-1 only in colours whose runs could reach 14
         carry = tuple(
-            usable[c][1] if (usable[c][12] > 0) + (usable[c][13] > 0) + jokers >= 2 else 0
-            for c in range(4))
-        at.append(carry)
+            row[1] if (row[12] > 0) + (row[13] > 0) + jokers >= 2 else 0 for row in usable)
+        at[14] = carry
     at += [(0, 0, 0, 0), (0, 0, 0, 0)]
-    last = 14 if wraps else 13
-    history, final = _fold(at, jokers, last, joker_weight, carry)
-    return _rebuild(rack, okey, at, jokers, last, joker_weight, carry, history, final)
+    history, final = _fold(at, jokers, 14 if wraps else 13, joker_weight, carry)
+    return _rebuild(rack, okey, at, jokers, joker_weight, carry, history, final)
 
 
-History = list[tuple[list[int], dict[int, int], int, dict[int, int]]]
+# per position: the keys before it, their values, the packing shift, key -> packed value
+# and origin; None where nothing could happen at that position
+History = list[tuple[list[int], dict[int, int], int, dict[int, int]] | None]
+
+
+def _flags(position: int, here: tuple[int, ...], jokers: int, carry: tuple[int, ...]
+           ) -> tuple[bool, bool]:
+    """(groups are possible here, 1s are kept here for position 14)."""
+    kept = (here[0] > 0) + (here[1] > 0) + (here[2] > 0) + (here[3] > 0)
+    # one natural and two jokers: below 12 the run X, J, J (X+1, X+2) is worth more
+    groups_here = position != 14 and (kept >= 3 or (kept == 2 and jokers > 0) or (
+        kept == 1 and jokers == 2 and position >= 12))
+    return groups_here, position == 1 and carry != (0, 0, 0, 0)
 
 
 def _fold(at: list[tuple[int, ...]], jokers: int, last: int, joker_weight: int | None,
           carry: tuple[int, ...]) -> tuple[History, int]:
-    """The DP over positions 1..last: returns per position (the keys before it, their
-    values, the packing shift, key -> packed value and origin) and the best final key."""
+    """The DP over positions 1..last: the history for the rebuild and the best final key."""
     frontier: dict[int, int] = {jokers * _JOKER: 0}
     history: History = []
-    carry_mask = [c for c in range(4) if carry[c]]
+    fast = _FAST
+    empty = (0, 0, 0, 0)
+    starts = _joker_start_ok(at, jokers)
     for position in range(1, last + 1):
-        weight = 1 if position == 14 else position
-        joker_gain = weight if joker_weight is None else joker_weight
         here, ahead1, ahead2 = at[position], at[position + 1], at[position + 2]
         keys = list(frontier)
+        open_runs = keys[-1] >= 19683 or any(k >= 19683 for k in keys)
+        if not open_runs and here == empty and (
+                not jokers or (ahead1 == empty and ahead2 == empty)):
+            history.append(None)  # nothing to meld, nothing open, no run can start
+            continue
+        weight = 1 if position == 14 else position
+        joker_gain = weight if joker_weight is None else joker_weight
         shift = max(16, len(keys).bit_length())
-        partial = {k: (v << shift) | i for i, (k, v) in enumerate(frontier.items())}
+        if len(keys) == 1:
+            partial = {keys[0]: frontier[keys[0]] << shift}
+        else:
+            partial = {k: (v << shift) | i for i, (k, v) in enumerate(frontier.items())}
         natural_step, joker_step = weight << shift, joker_gain << shift
-        most_jokers = max(k // _JOKER % 3 for k in keys)
-        kept = sum(1 for c in range(4) if here[c])
-        groups_here = position != 14 and kept > 0 and kept + most_jokers >= 3
-        keeps_ones = position == 1 and bool(carry_mask)
+        groups_here, keeps_ones = _flags(position, here, jokers, carry)
         track = groups_here or keeps_ones
+        opened = 0  # colours with an open run in some state
+        if open_runs:
+            for k in keys:
+                states = k // 19683
+                if states:
+                    opened |= ((states % 35 > 0) | (states // 35 % 35 > 0) << 1
+                               | (states // 1225 % 35 > 0) << 2 | (states // 42875 > 0) << 3)
         for colour in range(4):
-            n, mul = here[colour], _STATE[colour]
+            mul = _STATE[colour]
             short = ahead1[colour] * 3 + ahead2[colour]
             if position == 14:
-                if not carry[colour] and not any(k // mul % _BASE for k in partial):
+                if not carry[colour] and not opened >> colour & 1:
                     continue
-            elif not n and not any(k // mul % _BASE for k in partial) and \
-                    (not short or not most_jokers):
-                continue
-            nxt: dict[int, int] = {}
-            get = nxt.get
-            if position == 14:
+                nxt: dict[int, int] = {}
+                get = nxt.get
                 cmul = _CARRY[colour]
-                rows = _FAST[colour][False]
+                rows = fast[colour][False][False]
                 for key, packed in partial.items():
                     for dk, r, u in rows[key // cmul % 3][0][
-                            key // mul % _BASE * 3 + key // _JOKER % 3]:
+                            key // mul % 35 * 3 + key // 6561 % 3]:
                         k = key + dk
                         cand = packed + r * natural_step + u * joker_step
                         if get(k, -1) < cand:
                             nxt[k] = cand
-            else:
-                row = _FAST[colour][track][n][short]
-                for key, packed in partial.items():
-                    for dk, r, u in row[key // mul % _BASE * 3 + key // _JOKER % 3]:
-                        k = key + dk
-                        cand = packed + r * natural_step + u * joker_step
-                        if get(k, -1) < cand:
-                            nxt[k] = cand
+                partial = nxt
+                continue
+            n = here[colour]
+            row = fast[colour][track][starts[colour][position]][n][short]
+            if not n and not opened >> colour & 1 and (not short or not jokers):
+                continue  # every state keeps this colour as it is
+            nxt = {}
+            get = nxt.get
+            for key, packed in partial.items():
+                for dk, r, u in row[key // mul % 35 * 3 + key // 6561 % 3]:
+                    k = key + dk
+                    cand = packed + r * natural_step + u * joker_step
+                    if get(k, -1) < cand:
+                        nxt[k] = cand
             partial = nxt
         if track:
             partial = _groups_step(partial, natural_step, joker_step, groups_here,
                                    carry if keeps_ones else None)
         history.append((keys, frontier, shift, partial))
-        frontier = _prune(partial, shift, ahead1, ahead2)
+        if jokers:
+            frontier = _prune(partial, shift, ahead1, ahead2)
+        else:  # each colour's table already kept only states it can close
+            frontier = {k: p >> shift for k, p in partial.items()}
     finals = [(v, k) for k, v in frontier.items() if _closed(k)]
     return history, max(finals)[1]
+
+
+def _joker_start_ok(at: list[tuple[int, ...]], jokers: int) -> list[list[bool]]:
+    """[colour][position]: could a run that a joker starts there still reach 13, with the
+    other jokers filling the gaps?"""
+    out = []
+    for colour in range(4):
+        row = [False] * 15
+        gaps = 0
+        for position in range(13, 0, -1):
+            row[position] = jokers > 0 and gaps <= jokers - 1
+            gaps += at[position][colour] == 0
+        out.append(row)
+    return out
 
 
 def _groups_step(partial: dict[int, int], natural_step: int, joker_step: int,
@@ -318,21 +385,28 @@ def _groups_step(partial: dict[int, int], natural_step: int, joker_step: int,
     go on to position 14 (in the colours that can reach it)."""
     nxt: dict[int, int] = {}
     get = nxt.get
+    if carry is None:
+        groups = _GROUPS
+        for key, packed in partial.items():
+            left = key % 81
+            base = key - left
+            options = groups[left]
+            for used in range(key // 6561 % 3 + 1):
+                entry = options[used]
+                if entry is None:
+                    continue
+                k = base - used * 6561
+                cand = packed + used * joker_step + entry[0] * natural_step
+                if get(k, -1) < cand:
+                    nxt[k] = cand
+        return nxt
     for key, packed in partial.items():
         left = key % 81
         base = key - left
-        top = key // _JOKER % 3 if groups_here else 0
+        top = key // 6561 % 3 if groups_here else 0
         for used in range(top + 1):
-            k0 = base - used * _JOKER
+            k0 = base - used * 6561
             gain = packed + used * joker_step
-            if carry is None:
-                entry = _GROUPS[left][used]
-                if entry is None:
-                    continue
-                cand = gain + entry[0] * natural_step
-                if get(k0, -1) < cand:
-                    nxt[k0] = cand
-                continue
             for use, count, _ in _GROUP_OPTIONS[left][used]:
                 k = k0 + _carried(left - use, carry) * 81
                 cand = gain + count * natural_step
@@ -355,108 +429,125 @@ def _prune(partial: dict[int, int], shift: int, ahead1: tuple[int, ...],
     """Unpacked values of the states that can still close all their runs with the jokers
     left, less those where the same state with more jokers left is worth as much: a spare
     joker can always stay in the rack, so it never hurts."""
-    shorts = [ahead1[c] * 3 + ahead2[c] for c in range(4)]
-    s0, s1, s2, s3 = shorts
+    s0 = ahead1[0] * 3 + ahead2[0]
+    s1 = ahead1[1] * 3 + ahead2[1]
+    s2 = ahead1[2] * 3 + ahead2[2]
+    s3 = ahead1[3] * 3 + ahead2[3]
+    short = _SHORT
     out: dict[int, int] = {}
+    get = partial.get
     for key, packed in partial.items():
-        left = key // _JOKER % 3
-        states = key // _STATE[0]
-        if (_SHORT[states % _BASE][s0] + _SHORT[states // 35 % _BASE][s1]
-                + _SHORT[states // 1225 % _BASE][s2] + _SHORT[states // 42875][s3]) > left:
+        left = key // 6561 % 3
+        states = key // 19683
+        if states and (short[states % 35][s0] + short[states // 35 % 35][s1]
+                       + short[states // 1225 % 35][s2] + short[states // 42875][s3]) > left:
             continue
-        value = packed >> shift
         if left < 2:
-            better = partial.get(key + _JOKER)
-            if better is not None and better >> shift >= value:
+            better = get(key + 6561)
+            if better is not None and better >> shift >= packed >> shift:
                 continue
             if left == 0:
-                better = partial.get(key + 2 * _JOKER)
-                if better is not None and better >> shift >= value:
+                better = get(key + 13122)
+                if better is not None and better >> shift >= packed >> shift:
                     continue
-        if UPDOM:
-            dominated = False
-            for c in range(4):
-                cs = states // _POW[c] % _BASE
-                up = _UP[cs]
-                if up >= 0:
-                    better = partial.get(key + (up - cs) * _STATE[c])
-                    if better is not None and better >> shift >= value:
-                        dominated = True
-                        break
-            if dominated:
-                continue
-        out[key] = value
+        out[key] = packed >> shift
     return out
 
 
 def _closed(key: int) -> bool:
-    states = key // _STATE[0]
-    return (_CLOSED[states % _BASE] and _CLOSED[states // 35 % _BASE]
-            and _CLOSED[states // 1225 % _BASE] and _CLOSED[states // 42875])
+    states = key // 19683
+    return (_CLOSED[states % 35] and _CLOSED[states // 35 % 35]
+            and _CLOSED[states // 1225 % 35] and _CLOSED[states // 42875])
 
 
-# One position's moves, for the rebuild: per colour (actions, order), then the groups.
-Path = tuple[tuple[tuple[Acts, Order] | None, ...], tuple[Group, ...]]
+# One position's moves, for the rebuild: per colour (actions, order) or None, then groups.
+Runs = list[tuple[Acts, Order] | None]
+Path = tuple[Runs, tuple[Group, ...]]
+
+
+def _reverse_moves() -> dict[tuple[int, int], list[tuple[int, int, Acts, Order]]]:
+    """(state, next state) -> [(naturals, jokers, actions, order)], one per (naturals, jokers)."""
+    table: dict[tuple[int, int], list[tuple[int, int, Acts, Order]]] = {}
+    for (s, r, u), moves in _MOVES.items():
+        for to, acts, order in moves:
+            found = table.setdefault((s, to), [])
+            if all((m[0], m[1]) != (r, u) for m in found):
+                found.append((r, u, acts, order))
+    return table
+
+
+_REVERSE = _reverse_moves()
 
 
 def _replay(start: int, target: int, gain: int, position: int, here: tuple[int, ...],
-            weight: int, joker_gain: int, track: bool, groups_here: bool,
-            carry: tuple[int, ...] | None) -> Path:
+            joker_gain: int, groups_here: bool, carry: tuple[int, ...] | None) -> Path:
     """The moves at one position that take state `start` to `target` worth `gain`."""
-    Colours = tuple[tuple[Acts, Order] | None, ...]
-    entries: dict[tuple[int, int], Colours] = {(start, 0): ()}
+    weight = 1 if position == 14 else position
+    track = groups_here or carry is not None
+    jokers = start // 6561 % 3
+    runs: Runs = [None, None, None, None]
+    open_choices = []
+    melded = used = left = 0
     for colour in range(4):
         mul = _STATE[colour]
-        wanted = target // mul % _BASE
-        nxt: dict[tuple[int, int], Colours] = {}
-        for (key, value), path in entries.items():
-            s = key // mul % _BASE
-            jokers = key // _JOKER % 3
-            n = key // _CARRY[colour] % 3 if position == 14 else here[colour]
-            for r in range(n + 1):
-                for u in range(jokers + 1):
-                    for to, acts, order in _MOVES.get((s, r, u), ()):
-                        if to != wanted:
-                            continue
-                        k = key + (to - s) * mul - u * _JOKER
-                        if track:
-                            k += (n - r) * _LEFT[colour]
-                        nxt.setdefault((k, value + r * weight + u * joker_gain),
-                                       (*path, (acts, order)))
-        entries = nxt
-    for (key, value), path in entries.items():
-        left = key % 81 if track else 0
-        top = key // _JOKER % 3 if groups_here else 0
-        for used in range(top + 1):
-            k0 = key - left - used * _JOKER
-            for use, count, groups in _GROUP_OPTIONS[left][used]:
-                k = k0 + (_carried(left - use, carry) * 81 if carry is not None else 0)
-                if k == target and value + count * weight + used * joker_gain == gain:
-                    return path, groups
+        s, t = start // mul % 35, target // mul % 35
+        n = start // _CARRY[colour] % 3 if position == 14 else here[colour]
+        if s == t == 0:  # nothing placed in this colour's runs
+            left += n * _LEFT[colour]
+            continue
+        moves = [m for m in _REVERSE.get((s, t), ()) if m[0] <= n and m[1] <= jokers]
+        if len(moves) == 1:
+            r, u, acts, order = moves[0]
+            runs[colour] = (acts, order)
+            melded, used, left = melded + r, used + u, left + (n - r) * _LEFT[colour]
+        else:
+            open_choices.append((colour, n, moves))
+    for combo in product(*(moves for _, _, moves in open_choices)):
+        all_melded, all_used, all_left = melded, used, left
+        for (colour, n, _), (r, u, _, _) in zip(open_choices, combo, strict=True):
+            all_melded, all_used = all_melded + r, all_used + u
+            all_left += (n - r) * _LEFT[colour]
+        if all_used > jokers:
+            continue
+        if not track:
+            all_left = 0
+        key = target - target % 19683 + (jokers - all_used) * 6561 + start % 6561 - start % 81
+        for grouped in range(jokers - all_used + 1 if groups_here else 1):
+            k0 = key - grouped * 6561
+            for use, count, groups in _GROUP_OPTIONS[all_left][grouped]:
+                k = k0 + (_carried(all_left - use, carry) * 81 if carry is not None else 0)
+                if k == target and (all_melded + count) * weight + (
+                        all_used + grouped) * joker_gain == gain:
+                    for (colour, _, _), (_, _, acts, order) in zip(open_choices, combo,
+                                                                   strict=True):
+                        runs[colour] = (acts, order)
+                    return runs, groups
     raise AssertionError("no move reaches the state the DP recorded")
 
 
 def _rebuild(rack: Sequence[Tile], okey: Tile, at: list[tuple[int, ...]], jokers: int,
-             last: int, joker_weight: int | None, carry: tuple[int, ...], history: History,
+             joker_weight: int | None, carry: tuple[int, ...], history: History,
              key: int) -> Solution:
-    paths: list[Path] = []
-    for position in range(last, 0, -1):
-        keys, before, shift, packed_of = history[position - 1]
+    paths: list[tuple[int, Path]] = []
+    for position in range(len(history), 0, -1):
+        step = history[position - 1]
+        if step is None:
+            continue
+        keys, before, shift, packed_of = step
         packed = packed_of[key]
         start = keys[packed & ((1 << shift) - 1)]
+        gain = (packed >> shift) - before[start]
+        if start == key and gain == 0 and key < 19683:
+            continue  # no run open, no tile melded, no joker spent
         weight = 1 if position == 14 else position
-        here = at[position]
-        kept = sum(1 for c in range(4) if here[c])
-        most_jokers = max(k // _JOKER % 3 for k in keys)
-        groups_here = position != 14 and kept > 0 and kept + most_jokers >= 3
-        keeps_ones = position == 1 and any(carry)
-        paths.append(_replay(start, key, (packed >> shift) - before[start], position, here,
-                             weight, weight if joker_weight is None else joker_weight,
-                             groups_here or keeps_ones, groups_here,
-                             carry if keeps_ones else None))
+        groups_here, keeps_ones = _flags(position, at[position], jokers, carry)
+        paths.append((position, _replay(start, key, gain, position, at[position],
+                                        weight if joker_weight is None else joker_weight,
+                                        groups_here, carry if keeps_ones else None)))
         key = start
     paths.reverse()
     pool = list(rack)
+    value = 0
 
     def natural(stands: Tile) -> Placed:
         if stands == okey and FAKE in pool:
@@ -472,7 +563,7 @@ def _rebuild(rack: Sequence[Tile], okey: Tile, at: list[tuple[int, ...]], jokers
     melds: list[Meld] = []
     slots: list[list[list[Placed]]] = [[[] for _ in range(SLOTS)] for _ in range(4)]
     starts: list[list[int]] = [[0] * SLOTS for _ in range(4)]
-    for position, (runs, groups) in enumerate(paths, start=1):
+    for position, (runs, groups) in paths:
         number = 1 if position == 14 else position
         for colour, how in enumerate(runs):
             if how is None:
@@ -483,26 +574,32 @@ def _rebuild(rack: Sequence[Tile], okey: Tile, at: list[tuple[int, ...]], jokers
                 if act == "-":
                     if slot:
                         melds.append(Meld("run", tuple(slot), starts[colour][i]))
-                    slots[colour][i] = []
+                        slots[colour][i] = []
                     continue
                 if not slot:
                     starts[colour][i] = position
-                tile = tiles.make(colour, number)
+                tile = colour * 13 + number - 1
                 slot.append(natural(tile) if act == "N" else joker(tile))
-            slots[colour] = [slots[colour][i] for i in order]
-            starts[colour] = [starts[colour][i] for i in order]
+                value += number
+            if order != (0, 1, 2, 3):
+                slots[colour] = [slots[colour][i] for i in order]
+                starts[colour] = [starts[colour][i] for i in order]
         for colours, joker_count in groups:
-            placed = [natural(tiles.make(c, number)) for c in colours]
+            placed = [natural(c * 13 + number - 1) for c in colours]
             missing = [c for c in range(4) if c not in colours][:joker_count]
-            placed += [joker(tiles.make(c, number)) for c in missing]
-            placed.sort(key=lambda p: tiles.colour_of(p[1]))
+            placed += [joker(c * 13 + number - 1) for c in missing]
+            placed.sort(key=lambda p: p[1])
             melds.append(Meld("group", tuple(placed)))
+            value += number * len(placed)
     for colour in range(4):
         for i in range(SLOTS):
             if slots[colour][i]:
                 melds.append(Meld("run", tuple(slots[colour][i]), starts[colour][i]))
-    value = sum(m.value() for m in melds)
-    return Solution(value, tuple(melds), tuple(sorted(pool, key=tiles.sort_key)))
+    pool.sort(key=_SORT_KEY.__getitem__)
+    return Solution(value, tuple(melds), tuple(pool))
+
+
+_SORT_KEY = [t for t in range(tiles.KINDS)]  # kinds already sort by colour, number; F last
 
 
 def opening(rack: Sequence[Tile], okey: Tile, wraps: bool = False) -> Solution:

@@ -1,4 +1,4 @@
-"""The `okey101` command line: solve a rack (and more as the engine grows)."""
+"""The `okey101` command line: solve a rack, play a scenario, simulate matches."""
 
 from __future__ import annotations
 
@@ -6,9 +6,13 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from typing import Any
+
+import msgspec
 
 from okey101 import profiles, solver, tiles
 from okey101.errors import MalformedInput
+from okey101.table import scenario, simulate
 
 
 def _solve(args: argparse.Namespace) -> int:
@@ -36,6 +40,42 @@ def _solve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _scenario(args: argparse.Namespace) -> int:
+    path = args.file
+    try:
+        with open(path, encoding="utf-8") as handle:
+            doc = json.load(handle)
+    except OSError as exc:
+        raise MalformedInput(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise MalformedInput(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise MalformedInput(f"{path}: bad JSON at line {exc.lineno} column {exc.colno}: "
+                             f"{exc.msg}") from None
+    try:
+        lines = scenario.run(doc)
+    except MalformedInput as exc:
+        raise MalformedInput(f"{path}: {exc}") from None
+    for line in lines:
+        print(json.dumps(line, ensure_ascii=False))
+    return 0
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    spec: dict[str, Any] = {"base": args.profile, "options": {}}
+    if args.hands is not None:
+        spec["options"]["hands_per_match"] = args.hands
+    profiles.resolve(spec)  # a bad option fails here, naming it
+    if args.matches < 0:
+        raise MalformedInput(f"--matches {args.matches}: must not be negative")
+    standings = simulate.simulate(spec, args.matches, args.seed)
+    if args.json:
+        print(msgspec.json.encode(standings).decode())
+    else:
+        print(simulate.render(standings))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="okey101", description="101 Okey rules engine tools")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -44,6 +84,17 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--indicator", required=True, help="the face-up tile, e.g. Y5")
     solve.add_argument("tiles", nargs="+", help="rack tiles: R7 Y13 B1 K10 F ...")
     solve.set_defaults(run=_solve)
+    play = commands.add_parser("scenario", help="play a scripted table (JSON); JSON lines out")
+    play.add_argument("file", help="the scenario: a JSON file")
+    play.set_defaults(run=_scenario)
+    sim = commands.add_parser("simulate", help="whole matches between simple built-in players")
+    sim.add_argument("--profile", default="okeygg", choices=sorted(profiles.HOUSES))
+    sim.add_argument("--matches", type=int, default=10)
+    sim.add_argument("--seed", type=int, default=0, help="every match seed derives from it")
+    sim.add_argument("--hands", type=int, default=None,
+                     help="hands per match (the house's range applies; okeygg 7-21)")
+    sim.add_argument("--json", action="store_true", help="machine-readable standings")
+    sim.set_defaults(run=_simulate)
     return parser
 
 

@@ -1,10 +1,15 @@
-"""A slow, obviously-correct solver for small racks, to check the real one against."""
+"""A slow, obviously-correct solver for small racks, to check the real one against.
+
+Every run and group shape is listed; a search tries every multiset of shapes that the rack
+(with its okeys filling the gaps) can hold. No dynamic programming, no pruning beyond
+"the shape must fit in what is left".
+"""
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
-from functools import lru_cache
+from collections.abc import Callable, Sequence
+from functools import cache
 from itertools import combinations
 
 from okey101 import tiles
@@ -28,26 +33,66 @@ def _templates(wraps: bool) -> list[tuple[tuple[Tile, ...], int]]:
     return out
 
 
-def best_opening(rack: Sequence[Tile], okey: Tile, wraps: bool) -> int:
+def _best(rack: Sequence[Tile], okey: Tile, wraps: bool,
+          gain: Callable[[int, int, int], int]) -> int:
+    """The most `gain(shape value, value the okeys stand for, okeys used)` summed over
+    disjoint shapes the rack can hold."""
     jokers = sum(1 for t in rack if t == okey)
     naturals = Counter(okey if t == FAKE else t for t in rack if t != okey)
     shapes = _templates(wraps)
 
-    @lru_cache(maxsize=None)
+    @cache
     def search(counts: tuple[tuple[Tile, int], ...], jokers_left: int, first: int) -> int:
         have = dict(counts)
         best = 0
         for i in range(first, len(shapes)):
             need, value = shapes[i]
             want = Counter(need)
-            missing = sum(max(0, n - have.get(t, 0)) for t, n in want.items())
+            short = {t: n - have.get(t, 0) for t, n in want.items() if n > have.get(t, 0)}
+            missing = sum(short.values())
             if missing > jokers_left or missing == len(need):
                 continue
             rest = dict(have)
             for t, n in want.items():
                 rest[t] = rest.get(t, 0) - min(n, have.get(t, 0))
             key = tuple(sorted((t, n) for t, n in rest.items() if n))
-            best = max(best, value + search(key, jokers_left - missing, i))
+            stood_for = sum(tiles.number_of(t) * n for t, n in short.items())
+            best = max(best, gain(value, stood_for, missing)
+                       + search(key, jokers_left - missing, i))
         return best
 
     return search(tuple(sorted(naturals.items())), jokers, 0)
+
+
+def best_opening(rack: Sequence[Tile], okey: Tile, wraps: bool) -> int:
+    """The largest opening value: an okey counts as the tile it stands for."""
+    return _best(rack, okey, wraps, lambda value, _stood_for, _used: value)
+
+
+def least_leftover(rack: Sequence[Tile], okey: Tile, wraps: bool, okey_value: int = 101) -> int:
+    """The least value left in the rack after laying runs and groups, an okey left counting
+    `okey_value` and a fake okey the okey's number."""
+    total = sum(okey_value if t == okey else tiles.face_value(t, okey) for t in rack)
+    melded = _best(rack, okey, wraps,
+                   lambda value, stood_for, used: value - stood_for + okey_value * used)
+    return total - melded
+
+
+def most_pairs(rack: Sequence[Tile], okey: Tile) -> int:
+    """The most disjoint pairs: two identical tiles (a fake okey is the okey's tile), or an
+    okey with any tile. Tries every way to pick the first tile's partner."""
+
+    @cache
+    def search(left: tuple[Tile, ...]) -> int:
+        if len(left) < 2:
+            return 0
+        first, rest = left[0], left[1:]
+        best = search(rest)  # the first tile stays single
+        for i, other in enumerate(rest):
+            a = okey if first == FAKE else first
+            b = okey if other == FAKE else other
+            if a == b or first == okey or other == okey:
+                best = max(best, 1 + search(rest[:i] + rest[i + 1:]))
+        return best
+
+    return search(tuple(sorted(rack)))

@@ -33,15 +33,22 @@ Decision = list[E.Event] | E.Rejection
 
 def decide(state: TableState, command: E.Command) -> Decision:
     """The events `command` causes on `state`, or why it is rejected (state unchanged)."""
+    return decide_and_fold(state, command)[1]
+
+
+def decide_and_fold(state: TableState, command: E.Command) -> tuple[TableState, Decision]:
+    """`decide`, with the state its events fold into (`state` itself on a rejection).
+    The decision folds every event as it emits it, so a caller holding this state need
+    not fold the events again: equal to `replay(events, state)`."""
     try:
         ctx = _Ctx(state, command)
         _check_envelope(state, command)
         _HANDLERS[type(command)](ctx, command)
-        return ctx.events
+        return ctx.s, ctx.events
     except IllegalMove as exc:
-        return E.Rejection(code=exc.code, message=exc.message)
+        return state, E.Rejection(code=exc.code, message=exc.message)
     except MalformedInput as exc:
-        return E.Rejection(code="malformed", message=str(exc))
+        return state, E.Rejection(code="malformed", message=str(exc))
 
 
 class _Ctx:
@@ -215,6 +222,10 @@ def _deal_hand(ctx: _Ctx, number: int, attempt: int, starter: int) -> None:
             _end_match(ctx)
             return
         dealt, seed = stacked_deal(s.deals[s.deals_used], f"deal {s.deals_used}"), b""
+        if number > 1 or attempt > 0:  # the starter moves one seat each hand (§2)
+            if dealt.starter != starter:
+                raise MalformedInput(f"deal {s.deals_used}: starter {dealt.starter}, but hand "
+                                     f"{number} starts at seat {starter}")
     else:
         seed = D.hand_seed(bytes.fromhex(s.match_seed), number, attempt)
         dealt = D.deal(seed, starter)
@@ -247,6 +258,9 @@ def _take_discard(ctx: _Ctx, c: E.TakeDiscard) -> None:
     tile = available_discard(hand)
     if tile is None:
         raise _fail("no_discard", f"seat {c.seat}: there is no discard to take")
+    if hand.scratch.put_back:
+        raise _fail("put_back_must_draw", f"seat {c.seat} put {tiles.name(tile)} back this "
+                                          "turn and draws from the deck")
     p = ctx.profile
     if tile == hand.okey and not p.discarded_okey_takeable:
         raise _fail("okey_discard_untakeable", f"{tiles.name(tile)} is the okey: "
@@ -444,6 +458,9 @@ def _may_touch_table(ctx: _Ctx, c: E.Command, action: str) -> SeatHand:
         raise _fail("not_opened", f"seat {c.seat} must open before it can {action}")
     if seat.opened_turn == ctx.s.turn and not p.lay_off_in_opening_turn:
         raise _fail("must_wait_a_round", f"{p.id}: no {action} in the opening turn")
+    if seat.elden_opening and seat.opened_turn == ctx.s.turn and not p.elden_lay_off_allowed:
+        raise _fail("elden_turn", f"{p.id}: an elden opening below the threshold finishes "
+                                  f"as it is: no {action} in that turn")
     if ctx.s.turn - seat.opened_turn < 4 * p.lay_off_wait_rounds and \
             seat.opened_turn != ctx.s.turn:
         raise _fail("must_wait_a_round", f"{p.id}: wait one full round after opening "
@@ -487,7 +504,7 @@ def _lay_off_plan(hand: HandState, meld: M.Meld, c: E.LayOff, wraps: bool
     """Place the tiles one by one at one end (or into a group); tokens in laying order."""
     placed = [M.place(*tiles.parse_meld_token(t), hand.okey, t) for t in c.tiles]
     if meld.kind == "group":
-        grown = meld
+        grown, added = meld, []
         for token, pl in zip(c.tiles, placed, strict=True):
             if not M.lay_off_targets(pl[1], grown, wraps) and not (
                     pl[0] == hand.okey and pl[1] == hand.okey and M.missing_colours(grown)):
@@ -496,7 +513,8 @@ def _lay_off_plan(hand: HandState, meld: M.Meld, c: E.LayOff, wraps: bool
             if pl[0] == hand.okey and pl[1] == hand.okey:
                 pl = (pl[0], tiles.make(M.missing_colours(grown)[0], grown.number))
             grown = M.extend(grown, pl, 0, wraps)
-        return [M.placed_name(pl, hand.okey) for pl in grown.tiles[len(meld.tiles):]], "group"
+            added.append(pl)  # grown.tiles is sorted by colour: its tail is not the new tiles
+        return [M.placed_name(pl, hand.okey) for pl in added], "group"
     for end in ([c.end] if c.end else ["high", "low"]):
         order = _run_order(meld, placed, end, hand.okey, wraps)
         if order is not None:
@@ -651,14 +669,21 @@ def _timeout(ctx: _Ctx, c: E.TimeOut) -> None:
     if c.seat != hand.to_act:
         raise _fail("not_your_turn", f"timeout names seat {c.seat}; seat {hand.to_act} acts")
     ctx.emit(E.TurnTimedOut, seat=c.seat, turn=c.turn)
-    if hand.phase == "play" and hand.scratch.taken is not None and not hand.scratch.laid:
-        ctx.emit(E.DiscardPutBack, seat=c.seat, tile=tiles.name(hand.scratch.taken))
+    taken, laid = hand.scratch.taken, hand.scratch.laid
+    # a taken discard the player still owes a use of (unopened: the opening; okey-oyna: a
+    # lay) goes back while nothing is laid, or else is the tile discarded; a free take stays
+    owed = taken is not None and hand.phase == "play" and (
+        hand.seats[c.seat].opened is None
+        or (ctx.profile.opened_take_must_use and taken not in laid))
+    if owed and not laid:
+        assert taken is not None
+        ctx.emit(E.DiscardPutBack, seat=c.seat, tile=tiles.name(taken))
     if ctx.hand.phase == "draw":
         if ctx.hand.deck_left == 0:
             _end_hand(ctx, None, "deck_exhausted")
             return
         ctx.emit(E.TileDrawn, seat=c.seat, tile=tiles.name(ctx.hand.deck[ctx.hand.deck_pos]))
-    tile = timeout_discard(ctx.s, c.seat)
+    tile = taken if owed and laid and taken is not None else timeout_discard(ctx.s, c.seat)
     _discard(ctx, E.Discard(table_id=c.table_id, command_id=c.command_id, seat=c.seat,
                             tile=tiles.name(tile)), timed_out=True)
 
@@ -706,7 +731,13 @@ def can_use(s: TableState, seat: int, tile: Tile) -> bool:
     assert p is not None and hand is not None
     if M.is_playable(tile, [m.meld for m in hand.melds], hand.okey, p.run_wraps_13_to_1):
         return True
-    rack = [*hand.seats[seat].rack, tile]
+    me = hand.seats[seat]
+    if (me.opened == "pairs" or any(h.opened == "pairs" for h in hand.seats)) and \
+            (tile in me.rack or hand.okey in me.rack or (tile == hand.okey and me.rack)):
+        return True  # a new pair with it (pairs are open to this seat)
+    if me.opened == "pairs":  # a pairs-opener lays no runs or groups
+        return False
+    rack = [*me.rack, tile]
     return any(True for _ in melds_with(rack, tile, hand.okey, p.run_wraps_13_to_1))
 
 

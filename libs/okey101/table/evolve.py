@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from msgspec.structs import replace
@@ -56,13 +56,45 @@ def _with(state: TableState, tuple_field: str, index: int, value: Any) -> TableS
     return replace(state, **{tuple_field: tuple(items)})
 
 
+# canonical names (what events carry) straight to tiles; anything else goes through the
+# full parser, which accepts other spellings and names a bad token
+_CANON: dict[str, Tile] = {tiles.name(t): t for t in range(tiles.KINDS)}
+
+
+def _tile(token: str) -> Tile:
+    tile = _CANON.get(token) if isinstance(token, str) else None
+    return tile if tile is not None else tiles.parse(token)
+
+
+def _tiles(tokens: Iterable[str]) -> list[Tile]:
+    return [_tile(t) for t in tokens]
+
+
 def played_tiles(tokens: Iterable[str]) -> list[Tile]:
-    return [tiles.parse_meld_token(t)[0] for t in tokens]
+    out = []
+    for token in tokens:
+        tile = _CANON.get(token) if isinstance(token, str) else None
+        out.append(tile if tile is not None else tiles.parse_meld_token(token)[0])
+    return out
+
+
+def placed_tiles(tokens: Sequence[str], okey: Tile) -> list[M.Placed]:
+    """`melds.parse_placed`, canonical plain tiles looked up at once (the hot path)."""
+    if not isinstance(tokens, (list, tuple)):
+        return M.parse_placed(tokens, okey)  # refuses it, naming it
+    out: list[M.Placed] = []
+    for token in tokens:
+        tile = _CANON.get(token) if isinstance(token, str) else None
+        if tile is None:
+            out.append(M.place(*tiles.parse_meld_token(token), okey, token))
+        else:  # as melds.place: a fake okey plays as the okey, a plain tile as itself
+            out.append((tile, okey if tile == tiles.FAKE else tile))
+    return out
 
 
 def build_meld(tokens: list[str], hand: HandState, wraps: bool, pairs: bool,
                pair_jokers: frozenset[Tile] = frozenset()) -> M.Meld:
-    placed = M.parse_placed(tokens, hand.okey)
+    placed = placed_tiles(tokens, hand.okey)
     if pairs:
         meld = M.as_pair(placed, hand.okey, pair_jokers)
         if meld is None:
@@ -104,15 +136,15 @@ def _match_seeded(s: TableState, e: E.MatchSeeded) -> TableState:
 
 def _hand_started(s: TableState, e: E.HandStarted) -> TableState:
     hand = HandState(number=e.hand, attempt=e.attempt, starter=e.starter,
-                     indicator=tiles.parse(e.indicator), okey=tiles.parse(e.okey),
+                     indicator=_tile(e.indicator), okey=_tile(e.okey),
                      to_act=e.starter, phase="play")
     return replace(s, hand=hand, deals_used=s.deals_used + 1, turn=s.turn + 1)
 
 
 def _hand_dealt(s: TableState, e: E.HandDealt) -> TableState:
     hand = _hand(s)
-    seats = tuple(SeatHand(rack=tuple(tiles.parse_many(r))) for r in e.racks)
-    return replace(s, hand=replace(hand, seed=e.seed, deck=tuple(tiles.parse_many(e.deck)),
+    seats = tuple(SeatHand(rack=tuple(_tiles(r))) for r in e.racks)
+    return replace(s, hand=replace(hand, seed=e.seed, deck=tuple(_tiles(e.deck)),
                                    seats=seats))
 
 
@@ -131,7 +163,7 @@ def _tile_drawn(s: TableState, e: E.TileDrawn) -> TableState:
 def _discard_taken(s: TableState, e: E.DiscardTaken) -> TableState:
     hand = _hand(s)
     source = (e.seat - 1) % 4
-    tile = tiles.parse(e.tile)
+    tile = _tile(e.tile)
     hand = _seat(hand, source, discards=hand.seats[source].discards[:-1])
     hand = _seat(hand, e.seat, rack=(*hand.seats[e.seat].rack, tile), has_played=True)
     scratch = replace(hand.scratch, taken=tile, taken_from=source)
@@ -141,10 +173,10 @@ def _discard_taken(s: TableState, e: E.DiscardTaken) -> TableState:
 def _discard_put_back(s: TableState, e: E.DiscardPutBack) -> TableState:
     hand = _hand(s)
     source = hand.scratch.taken_from
-    tile = tiles.parse(e.tile)
+    tile = _tile(e.tile)
     hand = _seat(hand, source, discards=(*hand.seats[source].discards, tile))
     hand = _seat(hand, e.seat, rack=without(hand.seats[e.seat].rack, [tile]))
-    return replace(s, hand=replace(hand, phase="draw", scratch=TurnScratch()))
+    return replace(s, hand=replace(hand, phase="draw", scratch=TurnScratch(put_back=True)))
 
 
 def _pairs_declared(s: TableState, e: E.PairsDeclared) -> TableState:
@@ -174,7 +206,8 @@ def _lay(s: TableState, seat: int, groups: list[list[str]], pairs: bool) -> Tabl
 
 def _hand_opened(s: TableState, e: E.HandOpened) -> TableState:
     s = _lay(s, e.seat, e.melds, e.kind == "pairs")
-    hand = _seat(_hand(s), e.seat, opened=e.kind, opened_turn=s.turn, opening_value=e.value)
+    hand = _seat(_hand(s), e.seat, opened=e.kind, opened_turn=s.turn, opening_value=e.value,
+                 elden_opening=e.elden)
     return replace(s, hand=hand)
 
 
@@ -205,9 +238,7 @@ def _tiles_laid_off(s: TableState, e: E.TilesLaidOff) -> TableState:
     wraps = s.profile.run_wraps_13_to_1
     target = hand.melds[e.meld]
     meld = target.meld
-    for token in e.tiles:
-        played, stands = tiles.parse_meld_token(token)
-        placed = M.place(played, stands, hand.okey, token)
+    for placed in placed_tiles(e.tiles, hand.okey):
         meld = M.extend(meld, placed, lay_off_position(meld, e.end), wraps)
     laid = played_tiles(e.tiles)
     melds = list(hand.melds)
@@ -246,7 +277,7 @@ def replace_okey(meld: M.Meld, okey: Tile, put: list[Tile]) -> M.Meld:
 
 def _okey_taken(s: TableState, e: E.OkeyTaken) -> TableState:
     hand = _hand(s)
-    put = tiles.parse_many(e.tiles)
+    put = _tiles(e.tiles)
     target = hand.melds[e.meld]
     melds = list(hand.melds)
     melds[e.meld] = replace(target, meld=replace_okey(target.meld, hand.okey, put))
@@ -258,7 +289,7 @@ def _okey_taken(s: TableState, e: E.OkeyTaken) -> TableState:
 
 def _tile_discarded(s: TableState, e: E.TileDiscarded) -> TableState:
     hand = _hand(s)
-    tile = tiles.parse(e.tile)
+    tile = _tile(e.tile)
     seat = hand.seats[e.seat]
     hand = _seat(hand, e.seat, rack=without(seat.rack, [tile]),
                  discards=(*seat.discards, tile), has_played=True)

@@ -295,8 +295,42 @@ class Rejection(msgspec.Struct, frozen=True, kw_only=True):
     message: str  # names the input and the position
 
 
+class Outcome(msgspec.Struct, frozen=True, kw_only=True):
+    """What became of one command: accepted with the seqs of its events, or rejected."""
+
+    table_id: str
+    command_id: str
+    accepted: bool
+    seqs: list[int] = msgspec.field(default_factory=list)
+    code: str = ""
+    message: str = ""
+    duplicate: bool = False  # this command id was seen before: the original outcome again
+
+
+class SeatEvent(msgspec.Struct, frozen=True, kw_only=True):
+    """An event as one seat may see it (the views topic)."""
+
+    table_id: str
+    seat: int
+    event: AnyEvent
+
+
+class DeadLetter(msgspec.Struct, frozen=True, kw_only=True):
+    """Input that could not be decoded, with the reason and where it came from."""
+
+    reason: str
+    topic: str
+    partition: int
+    offset: int
+    key: str = ""
+    value: str = ""  # the raw bytes, decoded as UTF-8 with replacement
+
+
 # ---------------------------------------------------------------- codecs, built once
 command_decoder = msgspec.json.Decoder(AnyCommand)
+outcome_decoder = msgspec.json.Decoder(Outcome)
+seat_event_decoder = msgspec.json.Decoder(SeatEvent)
+dead_letter_decoder = msgspec.json.Decoder(DeadLetter)
 event_decoder = msgspec.json.Decoder(AnyEvent)
 encoder = msgspec.json.Encoder()
 
@@ -310,4 +344,7 @@ def published_schemas() -> dict[str, Any]:
         "table-commands.schema.json": msgspec.json.schema(AnyCommand),
         "table-events.schema.json": msgspec.json.schema(AnyEvent),
         "rejection.schema.json": msgspec.json.schema(Rejection),
+        "outcome.schema.json": msgspec.json.schema(Outcome),
+        "seat-event.schema.json": msgspec.json.schema(SeatEvent),
+        "dead-letter.schema.json": msgspec.json.schema(DeadLetter),
     }

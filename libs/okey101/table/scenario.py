@@ -18,7 +18,7 @@ from okey101.table.evolve import NEW_TABLE, evolve
 from okey101.table.state import TableState
 
 TABLE = "scenario"
-_COMMAND_TAGS = {cls.__struct_config__.tag: cls for cls in E.AnyCommand.__args__}  # type: ignore[attr-defined]
+_COMMAND_TAGS = {cls.__struct_config__.tag: cls for cls in E.AnyCommand.__args__}
 _SETUP = {"create_table", "sit", "start_match"}
 
 
@@ -32,6 +32,8 @@ def apply(state: TableState, command: E.Command) -> tuple[TableState, E.Rejectio
 
 def setup(doc: dict[str, Any]) -> tuple[TableState, list[E.Event]]:
     profile = doc.get("profile", "okeygg")
+    base: Any
+    options: Any
     if isinstance(profile, str):
         base, options = profile, {}
     elif isinstance(profile, dict):
@@ -91,9 +93,11 @@ def to_command(state: TableState, raw: Any, i: int) -> E.Command:
     for key in ("melds", "pairs"):
         for group in fields.get(key) or []:
             _check_tiles(group, i)
-    fields |= {"type": name, "table_id": TABLE, "command_id": f"cmd-{i}", "seq": state.seq}
+    fields.setdefault("seq", state.seq)  # a given seq tests the stale-command check
+    fields |= {"type": name, "table_id": TABLE, "command_id": f"cmd-{i}"}
     try:
-        return msgspec.convert(fields, E.AnyCommand)  # type: ignore[arg-type]
+        command: E.Command = msgspec.convert(fields, E.AnyCommand)
+        return command
     except msgspec.ValidationError as exc:
         raise MalformedInput(f"commands[{i}] ({name}): {exc}") from None
 
@@ -121,6 +125,8 @@ def run(doc: Any) -> list[dict[str, Any]]:
     lines: list[dict[str, Any]] = []
     for i, raw in enumerate(commands):
         state, decision = apply(state, to_command(state, raw, i))
+        if isinstance(decision, E.Rejection) and decision.code == "malformed":
+            raise MalformedInput(f"commands[{i}]: {decision.message}")
         if isinstance(decision, E.Rejection):
             lines.append({"i": i, "ok": False, "code": decision.code,
                           "message": decision.message})

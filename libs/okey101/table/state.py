@@ -34,6 +34,7 @@ class SeatHand(msgspec.Struct, frozen=True):
     shown_indicator: bool = False
     has_played: bool = False  # has drawn, taken or discarded this hand
     penalties: int = 0  # in-game penalties this hand (and Siler)
+    elden_opening: bool = False  # opened below the threshold by laying the whole rack
 
 
 class TurnScratch(msgspec.Struct, frozen=True):
@@ -45,6 +46,7 @@ class TurnScratch(msgspec.Struct, frozen=True):
     lay_offs: int = 0
     laid_off: bool = False  # laid off or took an okey (north-sultan: then not elden)
     end_counts: tuple[tuple[int, str, int], ...] = ()  # (meld, end, tiles) this turn
+    put_back: bool = False  # the taken discard went back: this turn draws from the deck
 
 
 class HandState(msgspec.Struct, frozen=True):

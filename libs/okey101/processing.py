@@ -1,0 +1,117 @@
+"""The rules processor's logic for one partition, without Kafka.
+
+`PartitionTables` holds the tables of one commands partition and the outcome of every
+command seen there. `handle` turns one consumed record into what must be produced, in one
+transaction: events, the outcome, per-seat views, or a dead letter. `restore_*` rebuild
+the same memory from the events and outcomes topics after a restart or a rebalance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import msgspec
+
+from okey101 import topics
+from okey101.table import messages as E
+from okey101.table.decide import decide
+from okey101.table.evolve import NEW_TABLE, evolve
+from okey101.table.state import TableState
+from okey101.table.views import event_for
+
+
+class Output(msgspec.Struct):
+    events: list[E.Event] = msgspec.field(default_factory=list)
+    outcome: E.Outcome | None = None
+    views: list[E.SeatEvent] = msgspec.field(default_factory=list)
+    dead_letter: E.DeadLetter | None = None
+    command: E.Command | None = None
+
+
+class PartitionTables:
+    def __init__(self, partition: int, partitions: int, allow_stacked_deals: bool = False
+                 ) -> None:
+        self.partition = partition
+        self.partitions = partitions
+        self.allow_stacked_deals = allow_stacked_deals
+        self.tables: dict[str, TableState] = {}
+        self.outcomes: dict[tuple[str, str], E.Outcome] = {}
+
+    # ------------------------------------------------------------ recovery
+    def restore_event(self, event: E.Event) -> None:
+        state = self.tables.get(event.table_id, NEW_TABLE)
+        if event.seq <= state.seq:
+            return  # already folded (a snapshot or a re-read)
+        self.tables[event.table_id] = evolve(state, event)
+
+    def restore_outcome(self, outcome: E.Outcome) -> None:
+        if not outcome.duplicate:
+            self.outcomes.setdefault((outcome.table_id, outcome.command_id), outcome)
+
+    # ------------------------------------------------------------ processing
+    def handle(self, key: bytes | None, value: bytes | None, topic: str, offset: int,
+               entropy: Callable[[], str]) -> Output:
+        def dead(reason: str) -> Output:
+            return Output(dead_letter=E.DeadLetter(
+                reason=reason, topic=topic, partition=self.partition, offset=offset,
+                key=(key or b"").decode("utf-8", "replace"),
+                value=(value or b"").decode("utf-8", "replace")))
+
+        if value is None:
+            return dead("empty value")
+        try:
+            command = E.command_decoder.decode(value)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            return dead(f"undecodable command: {exc}")
+        if key is None or key.decode("utf-8", "replace") != command.table_id:
+            return dead(f"record key {key!r} is not the command's table_id "
+                        f"{command.table_id!r}")
+        expected = topics.partition_for(key, self.partitions)
+        if expected != self.partition:
+            return dead(f"table {command.table_id!r} belongs on partition {expected}, "
+                        f"not {self.partition}: produce with the murmur2 partitioner")
+        seen = self.outcomes.get((command.table_id, command.command_id))
+        if seen is not None:
+            return Output(outcome=msgspec.structs.replace(seen, duplicate=True),
+                          command=command)
+        prepared = self._prepare(command, entropy)
+        if isinstance(prepared, E.Rejection):
+            return self._record(command, prepared, NEW_TABLE)
+        state = self.tables.get(command.table_id, NEW_TABLE)
+        return self._record(prepared, decide(state, prepared), state)
+
+    def _prepare(self, command: E.Command, entropy: Callable[[], str]
+                 ) -> E.Command | E.Rejection:
+        """The server's part of a command: the deal's entropy, never a client's."""
+        if not isinstance(command, E.StartMatch):
+            return command
+        if command.deals is not None or command.seed:
+            if self.allow_stacked_deals:
+                return command
+            return E.Rejection(code="seed_forbidden", message="start_match: the server "
+                               "chooses the deal; a client sends neither seed nor deals")
+        return msgspec.structs.replace(command, seed=entropy())
+
+    def _record(self, command: E.Command, decision: list[E.Event] | E.Rejection,
+                state: TableState) -> Output:
+        key = (command.table_id, command.command_id)
+        if isinstance(decision, E.Rejection):
+            outcome = E.Outcome(table_id=command.table_id, command_id=command.command_id,
+                                accepted=False, code=decision.code, message=decision.message)
+            self.outcomes[key] = outcome
+            return Output(outcome=outcome, command=command)
+        views = []
+        for event in decision:
+            state = evolve(state, event)
+            for seat in range(4):
+                seen = event_for(event, seat)
+                if seen is not None:
+                    views.append(E.SeatEvent(table_id=command.table_id, seat=seat, event=seen))
+        self.tables[command.table_id] = state
+        outcome = E.Outcome(table_id=command.table_id, command_id=command.command_id,
+                            accepted=True, seqs=[e.seq for e in decision])
+        self.outcomes[key] = outcome
+        return Output(events=decision, outcome=outcome, views=views, command=command)
+
+    def active_tables(self) -> int:
+        return sum(1 for s in self.tables.values() if s.status in ("seating", "playing"))

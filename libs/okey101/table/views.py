@@ -1,0 +1,171 @@
+"""What a seat (or a spectator) may know of a table: its views and its events.
+
+RULES.md section 11: only the server knows the deck and the other racks; each player is
+sent only their own rack and the public table. `player_view` is that knowledge as one
+struct, built from the state; `event_for` filters the event stream the same way. Bots read
+the same views as people: a bot never sees more than its own seat.
+
+Never in a view: another seat's tiles, the deck order, a hand's seed (the seed is revealed
+by `HandEnded`, with the racks, once the hand is over: that event is public).
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+import msgspec
+
+from okey101 import tiles
+from okey101.profiles import Profile
+from okey101.table import messages as E
+from okey101.table.decide import available_discard, threshold
+from okey101.table.state import HandState, Opened, Phase, Status, TableState
+
+SPECTATOR = -1
+EventT = TypeVar("EventT", bound=E.Event)
+
+
+class MeldView(msgspec.Struct, frozen=True, kw_only=True):
+    index: int  # the meld's number on the table: lay_off and take_okey name it
+    owner: int
+    kind: str  # run, group, pair
+    tiles: list[str]  # in order; a joker written as ``Y6=K9``
+    start: int = 0  # a run's first position (14 is "1 after 13")
+    laid_turn: int
+
+
+class SeatView(msgspec.Struct, frozen=True, kw_only=True):
+    seat: int
+    player_id: str
+    bot: bool
+    rack_size: int
+    discards: list[str]  # the seat's discard pile, top last
+    opened: Opened
+    opened_turn: int
+    opening_value: int  # points, or pairs
+    declared_pairs: bool
+    shown_indicator: bool
+    has_played: bool
+    penalties: int  # in-game penalties this hand
+    points_needed: int  # what an opening by points needs now (escalation included)
+    pairs_needed: int
+
+
+class TurnView(msgspec.Struct, frozen=True, kw_only=True):
+    """The current turn so far (all of it happened in public)."""
+
+    taken: str | None  # the discard taken this turn
+    taken_from: int
+    laid: list[str]  # tiles laid on the table this turn
+    lay_offs: int
+    laid_off: bool
+    end_counts: list[tuple[int, str, int]]  # (meld, end, tiles) laid off this turn
+    put_back: bool = False  # the taken discard went back: this turn draws from the deck
+
+
+class HandView(msgspec.Struct, frozen=True, kw_only=True):
+    number: int
+    attempt: int
+    starter: int
+    indicator: str
+    okey: str
+    deck_count: int
+    to_act: int
+    phase: Phase
+    available_discard: str | None  # what the seat to act may take now
+    melds: list[MeldView]
+    seats: list[SeatView]
+    current: TurnView
+    finish: str | None
+    finished_by: int | None
+
+
+class PlayerView(msgspec.Struct, frozen=True, kw_only=True):
+    table_id: str
+    seq: int
+    seat: int  # the viewer; -1 for a spectator
+    status: Status
+    profile: Profile | None
+    players: list[str]
+    bots: list[bool]
+    hands_total: int
+    turn: int
+    rack: list[str]  # the viewer's own rack, in rack order; [] for a spectator
+    hand: HandView | None
+    hand_scores: list[list[int]]
+    penalties: list[int]
+    totals: list[int]
+
+
+def player_view(state: TableState, seat: int) -> PlayerView:
+    """What `seat` may know (a spectator: `seat` = -1, no rack)."""
+    hand = state.hand
+    rack: list[str] = []
+    if hand is not None and 0 <= seat < len(hand.seats):
+        rack = tiles.names(hand.seats[seat].rack)
+    return PlayerView(
+        table_id=state.table_id, seq=state.seq, seat=seat, status=state.status,
+        profile=state.profile, players=list(state.players), bots=list(state.bots),
+        hands_total=state.hands_total, turn=state.turn, rack=rack,
+        hand=_hand_view(state, hand) if hand is not None else None,
+        hand_scores=[list(s) for s in state.hand_scores], penalties=list(state.penalties),
+        totals=state.totals())
+
+
+def public_view(state: TableState) -> PlayerView:
+    """The spectators' view: the public table only."""
+    return player_view(state, SPECTATOR)
+
+
+def _hand_view(state: TableState, hand: HandState) -> HandView:
+    okey = hand.okey
+    sc = hand.scratch
+    top = None if sc.put_back else available_discard(hand)
+    return HandView(
+        number=hand.number, attempt=hand.attempt, starter=hand.starter,
+        indicator=tiles.name(hand.indicator), okey=tiles.name(okey),
+        deck_count=hand.deck_left, to_act=hand.to_act, phase=hand.phase,
+        available_discard=tiles.name(top) if top is not None else None,
+        melds=[MeldView(index=i, owner=m.owner, kind=m.meld.kind, tiles=m.meld.notation(okey),
+                        start=m.meld.start, laid_turn=m.laid_turn)
+               for i, m in enumerate(hand.melds)],
+        seats=[_seat_view(state, hand, i) for i in range(len(hand.seats))],
+        current=TurnView(taken=tiles.name(sc.taken) if sc.taken is not None else None,
+                         taken_from=sc.taken_from, laid=tiles.names(sc.laid),
+                         lay_offs=sc.lay_offs, laid_off=sc.laid_off,
+                         end_counts=list(sc.end_counts), put_back=sc.put_back),
+        finish=hand.finish, finished_by=hand.finished_by)
+
+
+def _seat_view(state: TableState, hand: HandState, i: int) -> SeatView:
+    h = hand.seats[i]
+    points = pairs = 0
+    if state.profile is not None:
+        points, pairs = threshold(state, i, "points"), threshold(state, i, "pairs")
+    return SeatView(
+        seat=i, player_id=state.players[i], bot=state.bots[i], rack_size=len(h.rack),
+        discards=tiles.names(h.discards), opened=h.opened, opened_turn=h.opened_turn,
+        opening_value=h.opening_value, declared_pairs=h.declared_pairs,
+        shown_indicator=h.shown_indicator, has_played=h.has_played, penalties=h.penalties,
+        points_needed=points, pairs_needed=pairs)
+
+
+# ---------------------------------------------------------------- the event stream
+def event_for(event: EventT, seat: int) -> EventT | None:
+    """`event` as `seat` may see it: None for server-only events and for another seat's
+    rack; another seat's draw with its tile blanked; public events unchanged."""
+    kind = E.visibility(event)
+    if kind == "server":
+        return None
+    if kind == "public":
+        return event
+    if isinstance(event, E.TileDrawn):
+        return event if event.seat == seat else msgspec.structs.replace(event, tile="")
+    if isinstance(event, E.RackDealt):
+        return event if event.seat == seat else None
+    return None  # a seat-private event of a kind this filter does not know: withhold it
+
+
+def public_event(event: EventT) -> EventT | None:
+    """`event` as spectators see it."""
+    return event_for(event, SPECTATOR)

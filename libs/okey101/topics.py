@@ -1,0 +1,78 @@
+"""The Kafka topics of okey101: names, keys, value types, partitions, retention.
+
+Pure data; services provision them idempotently (`services/common/kafka.py`) and
+proto/TOPICS.md documents them. Commands, events, outcomes and views share one partition
+count and the processor writes a table's events, outcomes and views to the partition its
+commands came from, so one partition holds everything about its tables.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+PARTITIONS = 8
+
+
+class TopicSpec(msgspec.Struct, frozen=True):
+    suffix: str
+    key: str
+    value: str
+    retention_ms: int  # -1: kept forever
+    writers: str
+    readers: str
+    cleanup: str = "delete"
+
+    def name(self, prefix: str = "okey") -> str:
+        return f"{prefix}.{self.suffix}"
+
+
+COMMANDS = TopicSpec(
+    "commands", "table id", "table command (proto/table-commands.schema.json)",
+    7 * 24 * 3600 * 1000, "gateways, timers, bots", "processor")
+EVENTS = TopicSpec(
+    "events", "table id", "table event (proto/table-events.schema.json)", -1,
+    "processor (transactional)", "replays, timers, leaderboards, fairness audit, processor "
+    "recovery")
+OUTCOMES = TopicSpec(
+    "outcomes", "table id", "command outcome (proto/outcome.schema.json)", -1,
+    "processor (transactional)", "gateways, bots, processor recovery (duplicate detection)")
+VIEWS = TopicSpec(
+    "views", "table id:seat", "seat event (proto/seat-event.schema.json)",
+    7 * 24 * 3600 * 1000, "processor (transactional)", "players' gateways, bots")
+DEAD_LETTERS = TopicSpec(
+    "deadletters", "original key", "dead letter (proto/dead-letter.schema.json)",
+    30 * 24 * 3600 * 1000, "processor", "operators")
+
+ALL = (COMMANDS, EVENTS, OUTCOMES, VIEWS, DEAD_LETTERS)
+
+
+def partition_for(key: bytes, partitions: int) -> int:
+    """Kafka's default (murmur2) partitioner, as the Java client and aiokafka compute it."""
+    return (_murmur2(key) & 0x7FFFFFFF) % partitions
+
+
+def _murmur2(data: bytes) -> int:
+    length = len(data)
+    seed, m, r = 0x9747B28C, 0x5BD1E995, 24
+    h = (seed ^ length) & 0xFFFFFFFF
+    full = length - length % 4
+    for i in range(0, full, 4):
+        k = int.from_bytes(data[i:i + 4], "little")
+        k = (k * m) & 0xFFFFFFFF
+        k ^= k >> r
+        k = (k * m) & 0xFFFFFFFF
+        h = (h * m) & 0xFFFFFFFF
+        h ^= k
+    extra = length % 4
+    if extra >= 3:
+        h ^= data[full + 2] << 16
+    if extra >= 2:
+        h ^= data[full + 1] << 8
+    if extra >= 1:
+        h ^= data[full]
+        h = (h * m) & 0xFFFFFFFF
+    h ^= h >> 13
+    h = (h * m) & 0xFFFFFFFF
+    h ^= h >> 15
+    # Java's murmur2 returns a signed int
+    return h - (1 << 32) if h & 0x80000000 else h

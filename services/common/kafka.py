@@ -1,0 +1,81 @@
+"""Kafka wiring shared by the services: where the broker is, and the topics."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+
+from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+from aiokafka.errors import TopicAlreadyExistsError
+
+from okey101 import topics
+from okey101.errors import InfrastructureFault
+
+DEFAULT_BOOTSTRAP = "127.0.0.1:19092"
+
+
+def bootstrap_servers(explicit: str | None = None) -> str:
+    return explicit or os.environ.get("KAFKA_BOOTSTRAP") or DEFAULT_BOOTSTRAP
+
+
+def topic_config(spec: topics.TopicSpec) -> dict[str, str]:
+    return {"retention.ms": str(spec.retention_ms), "cleanup.policy": spec.cleanup}
+
+
+async def provision(bootstrap: str, prefix: str = "okey",
+                    partitions: int = topics.PARTITIONS) -> None:
+    """Create every topic that is missing; check the partition counts of those that exist."""
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=30000)
+    await admin.start()
+    try:
+        existing = set(await admin.list_topics())
+        wanted = [NewTopic(spec.name(prefix), partitions, 1, topic_configs=topic_config(spec))
+                  for spec in topics.ALL if spec.name(prefix) not in existing]
+        if wanted:
+            with contextlib.suppress(TopicAlreadyExistsError):  # another instance won
+                await admin.create_topics(wanted)
+        names = [topics.COMMANDS.name(prefix), topics.EVENTS.name(prefix),
+                 topics.OUTCOMES.name(prefix), topics.VIEWS.name(prefix)]
+        for _ in range(50):
+            described = await admin.describe_topics(names)
+            counts = {d["topic"]: len(d["partitions"]) for d in described if not d["error_code"]}
+            if len(counts) == len(names):
+                break
+            await asyncio.sleep(0.1)
+        else:
+            raise InfrastructureFault(f"topics {names} did not appear")
+        if len(set(counts.values())) != 1:
+            raise InfrastructureFault(f"topics must share one partition count: {counts}")
+    finally:
+        await admin.close()
+
+
+async def read_partitions(bootstrap: str, wanted: list[tuple[str, int]]
+                          ) -> dict[tuple[str, int], list[bytes]]:
+    """Every committed value of each (topic, partition), from the beginning to the end as
+    of now, with one consumer."""
+    out: dict[tuple[str, int], list[bytes]] = {w: [] for w in wanted}
+    if not wanted:
+        return out
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False,
+                                isolation_level="read_committed", group_id=None,
+                                max_partition_fetch_bytes=8 * 1024 * 1024)
+    await consumer.start()
+    try:
+        tps = [TopicPartition(t, p) for t, p in wanted]
+        consumer.assign(tps)
+        await consumer.seek_to_beginning(*tps)
+        ends = await consumer.end_offsets(tps)
+        pending = {tp for tp in tps if ends[tp] > 0}
+        while pending:
+            batch = await consumer.getmany(*pending, timeout_ms=1000, max_records=10000)
+            for tp, records in batch.items():
+                out[(tp.topic, tp.partition)] += [r.value for r in records if r.value is not None]
+            for tp in list(pending):
+                if await consumer.position(tp) >= ends[tp]:
+                    pending.discard(tp)
+        return out
+    finally:
+        await consumer.stop()

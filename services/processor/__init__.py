@@ -1,0 +1,1 @@
+"""The rules processor: commands in, events, outcomes and views out, exactly once."""

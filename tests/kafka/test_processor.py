@@ -1,0 +1,231 @@
+"""The rules processor against a real broker: whole matches, crashes, rebalances, broker
+restarts, and a client that is not Python (kcat)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import shutil
+import subprocess
+import uuid
+
+import pytest
+
+from okey101 import topics
+from okey101.table import messages as E
+from services.common.kafka import provision
+from tests.kafka.support import (
+    ROOT,
+    ProcessorProcess,
+    check_log,
+    interleave,
+    publish,
+    read_all,
+    record_timeout_match,
+    scenario_commands,
+)
+
+
+def _names() -> tuple[str, str]:
+    tag = uuid.uuid4().hex[:8]
+    return f"t{tag}", f"proc-{tag}"
+
+
+async def _load(bootstrap: str, prefix: str, tables: int, seed: int, hands: int = 1
+                ) -> dict[str, tuple[list[E.Command], object]]:
+    await provision(bootstrap, prefix)
+    return {f"{prefix}-table{i}": record_timeout_match(f"{prefix}-table{i}", seed * 1000 + i,
+                                                      hands=hands)
+            for i in range(tables)}
+
+
+async def _verify(bootstrap: str, prefix: str, recorded: dict, processes: list) -> None:
+    total = sum(len(c) for c, _ in recorded.values())
+    outcomes = await read_all(bootstrap, topics.OUTCOMES.name(prefix), until=total, timeout=180)
+    events = await read_all(bootstrap, topics.EVENTS.name(prefix))
+    try:
+        check_log(outcomes, events, recorded)  # type: ignore[arg-type]
+    except AssertionError:
+        for p in processes:
+            print(f"--- {p.name} log tail\n{p.tail()}")
+        raise
+
+
+async def test_a_whole_hand_played_through_kafka_gives_the_events_decided_in_process(
+        kafka_bootstrap: str) -> None:
+    prefix, group = _names()
+    await provision(kafka_bootstrap, prefix)
+    doc = json.loads((ROOT / "tests" / "kafka" / "whole_hand.json").read_text())
+    commands, final = scenario_commands(doc, f"{prefix}-hand")
+    proc = ProcessorProcess(kafka_bootstrap, prefix, group)
+    proc.start()
+    try:
+        await publish(kafka_bootstrap, prefix, commands)
+        outcomes = await read_all(kafka_bootstrap, topics.OUTCOMES.name(prefix),
+                                  until=len(commands), timeout=60)
+        events = await read_all(kafka_bootstrap, topics.EVENTS.name(prefix))
+    finally:
+        proc.terminate()
+    decoded = [E.outcome_decoder.decode(v) for v in outcomes]
+    assert [o.command_id for o in decoded] == [c.command_id for c in commands], proc.tail()
+    assert all(o.accepted for o in decoded)
+    played = [E.event_decoder.decode(v) for v in events]
+    ended = [e for e in played if isinstance(e, E.HandEnded)]
+    assert [(e.finish, e.scores) for e in ended] == [("elden", [-202, 404, 404, 404])]
+    assert isinstance(played[-1], E.MatchEnded)
+    check_log(outcomes, events, {f"{prefix}-hand": (commands, final)})
+
+
+async def test_a_short_match_played_by_time_outs_through_kafka_ends_with_standings(
+        kafka_bootstrap: str) -> None:
+    prefix, group = _names()
+    recorded = await _load(kafka_bootstrap, prefix, tables=2, seed=9, hands=2)
+    commands = interleave([c for c, _ in recorded.values()])
+    proc = ProcessorProcess(kafka_bootstrap, prefix, group)
+    proc.start()
+    try:
+        await publish(kafka_bootstrap, prefix, commands)
+        await _verify(kafka_bootstrap, prefix, recorded, [proc])
+    finally:
+        proc.terminate()
+    for _, final in recorded.values():
+        assert final.status == "over" and len(final.hand_scores) == 2
+
+
+async def test_a_short_match_survives_repeated_kill_9_of_the_processor(
+        kafka_bootstrap: str) -> None:
+    prefix, group = _names()
+    recorded = await _load(kafka_bootstrap, prefix, tables=100, seed=1)
+    commands = interleave([c for c, _ in recorded.values()])
+    proc = ProcessorProcess(kafka_bootstrap, prefix, group)
+    proc.start()
+    rng = random.Random(7)
+    # about 2,700 commands over 22 s; each kill lands at a random moment while the
+    # processor owns the partitions and commands keep coming
+    sender = asyncio.create_task(publish(kafka_bootstrap, prefix, commands, rate=120))
+    try:
+        for kill in range(5):
+            await proc.wait_for("partitions_taken", times=kill + 1)
+            await asyncio.sleep(rng.uniform(0.1, 1.5))
+            assert not sender.done(), "the load ended before the kill: make it longer"
+            proc.kill()
+            proc.start()
+        await sender
+        await _verify(kafka_bootstrap, prefix, recorded, [proc])
+    finally:
+        sender.cancel()
+        proc.terminate()
+
+
+async def test_two_processors_share_partitions_and_survive_one_stopping_mid_load(
+        kafka_bootstrap: str) -> None:
+    prefix, group = _names()
+    recorded = await _load(kafka_bootstrap, prefix, tables=100, seed=2)
+    commands = interleave([c for c, _ in recorded.values()])
+    first = ProcessorProcess(kafka_bootstrap, prefix, group, "a")
+    second = ProcessorProcess(kafka_bootstrap, prefix, group, "b")
+    first.start()
+    second.start()
+    sender = asyncio.create_task(publish(kafka_bootstrap, prefix, commands, rate=250))
+    try:
+        for _ in range(100):  # until both own partitions
+            if all("partition_rebuilt" in p.tail(200) for p in (first, second)):
+                break
+            await asyncio.sleep(0.1)
+        else:
+            pytest.fail("the two processors never shared the partitions")
+        await asyncio.sleep(2)
+        assert not sender.done(), "the load ended before the stop: make it longer"
+        first.kill()  # its partitions move to the second after the session times out
+        await sender
+        await _verify(kafka_bootstrap, prefix, recorded, [first, second])
+    finally:
+        sender.cancel()
+        first.terminate()
+        second.terminate()
+
+
+@pytest.mark.skipif(bool(os.environ.get("KAFKA_BOOTSTRAP")),
+                    reason="restarts the project's own broker; KAFKA_BOOTSTRAP is external")
+async def test_the_processor_recovers_by_itself_when_the_broker_restarts(
+        kafka_bootstrap: str) -> None:
+    prefix, group = _names()
+    recorded = await _load(kafka_bootstrap, prefix, tables=20, seed=3)
+    commands = interleave([c for c, _ in recorded.values()])
+    half = len(commands) // 2
+    proc = ProcessorProcess(kafka_bootstrap, prefix, group)
+    proc.start()
+    broker = str(ROOT / "tools" / "kafka" / "broker.sh")
+    try:
+        await publish(kafka_bootstrap, prefix, commands[:half], rate=400)
+        await asyncio.to_thread(subprocess.run, ["bash", broker, "stop"], check=True)
+        await asyncio.sleep(3)
+        await asyncio.to_thread(subprocess.run, ["bash", broker, "start"], check=True)
+        await publish(kafka_bootstrap, prefix, commands[half:], rate=400)
+        await _verify(kafka_bootstrap, prefix, recorded, [proc])
+    finally:
+        proc.terminate()
+
+
+@pytest.mark.skipif(shutil.which("kcat") is None, reason="kcat is not installed")
+async def test_kcat_sends_a_json_command_and_reads_the_event_it_caused(
+        kafka_bootstrap: str) -> None:
+    prefix, group = _names()
+    await provision(kafka_bootstrap, prefix)
+    proc = ProcessorProcess(kafka_bootstrap, prefix, group)
+    proc.start()
+    table = f"{prefix}-kcat"
+    command = json.dumps({"type": "create_table", "table_id": table, "command_id": "k1",
+                          "seq": 0, "profile": "classic"})
+    try:
+        # murmur2 is Kafka's default partitioner (Java, aiokafka); kcat must be told
+        await asyncio.to_thread(
+            subprocess.run,
+            ["kcat", "-P", "-b", kafka_bootstrap, "-t", topics.COMMANDS.name(prefix),
+             "-K", "\t", "-X", "partitioner=murmur2_random"],
+            input=f"{table}\t{command}\n".encode(), check=True)
+        for _ in range(60):
+            out = await asyncio.to_thread(
+                subprocess.run,
+                ["kcat", "-C", "-b", kafka_bootstrap, "-t", topics.EVENTS.name(prefix),
+                 "-o", "beginning", "-e", "-q", "-X", "isolation.level=read_committed"],
+                capture_output=True, check=True)
+            lines = [json.loads(x) for x in out.stdout.decode().splitlines() if x.strip()]
+            created = [x for x in lines if x.get("table_id") == table]
+            if created:
+                break
+            await asyncio.sleep(0.5)
+        else:
+            pytest.fail(f"no event for {table}:\n{proc.tail()}")
+    finally:
+        proc.terminate()
+    assert created[0]["type"] == "table_created"
+    assert created[0]["seq"] == 1
+    assert created[0]["profile"]["id"] == "classic"
+
+
+async def test_undecodable_bytes_go_to_the_dead_letter_topic_and_processing_goes_on(
+        kafka_bootstrap: str) -> None:
+    prefix, group = _names()
+    recorded = await _load(kafka_bootstrap, prefix, tables=1, seed=4)
+    (table, (commands, _)), = recorded.items()
+    from aiokafka import AIOKafkaProducer
+    producer = AIOKafkaProducer(bootstrap_servers=kafka_bootstrap)
+    await producer.start()
+    try:
+        await producer.send_and_wait(topics.COMMANDS.name(prefix), b"{not json",
+                                     key=table.encode())
+    finally:
+        await producer.stop()
+    proc = ProcessorProcess(kafka_bootstrap, prefix, group)
+    proc.start()
+    try:
+        await publish(kafka_bootstrap, prefix, commands)
+        await _verify(kafka_bootstrap, prefix, recorded, [proc])
+        dead = await read_all(kafka_bootstrap, topics.DEAD_LETTERS.name(prefix), until=1)
+    finally:
+        proc.terminate()
+    letter = E.dead_letter_decoder.decode(dead[0])
+    assert "undecodable" in letter.reason and letter.value == "{not json"

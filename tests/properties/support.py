@@ -1,0 +1,66 @@
+"""Shared pieces of the engine properties: random whole matches and the tile ledger."""
+
+from __future__ import annotations
+
+from collections import Counter
+from functools import lru_cache
+from typing import Any
+
+import msgspec
+from hypothesis import strategies as st
+
+from okey101 import tiles
+from okey101.table import messages as E
+from okey101.table.simulate import MatchRecord, play_match
+from okey101.table.state import TableState
+
+HOUSES = ("north-sultan", "okeygg", "classic", "okey-oyna")
+# short matches: okeygg allows 7-21 hands, the others 1-99
+SHORT_HANDS = {"north-sultan": 2, "okeygg": 7, "classic": 2, "okey-oyna": 2}
+FULL_SET = Counter(tiles.full_set())
+
+houses = st.sampled_from(HOUSES)
+seeds = st.binary(min_size=32, max_size=32).map(bytes.hex)
+
+
+def short_profile(house: str) -> dict[str, Any]:
+    return {"base": house, "options": {"hands_per_match": SHORT_HANDS[house]}}
+
+
+Step = tuple[TableState, E.Command, E.Rejection | list[E.Event], TableState]
+
+
+class Recorded(msgspec.Struct, kw_only=True):
+    record: MatchRecord
+    steps: list[Step]  # (state before, command, decision, state after), every command
+
+
+@lru_cache(maxsize=64)
+def recorded(house: str, seed: str) -> Recorded:
+    steps: list[Step] = []
+    record = play_match(short_profile(house), seed,
+                        observer=lambda *step: steps.append(step))
+    assert not record.capped, f"{house} {seed}: the match hit the command cap"
+    return Recorded(record=record, steps=steps)
+
+
+def ledger(state: TableState) -> Counter[int] | None:
+    """Every tile of the hand by where it is (racks, deck left, discard piles, table melds,
+    indicator), or None between HandStarted and HandDealt (nothing is dealt yet)."""
+    hand = state.hand
+    if hand is None or not hand.deck:
+        return None
+    out: Counter[int] = Counter()
+    for seat in hand.seats:
+        out.update(seat.rack)
+        out.update(seat.discards)
+    out.update(hand.deck[hand.deck_pos:])
+    for meld in hand.melds:
+        out.update(played for played, _ in meld.meld.tiles)
+    out[hand.indicator] += 1
+    return out
+
+
+def fingerprint(state: TableState) -> bytes:
+    """The whole state as bytes: equal bytes, identical state (lists inside included)."""
+    return msgspec.json.encode(state)

@@ -1,0 +1,386 @@
+"""Engine invariants over random whole matches of every house (simple players, random seeds).
+
+Each test is named after the invariant it checks. Matches are short (`hands_per_match`
+at the house's low end) so the suite stays well under a minute.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from functools import lru_cache
+from typing import Any
+
+import msgspec
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import event as tally
+from hypothesis import strategies as st
+
+from okey101 import solver, tiles
+from okey101.profiles import Profile
+from okey101.table import messages as E
+from okey101.table.decide import decide
+from okey101.table.evolve import NEW_TABLE, evolve, replay
+from okey101.table.scenario import apply
+from okey101.table.state import TableState
+from okey101.table.views import event_for, player_view, public_event, public_view
+
+from .support import FULL_SET, HOUSES, fingerprint, houses, ledger, recorded, seeds
+
+MATCHES = settings(max_examples=12, deadline=None,
+                   suppress_health_check=[HealthCheck.too_slow])
+COMMANDS = settings(max_examples=400, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+
+# ---------------------------------------------------------------- (a) the tile ledger
+@MATCHES
+@given(house=houses, seed=seeds)
+def test_all_106_tiles_accounted_for_after_every_event(house: str, seed: str) -> None:
+    state = NEW_TABLE
+    checked = 0
+    for event in recorded(house, seed).record.events:
+        state = evolve(state, event)
+        where = ledger(state)
+        if where is None:
+            continue
+        assert where == FULL_SET, (
+            f"{house} seq {state.seq} ({type(event).__name__}): "
+            f"extra {dict(where - FULL_SET)}, missing {dict(FULL_SET - where)}")
+        checked += 1
+    assert checked > 0
+
+
+# ---------------------------------------------------------------- (b) replay
+@MATCHES
+@given(house=houses, seed=seeds)
+def test_replaying_the_event_log_gives_the_live_state(house: str, seed: str) -> None:
+    rec = recorded(house, seed)
+    state = NEW_TABLE
+    for before, command, decision, after in rec.steps:
+        assert fingerprint(state) == fingerprint(before), f"before {command.command_id}"
+        if isinstance(decision, list):
+            state = replay(decision, state)
+        assert state == after, f"{house}: folding the events of {command.command_id} " \
+                               "differs from the live state"
+    assert replay(rec.record.events) == rec.record.final
+    assert [e.seq for e in rec.record.events] == list(range(1, len(rec.record.events) + 1))
+
+
+# ---------------------------------------------------------------- pools of states
+@lru_cache(maxsize=1)
+def state_pool() -> tuple[TableState, ...]:
+    """States from one short match of each house, every setup step and every 4th command
+    after it, plus a finished match."""
+    out: list[TableState] = []
+    for house in HOUSES:
+        rec = recorded(house, "5e" * 32)
+        out += [before for before, *_ in rec.steps[:6]]
+        for before, *_ in rec.steps[6::4]:
+            out.append(before)
+            hand = before.hand
+            if hand is not None and hand.phase == "draw":  # and the same turn after a draw
+                seat = hand.to_act
+                after, decision = apply(before, E.Draw(
+                    table_id=before.table_id, command_id="d", seat=seat,
+                    player_id=before.players[seat], seq=before.seq))
+                if isinstance(decision, list):
+                    out.append(after)
+        out.append(rec.record.final)
+    return tuple(out)
+
+
+TAGS = sorted(cls.__struct_config__.tag for cls in E.AnyCommand.__args__)  # type: ignore[attr-defined]
+TOKENS = [*tiles.names(range(tiles.KINDS)), "R6=K9", "F=R1", "Y6=F", "R7=R7", "r7", " B3 ",
+          "", "Z1", "R14", "R0", "F"]
+token = st.sampled_from(TOKENS) | st.text(max_size=5)
+int_value = st.integers(-3, 8) | st.integers(-(2**63), 2**63 - 1)
+json_value = st.recursive(
+    st.none() | st.booleans() | int_value | st.text(max_size=6) | token,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner,
+                                                                  max_size=3),
+    max_leaves=8)
+FIELDS: dict[str, Any] = {
+    "table_id": st.sampled_from(["sim", "", "other"]) | st.text(max_size=4),
+    "command_id": st.text(max_size=4),
+    "player_id": st.sampled_from(["p0", "p1", "p2", "p3", "", "x"]),
+    "seat": int_value,
+    "seq": int_value,
+    "tile": token,
+    "tiles": st.lists(token, max_size=5),
+    "melds": st.lists(st.lists(token, max_size=6), max_size=4),
+    "pairs": st.lists(st.lists(token, max_size=3), max_size=6),
+    "meld": int_value,
+    "end": st.sampled_from(["low", "high", "group", "middle"]),
+    "turn": int_value,
+    "seed": st.sampled_from(["", "00" * 32, "zz", "ab" * 8]) | st.text(max_size=8),
+    "profile": st.sampled_from([*HOUSES, "nope"]),
+    "options": st.dictionaries(
+        st.sampled_from([*Profile.__struct_fields__[:12], "hands_per_match", "bogus"]),
+        json_value, max_size=3),
+    "bot": st.booleans(),
+    "bot_id": st.text(max_size=4),
+    "deals": st.none() | st.lists(st.fixed_dictionaries(
+        {"indicator": token, "starter": int_value,
+         "racks": st.lists(st.lists(token, max_size=22), max_size=5),
+         "deck": st.lists(token, max_size=4)}), max_size=2),
+}
+
+
+@st.composite
+def garbage_command(draw: st.DrawFn, state: TableState) -> E.Command | None:
+    """A random dict converted to a command (None when it does not convert): any type,
+    any fields, the envelope now right (so deep checks run), now wrong."""
+    raw: dict[str, Any] = {"type": draw(st.sampled_from([*TAGS, "nope"]))}
+    for name in draw(st.lists(st.sampled_from(sorted(FIELDS)), max_size=6, unique=True)):
+        raw[name] = draw(FIELDS[name])
+    hand = state.hand
+    if draw(st.booleans()):  # a right envelope: the seat to act, its player, this seq
+        seat = hand.to_act if hand is not None else draw(st.integers(0, 3))
+        raw |= {"table_id": state.table_id or "sim", "seq": state.seq, "seat": seat,
+                "player_id": state.players[seat], "turn": state.turn}
+        raw.setdefault("command_id", "g")
+    raw.setdefault("table_id", "sim")
+    raw.setdefault("command_id", "g")
+    try:
+        return msgspec.convert(raw, E.AnyCommand)  # type: ignore[arg-type]
+    except msgspec.ValidationError:
+        return None
+
+
+@st.composite
+def typed_command(draw: st.DrawFn, state: TableState) -> E.Command:
+    """A well-typed command for the seat to act, its tiles drawn from its rack (with a few
+    strangers and joker tokens), so the rules themselves are exercised."""
+    hand = state.hand
+    seat = hand.to_act if hand is not None else 0
+    rack = tiles.names(hand.seats[seat].rack) if hand is not None else []
+    okey = tiles.name(hand.okey) if hand is not None else "R1"
+    own = st.sampled_from(rack) if rack else st.sampled_from(TOKENS)
+    joker = st.builds(lambda t: f"{okey}={t}", st.sampled_from(tiles.names(range(52))))
+    tile = st.one_of(own, own, own, st.sampled_from(TOKENS[:53]), joker)
+    random_melds = st.lists(st.lists(tile, min_size=2, max_size=5), min_size=1, max_size=4)
+    # distinct rack tiles cut into groups: always held, rarely melds
+    cut = st.lists(st.integers(0, max(len(rack) - 1, 0)), unique=True, min_size=2,
+                   max_size=len(rack)).map(lambda ix: [[rack[i] for i in ix[k:k + 3]]
+                                                       for k in range(0, len(ix), 3)])
+    solved: list[list[str]] = []
+    if hand is not None and state.profile is not None:
+        rack_tiles = hand.seats[seat].rack
+        wraps = state.profile.run_wraps_13_to_1
+        solved = [m.notation(hand.okey)
+                  for m in solver.opening(rack_tiles, hand.okey, wraps).melds]
+    right = st.just(solved) if solved else cut
+    melds = st.one_of(random_melds, cut, cut, right, right) if rack else random_melds
+    n_melds = len(hand.melds) if hand is not None else 0
+    envelope = {"table_id": state.table_id or "sim", "command_id": "t", "seat": seat,
+                "player_id": state.players[seat], "seq": state.seq}
+    playing = ["put_back", "declare", "show", "open_m", "open_p", "lay_m", "lay_p",
+               "lay_off", "take_okey", "discard"]
+    anytime = ["draw", "take", "timeout", "leave", "bot", "sit", "start"]
+    in_play = hand is not None and hand.phase == "play"
+    kind = draw(st.sampled_from(playing * 3 + anytime if in_play else playing + anytime))
+    meld_index = st.integers(-1, n_melds)
+    built: dict[str, Any] = {
+        "draw": st.just(E.Draw(**envelope)),
+        "take": st.just(E.TakeDiscard(**envelope)),
+        "put_back": st.just(E.PutBack(**envelope)),
+        "declare": st.just(E.DeclarePairs(**envelope)),
+        "show": st.just(E.ShowIndicator(**envelope)),
+        "open_m": st.builds(lambda m: E.Open(**envelope, melds=m), melds),
+        "open_p": st.builds(lambda m: E.Open(**envelope, pairs=m), melds),
+        "lay_m": st.builds(lambda m: E.Lay(**envelope, melds=m), melds),
+        "lay_p": st.builds(lambda m: E.Lay(**envelope, pairs=m), melds),
+        "lay_off": st.builds(lambda i, t, e: E.LayOff(**envelope, meld=i, tiles=t, end=e),
+                             meld_index, st.lists(tile, min_size=1, max_size=3),
+                             st.sampled_from([None, "low", "high"])),
+        "take_okey": st.builds(lambda i, t: E.TakeOkey(**envelope, meld=i, tiles=t),
+                               meld_index, st.lists(tile, min_size=1, max_size=2)),
+        "discard": st.builds(lambda t: E.Discard(**envelope, tile=t), tile),
+        "timeout": st.builds(lambda d: E.TimeOut(**envelope, turn=state.turn + d),
+                             st.sampled_from([0, 0, 0, -1, 1])),
+        "leave": st.just(E.Leave(**envelope)),
+        "bot": st.just(E.ReplaceWithBot(**envelope)),
+        "sit": st.builds(lambda p: E.Sit(**envelope | {"player_id": p}),
+                         st.sampled_from(["p0", "new", ""])),
+        "start": st.builds(lambda s: E.StartMatch(**envelope, seed=s), FIELDS["seed"]),
+    }
+    command: E.Command = draw(built[kind])
+    return command
+
+
+def _decide_checked(state: TableState, command: E.Command) -> TableState:
+    before = fingerprint(state)
+    decision = decide(state, command)
+    assert isinstance(decision, (list, E.Rejection)), type(decision)
+    name = type(command).__name__
+    tally(f"{name}: {decision.code}" if isinstance(decision, E.Rejection) else f"{name}: ok")
+    if isinstance(decision, E.Rejection):
+        assert decision.code and decision.message
+        # (c): a rejected command changes nothing
+        assert fingerprint(state) == before
+        after, again = apply(state, command)
+        assert after is state and again == decision
+        return state
+    assert fingerprint(state) == before  # decide never mutates its input
+    after = replay(decision, state)
+    assert after.seq == state.seq + len(decision)
+    where = ledger(after)
+    assert where is None or where == FULL_SET, f"{type(command).__name__} broke the ledger"
+    for event in decision:  # every event survives its own codec
+        assert E.event_decoder.decode(E.encode(event)) == event
+    return after
+
+
+# ---------------------------------------------------------------- (c) rejections
+@MATCHES
+@given(house=houses, seed=seeds)
+def test_a_rejected_command_changes_nothing(house: str, seed: str) -> None:
+    rec = recorded(house, seed)
+    for before, command, decision, after in rec.steps:
+        if isinstance(decision, E.Rejection):
+            assert after is before, f"{command.command_id} was rejected yet changed the state"
+    # and plainly wrong commands at every 8th state: out of turn, stale, not in the rack
+    for before, *_ in rec.steps[6::8]:
+        hand = before.hand
+        if hand is None or before.status != "playing":
+            continue
+        other = (hand.to_act + 1) % 4
+        env = {"table_id": before.table_id, "command_id": "w", "seq": before.seq}
+        missing = next(t for t in range(tiles.KINDS) if t not in hand.seats[hand.to_act].rack)
+        wrong: list[E.Command] = [
+            E.Draw(**env, seat=other, player_id=before.players[other]),
+            E.Draw(**env | {"seq": before.seq - 1}, seat=hand.to_act,
+                   player_id=before.players[hand.to_act]),
+            E.Discard(**env, seat=hand.to_act, player_id=before.players[hand.to_act],
+                      tile=tiles.name(missing)),
+            E.TimeOut(**env, seat=hand.to_act, turn=before.turn - 1),
+            E.Draw(**env, seat=hand.to_act, player_id="intruder"),
+        ]
+        for command in wrong:
+            fp = fingerprint(before)
+            decision = decide(before, command)
+            assert isinstance(decision, E.Rejection), command
+            assert fingerprint(before) == fp
+            assert apply(before, command)[0] is before
+
+
+# ---------------------------------------------------------------- (d) garbage never raises
+@COMMANDS
+@given(data=st.data())
+def test_garbage_commands_never_raise(data: st.DataObject) -> None:
+    pool = state_pool()
+    state = pool[data.draw(st.integers(0, len(pool) - 1), label="state")]
+    command = data.draw(garbage_command(state), label="command")
+    tally("converted" if command is not None else "did not convert")
+    if command is not None:
+        _decide_checked(state, command)
+
+
+@COMMANDS
+@given(data=st.data())
+def test_well_typed_random_commands_never_raise(data: st.DataObject) -> None:
+    pool = state_pool()
+    state = pool[data.draw(st.integers(0, len(pool) - 1), label="state")]
+    _decide_checked(state, data.draw(typed_command(state), label="command"))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_random_command_walks_never_raise_and_keep_every_tile(data: st.DataObject) -> None:
+    """Twenty random commands in a row from a match state: the accepted ones move the
+    table on, into states no simple player reaches."""
+    pool = state_pool()
+    state = pool[data.draw(st.integers(0, len(pool) - 1), label="state")]
+    for _ in range(20):
+        command = data.draw(typed_command(state), label="command")
+        state = _decide_checked(state, command)
+
+
+def test_garbage_json_never_decodes_into_a_crash() -> None:
+    """The wire decoder refuses junk with a msgspec error, never anything else."""
+    for raw in (b"{}", b'{"type":"discard"}', b'{"type":"nope","table_id":"t"}', b"[]",
+                b'{"type":"discard","table_id":"t","command_id":"c","tile":7}', b"\xff"):
+        with pytest.raises(msgspec.DecodeError):
+            E.command_decoder.decode(raw)
+
+
+# ---------------------------------------------------------------- (e) view secrecy
+FORBIDDEN_KEYS = {"deck", "seed", "racks", "match_seed", "deals", "hand_seed"}
+
+
+def _keys(doc: Any) -> set[str]:
+    if isinstance(doc, dict):
+        return set(doc) | {k for v in doc.values() for k in _keys(v)}
+    if isinstance(doc, list):
+        return {k for v in doc for k in _keys(v)}
+    return set()
+
+
+def _secrets(state: TableState) -> list[str]:
+    out = [state.match_seed] if state.match_seed else []
+    if state.hand is not None and state.hand.seed:
+        out.append(state.hand.seed)
+    return out
+
+
+@MATCHES
+@given(house=houses, seed=seeds)
+def test_a_view_holds_only_its_own_rack_and_the_public_table(house: str, seed: str) -> None:
+    state = NEW_TABLE
+    for event in recorded(house, seed).record.events:
+        state = evolve(state, event)
+        hand = state.hand
+        secrets = _secrets(state)
+        for seat in (0, 1, 2, 3, -1):
+            view = player_view(state, seat) if seat >= 0 else public_view(state)
+            text = E.encode(view).decode()
+            assert not _keys(json.loads(text)) & FORBIDDEN_KEYS
+            assert not any(s in text for s in secrets), "a seed leaked into a view"
+            if hand is None:
+                assert view.rack == []
+                continue
+            own = tiles.names(hand.seats[seat].rack) if seat >= 0 else []
+            assert view.rack == own
+            assert view.hand is not None
+            assert [s.rack_size for s in view.hand.seats] == [len(h.rack) for h in hand.seats]
+            assert view.hand.deck_count == hand.deck_left
+            # every tile the view places is in the own rack or public on the table
+            shown: Counter[str] = Counter(view.rack)
+            for s in view.hand.seats:
+                shown.update(s.discards)
+            for m in view.hand.melds:
+                shown.update(tok.partition("=")[0] for tok in m.tiles)
+            public: Counter[str] = Counter(own)
+            for h in hand.seats:
+                public.update(tiles.names(h.discards))
+            for m in hand.melds:
+                public.update(tiles.names(p for p, _ in m.meld.tiles))
+            assert shown == public
+
+
+@MATCHES
+@given(house=houses, seed=seeds)
+def test_event_for_never_shows_server_events_or_another_seats_tiles(
+        house: str, seed: str) -> None:
+    for event in recorded(house, seed).record.events:
+        kind = E.visibility(event)
+        for seat in (0, 1, 2, 3, -1):
+            seen = event_for(event, seat) if seat >= 0 else public_event(event)
+            if kind == "server":
+                assert seen is None
+                continue
+            if kind == "public":
+                assert seen is event
+                if not isinstance(event, E.HandEnded):  # the seed is revealed after the hand
+                    assert not _keys(msgspec.to_builtins(event)) & FORBIDDEN_KEYS
+                continue
+            own = getattr(event, "seat", None) == seat
+            if isinstance(event, E.RackDealt):
+                assert seen is (event if own else None)
+            elif isinstance(event, E.TileDrawn):
+                assert seen is not None and seen.seat == event.seat
+                assert seen.tile == (event.tile if own else "")
+            else:
+                pytest.fail(f"a seat-private event the test does not know: {event}")
