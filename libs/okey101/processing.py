@@ -9,12 +9,13 @@ the same memory from the events and outcomes topics after a restart or a rebalan
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
 import msgspec
 
 from okey101 import topics
 from okey101.table import messages as E
-from okey101.table.decide import decide
+from okey101.table.decide import decide_and_fold
 from okey101.table.evolve import NEW_TABLE, evolve
 from okey101.table.state import TableState
 from okey101.table.views import event_for
@@ -78,7 +79,8 @@ class PartitionTables:
         if isinstance(prepared, E.Rejection):
             return self._record(command, prepared, NEW_TABLE)
         state = self.tables.get(command.table_id, NEW_TABLE)
-        return self._record(prepared, decide(state, prepared), state)
+        after, decision = decide_and_fold(state, prepared)
+        return self._record(prepared, decision, after)
 
     def _prepare(self, command: E.Command, entropy: Callable[[], str]
                  ) -> E.Command | E.Rejection:
@@ -93,7 +95,7 @@ class PartitionTables:
         return msgspec.structs.replace(command, seed=entropy())
 
     def _record(self, command: E.Command, decision: list[E.Event] | E.Rejection,
-                state: TableState) -> Output:
+                after: TableState) -> Output:
         key = (command.table_id, command.command_id)
         if isinstance(decision, E.Rejection):
             outcome = E.Outcome(table_id=command.table_id, command_id=command.command_id,
@@ -102,12 +104,12 @@ class PartitionTables:
             return Output(outcome=outcome, command=command)
         views = []
         for event in decision:
-            state = evolve(state, event)
             for seat in range(4):
                 seen = event_for(event, seat)
                 if seen is not None:
-                    views.append(E.SeatEvent(table_id=command.table_id, seat=seat, event=seen))
-        self.tables[command.table_id] = state
+                    views.append(E.SeatEvent(table_id=command.table_id, seat=seat,
+                                             event=cast(E.AnyEvent, seen)))
+        self.tables[command.table_id] = after
         outcome = E.Outcome(table_id=command.table_id, command_id=command.command_id,
                             accepted=True, seqs=[e.seq for e in decision])
         self.outcomes[key] = outcome

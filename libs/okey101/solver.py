@@ -8,11 +8,27 @@ open runs (capped at 3: a run of 3+ may stop) and the jokers left. Runs cross po
 groups live at one position. Each position is folded colour by colour (runs), then once
 more for groups, so each small step has few choices and equal partial states merge.
 
-Where 12-13-1 is allowed, the 1s a colour does not meld at position 1 are carried in the
-state to position 14 (only for colours whose runs could reach 14), so one pass serves.
+Where 12-13-1 is allowed, position 1 offers its 1s to runs only; the 1s left stay in the
+state, for runs that reach 14 and then for groups of 1s, formed after 14. One pass serves
+every way of sharing a colour's 1s between the two ends of its runs.
+
+Exactness: besides merging equal states, the search only drops what cannot be better.
+- A tile no run or group could ever hold is left out up front (`_meldable`).
+- A state whose open runs cannot all reach length 3 with the tiles ahead and the jokers
+  left is dropped; so is one whose twin with more jokers left is worth as much.
+- A run never stops where another of its colour starts (one run through both is the same),
+  nor, where no group can form, while a natural that could extend it stays idle.
+- A joker never starts a run that cannot go on to 13 (moved to the run's far end it is
+  worth more, and as much in `arrange`), never joins a run while a natural of the same
+  tile stays out of the runs (swap them: the natural takes the joker's place, the joker
+  the natural's group or place after 13, or if the natural was idle, an end of the run,
+  or of one of two runs the run splits into), and forms a group with one natural and the
+  other joker only at 12 and 13 (below, X-J-J as X, X+1, X+2 is worth more).
+  Each of these moves melds more naturals, or as many and moves jokers up, or out of
+  runs, never losing value, so repeating them ends: some best solution obeys them all.
 
 A state is one int (see "Key layout"); inside a position each entry carries its value and
-the index of the state it came from packed in one int, so the inner loops only add.
+the state it came from packed in one int, so the inner loops only add and compare.
 Back-pointers are kept per position; the moves inside a position are found again at the
 end by re-running that position from the one state the best path came through.
 """
@@ -25,6 +41,7 @@ from itertools import combinations, product
 import msgspec
 
 from okey101 import tiles
+from okey101.errors import MalformedInput
 from okey101.melds import Meld, Placed
 from okey101.tiles import FAKE, Tile
 
@@ -36,21 +53,42 @@ _LENGTHS: list[tuple[int, ...]] = sorted(
     {tuple(sorted(c)) for c in product(range(4), repeat=SLOTS)})
 _INDEX = {s: i for i, s in enumerate(_LENGTHS)}
 _BASE = len(_LENGTHS)  # 35
-_CLOSED = [all(n in (0, 3) for n in s) for s in _LENGTHS]
+_CLOSED = [all(n in (0, 3) for n in s) for s in _LENGTHS] + [False] * (64 - _BASE)
 _ACTIONS = ("-", "N", "J")  # nothing (the run stops), a natural tile, a joker
 Acts = tuple[str, ...]
 Order = tuple[int, ...]
 Move = tuple[int, Acts, Order]  # next state, action per old slot, new slot order
 
-# Key layout: one int per state,
-#   left (naturals each colour keeps for groups at this position, base 3)   * 1
-#   carry (1s each colour keeps for position 14, base 3)                    * 81
-#   jokers left (0..2)                                                      * 6561
-#   colour states (base 35 each)                                            * 19683
-_LEFT = (1, 3, 9, 27)
-_CARRY = (81, 243, 729, 2187)
-_JOKER = 6561
-_STATE = (19683, 19683 * 35, 19683 * 35**2, 19683 * 35**3)
+# Key layout: one int per state, in bit fields.
+#   bits 0-7    naturals each colour keeps for groups at this position (2 bits a colour)
+#   bits 8-15   1s kept for runs reaching 14 and groups of 1s (2 bits a colour)
+#   bits 16-17  jokers left
+#   bits 18-19  jokers set aside inside a position for runs that will need them
+#   bits 20-43  the colour states (6 bits a colour)
+# Inside a position an entry is (value << _VALUE) | the key of the state it came from.
+_CARRY_AT = 8
+_JOKER_AT = 16
+_JOKER = 1 << _JOKER_AT
+_ASIDE_AT = 18
+_STATE_AT = 20
+_STATE = tuple(1 << (_STATE_AT + 6 * c) for c in range(4))
+_VALUE = 44
+_ORIGIN = (1 << _VALUE) - 1
+
+
+def _joker_starts(lengths: tuple[int, ...], acts: Acts) -> bool:
+    """Does a joker start a new run?"""
+    return any(a == "J" and n == 0 for n, a in zip(lengths, acts, strict=True))
+
+
+def _stops(lengths: tuple[int, ...], acts: Acts) -> bool:
+    """Does a run stop?"""
+    return any(a == "-" and n == 3 for n, a in zip(lengths, acts, strict=True))
+
+
+def _starts(lengths: tuple[int, ...], acts: Acts) -> bool:
+    """Does a new run start?"""
+    return any(a != "-" and n == 0 for n, a in zip(lengths, acts, strict=True))
 
 
 def _colour_moves() -> dict[tuple[int, int, int], list[Move]]:
@@ -61,6 +99,8 @@ def _colour_moves() -> dict[tuple[int, int, int], list[Move]]:
         for acts in product(_ACTIONS, repeat=SLOTS):
             if acts.count("N") > 2 or acts.count("J") > 2:
                 continue
+            if _stops(lengths, acts) and _starts(lengths, acts):
+                continue  # a run stops where another starts: one run through both is as good
             new = []
             for length, act in zip(lengths, acts, strict=True):
                 if act == "-":
@@ -83,30 +123,29 @@ def _colour_moves() -> dict[tuple[int, int, int], list[Move]]:
     return table
 
 
-def _joker_starts(lengths: tuple[int, ...], acts: Acts) -> bool:
-    """Does a joker start a new run? Then it could move to the run's far end (worth more)
-    unless the run goes on to 13."""
-    return any(a == "J" and n == 0 for n, a in zip(lengths, acts, strict=True))
-
-
 _MOVES = _colour_moves()
 # tiles a colour state still needs at the next position and the one after
 _NEEDS = [(sum(1 for n in s if n in (1, 2)), sum(1 for n in s if n == 1)) for s in _LENGTHS]
-# [state][tiles next * 3 + tiles after] -> how many tiles short (jokers must fill them)
-_SHORT = [[max(0, n1 - a1) + max(0, n2 - a2) for a1 in range(3) for a2 in range(3)]
-          for n1, n2 in _NEEDS]
+# [state][tiles next * 4 + tiles after] -> how many tiles short (jokers must fill them);
+# 3 tiles stands for a position past the last, where not even a joker can go
+_PAST = 3
+_SHORT = [[(99 if n1 and a1 == _PAST else max(0, n1 - a1))
+           + (99 if n2 and a2 == _PAST else max(0, n2 - a2))
+           for a1 in range(4) for a2 in range(4)] for n1, n2 in _NEEDS]
 
-Step = tuple[int, int, int]  # key change, naturals melded, jokers melded
+Step = tuple[int, int]  # key change, naturals melded * 3 + jokers melded
 
 
 def _fast_table() -> list[list[list[list[list[list[tuple[Step, ...]]]]]]]:
-    """[colour][keeps left][joker may start a run][naturals here][short index]
-    [state * 3 + jokers] -> steps.
+    """[colour][keeps naturals][joker may start a run][naturals here][short index]
+    [state * 4 + jokers left] -> steps.
 
     Only steps after which the colour's open runs can still be fed (by the tiles at the
     next two positions and the jokers left) are listed: a necessary condition, so exact.
-    A joker never takes a run's place while a natural of the same tile stays idle (swap
-    them), nor starts a run that cannot reach 13 (move it to the run's other end).
+    The jokers they will need are set aside (bits 18-19) for the rest of the position, so
+    the colours after this one see only what is really left. A joker never joins a run
+    while a natural of the same tile stays out of the runs; where the flag says so, no
+    joker starts a run.
     """
     base: dict[tuple[bool, bool, int, int, int], list[tuple[int, int, int, int]]] = {}
     for track in (False, True):
@@ -117,14 +156,18 @@ def _fast_table() -> list[list[list[list[list[list[tuple[Step, ...]]]]]]]:
                         found = base[track, js, s, n, jokers] = []
                         for r in range(n + 1):
                             for u in range(jokers + 1):
-                                if u and r < n and not track:
+                                if u and r < n:
                                     continue
                                 for nxt, acts, _ in _MOVES.get((s, r, u), ()):
-                                    if js or not _joker_starts(_LENGTHS[s], acts):
-                                        found.append((nxt, n - r if track else 0, r, u))
+                                    if not js and _joker_starts(_LENGTHS[s], acts):
+                                        continue
+                                    if r < n and not track and _stops(_LENGTHS[s], acts):
+                                        continue  # go on with the idle natural instead
+                                    found.append((nxt, n - r if track else 0, r, u))
     out: list[list[list[list[list[list[tuple[Step, ...]]]]]]] = []
+    shared: dict[tuple[Step, ...], tuple[Step, ...]] = {}  # one copy of each equal row
     for colour in range(4):
-        mul, lmul = _STATE[colour], _LEFT[colour]
+        at = _STATE_AT + 6 * colour
         by_track = []
         for track in (False, True):
             by_js = []
@@ -132,11 +175,17 @@ def _fast_table() -> list[list[list[list[list[list[tuple[Step, ...]]]]]]]:
                 by_n = []
                 for n in range(3):
                     by_short = []
-                    for short in range(9):
-                        row = [tuple((nxt * mul - s * mul - u * _JOKER + spare * lmul, r, u)
-                                     for nxt, spare, r, u in base[track, js, s, n, jokers]
-                                     if _SHORT[nxt][short] <= jokers - u)
-                               for s in range(_BASE) for jokers in range(3)]
+                    for short in range(16):
+                        row: list[tuple[Step, ...]] = []
+                        for s in range(_BASE):
+                            for jokers in range(4):
+                                steps = tuple(
+                                    (((nxt - s) << at) - (u + need << _JOKER_AT)
+                                     + (need << _ASIDE_AT) + (spare << 2 * colour), r * 3 + u)
+                                    for nxt, spare, r, u in base.get(
+                                        (track, js, s, n, jokers), ())
+                                    if (need := _SHORT[nxt][short]) <= jokers - u)
+                                row.append(shared.setdefault(steps, steps))
                         by_short.append(row)
                     by_n.append(by_short)
                 by_js.append(by_n)
@@ -146,6 +195,13 @@ def _fast_table() -> list[list[list[list[list[list[tuple[Step, ...]]]]]]]:
 
 
 _FAST = _fast_table()
+# position 14 (the 1 after 13): [colour][1s kept][state * 4 + jokers] -> steps that also
+# spend the kept 1s they meld. Made from the rows that keep naturals for groups (a 1 not
+# taken here may still join a group of 1s), less that keeping.
+_FAST14 = [[[tuple((dk - ((n - g // 3) << 2 * colour) - ((g // 3) << _CARRY_AT + 2 * colour), g)
+              for dk, g in steps)
+             for steps in _FAST[colour][True][False][n][_PAST * 5]] for n in range(3)]
+           for colour in range(4)]
 Group = tuple[tuple[int, ...], int]  # natural colours, jokers
 
 
@@ -159,17 +215,19 @@ def _single_groups() -> list[Group]:
     return singles
 
 
-def _group_options() -> list[list[list[tuple[int, int, tuple[Group, ...]]]]]:
-    """[naturals kept per colour, base 3][jokers used] -> [(naturals used per colour (base
-    3), naturals used, groups)], one entry for each distinct use (at most two groups)."""
+GroupOption = tuple[int, int, tuple[Group, ...]]  # naturals used (2 bits a colour), count, groups
+
+
+def _group_options() -> list[list[list[GroupOption]]]:
+    """[naturals kept (2 bits a colour)][jokers used] -> [(naturals used, how many,
+    groups)], one entry for each distinct use of at most two groups."""
     singles = _single_groups()
     options: list[tuple[Group, ...]] = [()] + [(g,) for g in singles] + [
         (g, h) for i, g in enumerate(singles) for h in singles[i:]]
-    table: list[list[list[tuple[int, int, tuple[Group, ...]]]]] = [
-        [[] for _ in range(3)] for _ in range(81)]
-    seen: set[tuple[int, int, int]] = set()
+    table: list[list[list[GroupOption]]] = [[[] for _ in range(3)] for _ in range(256)]
     for counts in product(range(3), repeat=4):
-        code = counts[0] + 3 * counts[1] + 9 * counts[2] + 27 * counts[3]
+        code = counts[0] | counts[1] << 2 | counts[2] << 4 | counts[3] << 6
+        seen: set[tuple[int, int]] = set()
         for groups in options:
             used = [0, 0, 0, 0]
             for colours, _ in groups:
@@ -178,18 +236,16 @@ def _group_options() -> list[list[list[tuple[int, int, tuple[Group, ...]]]]]:
             if any(u > n for u, n in zip(used, counts, strict=True)):
                 continue
             jokers = sum(j for _, j in groups)
-            if jokers > 2:
+            use = used[0] | used[1] << 2 | used[2] << 4 | used[3] << 6
+            if jokers > 2 or (jokers, use) in seen:
                 continue
-            use = used[0] + 3 * used[1] + 9 * used[2] + 27 * used[3]
-            if (code, jokers, use) in seen:
-                continue
-            seen.add((code, jokers, use))
+            seen.add((jokers, use))
             table[code][jokers].append((use, sum(used), groups))
     return table
 
 
 _GROUP_OPTIONS = _group_options()
-# [naturals kept, base 3][jokers used] -> (most naturals grouped, groups) or None
+# [naturals kept][jokers used] -> (most naturals grouped, groups) or None
 _GROUPS: list[list[tuple[int, tuple[Group, ...]] | None]] = [
     [max(((n, g) for _, n, g in opts), key=lambda x: x[0], default=None) for opts in row]
     for row in _GROUP_OPTIONS]
@@ -238,7 +294,7 @@ def _meldable(counts: list[list[int]], jokers: int, wraps: bool) -> list[list[in
         kept = []
         for m in masks:
             if wraps and m & 2:
-                m |= 1 << 14
+                m |= 1 << 14  # a 1 may also sit after 13
             if jokers:
                 run = m & ((m << 1) | (m >> 1) | (m << 2) | (m >> 2))
             else:
@@ -258,206 +314,254 @@ def _meldable(counts: list[list[int]], jokers: int, wraps: bool) -> list[list[in
 
 
 def _solve(rack: Sequence[Tile], okey: Tile, wraps: bool, joker_weight: int | None) -> Solution:
+    plan = _plan(rack, okey, wraps, joker_weight)
+    history, final, last_groups = _fold(plan)
+    return _rebuild(rack, okey, plan, history, final, last_groups)
+
+
+def _plan(rack: Sequence[Tile], okey: Tile, wraps: bool, joker_weight: int | None
+          ) -> _Plan:
     counts, jokers, _ = _split(rack, okey)
+    if jokers > 2 or max(map(max, counts)) > 2:
+        raise MalformedInput("a rack holds at most two of each tile (two okeys, two fakes)")
     usable = _meldable(counts, jokers, wraps)
-    # [position] -> naturals per colour; positions 0 and 14 hold none
+    # [position] -> naturals per colour (position 14: the 1s runs could take after 13);
+    # past the last position, _PAST
     at: list[tuple[int, ...]] = list(zip(*usable, strict=True))
-    carry: tuple[int, ...] = (0, 0, 0, 0)
+    ones = wraps and at[1] != (0, 0, 0, 0)
     if wraps:
-        # 1s can be kept back for 12-13-1 only in colours whose runs could reach 14
-        carry = tuple(
+        # the 1s a run could take after 13: only colours whose runs could reach 14
+        at[14] = tuple(
             row[1] if (row[12] > 0) + (row[13] > 0) + jokers >= 2 else 0 for row in usable)
-        at[14] = carry
-    at += [(0, 0, 0, 0), (0, 0, 0, 0)]
-    history, final = _fold(at, jokers, 14 if wraps else 13, joker_weight, carry)
-    return _rebuild(rack, okey, at, jokers, joker_weight, carry, history, final)
+    else:
+        at[14] = (_PAST,) * 4
+    at += [(_PAST,) * 4, (_PAST,) * 4]
+    return _Plan(at, jokers, 14 if wraps else 13, joker_weight, ones)
 
 
-# per position: the keys before it, their values, the packing shift, key -> packed value
-# and origin; None where nothing could happen at that position
-History = list[tuple[list[int], dict[int, int], int, dict[int, int]] | None]
+class _Plan:
+    """What the DP needs to know of a rack, the same for the fold and the rebuild.
 
+    With 12-13-1 (`ones`), the 1s are first offered to runs from 1; those left are kept in
+    the state (bits 8-15) for runs reaching 14 and, after 14, for groups of 1s. Deciding
+    the groups of 1s last keeps the states from splitting on every way to form them."""
 
-def _flags(position: int, here: tuple[int, ...], jokers: int, carry: tuple[int, ...]
-           ) -> tuple[bool, bool]:
-    """(groups are possible here, 1s are kept here for position 14)."""
-    kept = (here[0] > 0) + (here[1] > 0) + (here[2] > 0) + (here[3] > 0)
-    # one natural and two jokers: below 12 the run X, J, J (X+1, X+2) is worth more
-    groups_here = position != 14 and (kept >= 3 or (kept == 2 and jokers > 0) or (
-        kept == 1 and jokers == 2 and position >= 12))
-    return groups_here, position == 1 and carry != (0, 0, 0, 0)
+    def __init__(self, at: list[tuple[int, ...]], jokers: int, last: int,
+                 joker_weight: int | None, ones: bool) -> None:
+        self.at, self.jokers, self.last, self.ones = at, jokers, last, ones
+        self.joker_weight = joker_weight
+        self.starts = _joker_start_ok(at, jokers)
 
-
-def _fold(at: list[tuple[int, ...]], jokers: int, last: int, joker_weight: int | None,
-          carry: tuple[int, ...]) -> tuple[History, int]:
-    """The DP over positions 1..last: the history for the rebuild and the best final key."""
-    frontier: dict[int, int] = {jokers * _JOKER: 0}
-    history: History = []
-    fast = _FAST
-    empty = (0, 0, 0, 0)
-    starts = _joker_start_ok(at, jokers)
-    for position in range(1, last + 1):
-        here, ahead1, ahead2 = at[position], at[position + 1], at[position + 2]
-        keys = list(frontier)
-        open_runs = keys[-1] >= 19683 or any(k >= 19683 for k in keys)
-        if not open_runs and here == empty and (
-                not jokers or (ahead1 == empty and ahead2 == empty)):
-            history.append(None)  # nothing to meld, nothing open, no run can start
-            continue
+    def joker_gain(self, position: int) -> int:
         weight = 1 if position == 14 else position
-        joker_gain = weight if joker_weight is None else joker_weight
-        shift = max(16, len(keys).bit_length())
-        if len(keys) == 1:
-            partial = {keys[0]: frontier[keys[0]] << shift}
-        else:
-            partial = {k: (v << shift) | i for i, (k, v) in enumerate(frontier.items())}
-        natural_step, joker_step = weight << shift, joker_gain << shift
-        groups_here, keeps_ones = _flags(position, here, jokers, carry)
-        track = groups_here or keeps_ones
-        opened = 0  # colours with an open run in some state
-        if open_runs:
-            for k in keys:
-                states = k // 19683
-                if states:
-                    opened |= ((states % 35 > 0) | (states // 35 % 35 > 0) << 1
-                               | (states // 1225 % 35 > 0) << 2 | (states // 42875 > 0) << 3)
-        for colour in range(4):
-            mul = _STATE[colour]
-            short = ahead1[colour] * 3 + ahead2[colour]
-            if position == 14:
-                if not carry[colour] and not opened >> colour & 1:
-                    continue
-                nxt: dict[int, int] = {}
-                get = nxt.get
-                cmul = _CARRY[colour]
-                rows = fast[colour][False][False]
-                for key, packed in partial.items():
-                    for dk, r, u in rows[key // cmul % 3][0][
-                            key // mul % 35 * 3 + key // 6561 % 3]:
-                        k = key + dk
-                        cand = packed + r * natural_step + u * joker_step
-                        if get(k, -1) < cand:
-                            nxt[k] = cand
-                partial = nxt
-                continue
-            n = here[colour]
-            row = fast[colour][track][starts[colour][position]][n][short]
-            if not n and not opened >> colour & 1 and (not short or not jokers):
-                continue  # every state keeps this colour as it is
-            nxt = {}
-            get = nxt.get
-            for key, packed in partial.items():
-                for dk, r, u in row[key // mul % 35 * 3 + key // 6561 % 3]:
-                    k = key + dk
-                    cand = packed + r * natural_step + u * joker_step
-                    if get(k, -1) < cand:
-                        nxt[k] = cand
-            partial = nxt
-        if track:
-            partial = _groups_step(partial, natural_step, joker_step, groups_here,
-                                   carry if keeps_ones else None)
-        history.append((keys, frontier, shift, partial))
-        if jokers:
-            frontier = _prune(partial, shift, ahead1, ahead2)
-        else:  # each colour's table already kept only states it can close
-            frontier = {k: p >> shift for k, p in partial.items()}
-    finals = [(v, k) for k, v in frontier.items() if _closed(k)]
-    return history, max(finals)[1]
+        return weight if self.joker_weight is None else self.joker_weight
+
+    def flags(self, position: int) -> tuple[bool, bool]:
+        """(groups are formed here, the naturals left go on in the state (1s kept))."""
+        if position == 1 and self.ones:
+            return False, True
+        here = self.at[position]
+        kept = 4 - here.count(0)
+        # one natural and two jokers: below 12 the run X, J, J (X+1, X+2) is worth more
+        groups_here = kept + self.jokers >= 3 and kept > 0 and position != 14 and (
+            kept > 1 or position >= 12)
+        return groups_here, groups_here
+
+
+# per position: (the states before it, the states after it), each key -> packed value and
+# origin; None where nothing could happen at that position
+History = list[tuple[dict[int, int], dict[int, int]] | None]
+
+
+_NO_JOKER_STARTS = [[False] * 15 for _ in range(4)]
 
 
 def _joker_start_ok(at: list[tuple[int, ...]], jokers: int) -> list[list[bool]]:
     """[colour][position]: could a run that a joker starts there still reach 13, with the
     other jokers filling the gaps?"""
+    if not jokers:
+        return _NO_JOKER_STARTS
     out = []
     for colour in range(4):
         row = [False] * 15
         gaps = 0
         for position in range(13, 0, -1):
-            row[position] = jokers > 0 and gaps <= jokers - 1
+            row[position] = gaps <= jokers - 1
             gaps += at[position][colour] == 0
         out.append(row)
     return out
 
 
-def _groups_step(partial: dict[int, int], natural_step: int, joker_step: int,
-                 groups_here: bool, carry: tuple[int, ...] | None) -> dict[int, int]:
-    """Meld the naturals kept at this position into groups; with `carry`, the 1s that stay
-    go on to position 14 (in the colours that can reach it)."""
+_GAINS: dict[tuple[int, int], list[int]] = {}
+
+
+def _gains(weight: int, joker_gain: int) -> list[int]:
+    """[naturals * 3 + jokers] -> the packed gain of melding them at a position."""
+    if len(_GAINS) > 1000:  # only odd okey values make new ones
+        _GAINS.clear()
+    found = _GAINS[weight, joker_gain] = [
+        (r * weight + u * joker_gain) << _VALUE for r in range(3) for u in range(3)]
+    return found
+
+
+def _fold(plan: _Plan) -> tuple[History, int, tuple[int, int]]:
+    """The DP over positions 1..last: the history for the rebuild, the best final key and
+    (with 12-13-1) the groups of 1s it ends with, as (1s kept, jokers they use)."""
+    at, jokers = plan.at, plan.jokers
+    start = jokers << _JOKER_AT
+    frontier = {start: start}  # worth 0, came from itself
+    opened = 0  # the union of the frontier's keys: which colours have an open run
+    history: History = []
+    fast = _FAST
+    empty = (0, 0, 0, 0)
+    past = (_PAST,) * 4
+    starts = plan.starts
+    for position in range(1, plan.last + 1):
+        here, ahead1, ahead2 = at[position], at[position + 1], at[position + 2]
+        if opened < _STATE[0] and here == empty and (
+                not jokers or (ahead1 in (empty, past) and ahead2 in (empty, past))):
+            history.append(None)  # nothing to meld, nothing open, no run can start
+            continue
+        weight = 1 if position == 14 else position
+        joker_gain = plan.joker_gain(position)
+        gains = _GAINS.get((weight, joker_gain)) or _gains(weight, joker_gain)
+        groups_here, track = plan.flags(position)
+        partial = frontier
+        for colour in range(4):
+            at_state = _STATE_AT + 6 * colour
+            index_at = at_state - 2
+            is_open = opened >> at_state & 63
+            nxt: dict[int, int] = {}
+            get = nxt.get
+            if position == 14:  # the 1s kept at position 1 extend runs through 13
+                if not is_open:
+                    continue
+                carry_at = _CARRY_AT + 2 * colour
+                rows = _FAST14[colour]
+                for key, packed in partial.items():
+                    for dk, g in rows[key >> carry_at & 3][
+                            key >> index_at & 252 | key >> 16 & 3]:
+                        k = key + dk
+                        cand = packed + gains[g]
+                        if get(k, -1) < cand:
+                            nxt[k] = cand
+                partial = nxt
+                continue
+            n = here[colour]
+            a1, a2 = ahead1[colour], ahead2[colour]
+            if not n and not is_open and (not jokers or not (0 < a1 < _PAST or 0 < a2 < _PAST)):
+                continue  # every state keeps this colour as it is: no run could start
+            short = a1 * 4 + a2
+            row = fast[colour][track][starts[colour][position]][n][short]
+            for key, packed in partial.items():
+                for dk, g in row[key >> index_at & 252 | key >> 16 & 3]:
+                    k = key + dk
+                    cand = packed + gains[g]
+                    if get(k, -1) < cand:
+                        nxt[k] = cand
+            partial = nxt
+        if groups_here:
+            partial = _groups_step(partial, gains[3], gains[1])
+        elif track:  # the 1s left wait in the state: bits 0-7 move to 8-15
+            partial = _keep_ones(partial)
+        history.append((frontier, partial))
+        frontier, opened = _prune(partial, jokers > 0)
+    if not plan.ones:
+        best = max((packed, key) for key, packed in frontier.items() if _closed(key))
+        return history, best[1], (0, 0)
+    # groups of the 1s still kept, with the jokers left; each tile worth 1
+    gains = _GAINS.get((1, plan.joker_gain(1))) or _gains(1, plan.joker_gain(1))
+    found = max((packed + used * gains[1] + entry[0] * gains[3], key, used)
+                for key, packed in frontier.items() if _closed(key)
+                for used in range((key >> 16 & 3) + 1)
+                if (entry := _GROUPS[key >> _CARRY_AT & 255][used]) is not None)
+    return history, found[1], (found[1] >> _CARRY_AT & 255, found[2])
+
+
+def _keep_ones(partial: dict[int, int]) -> dict[int, int]:
     nxt: dict[int, int] = {}
     get = nxt.get
-    if carry is None:
-        groups = _GROUPS
-        for key, packed in partial.items():
-            left = key % 81
-            base = key - left
-            options = groups[left]
-            for used in range(key // 6561 % 3 + 1):
-                entry = options[used]
-                if entry is None:
-                    continue
-                k = base - used * 6561
-                cand = packed + used * joker_step + entry[0] * natural_step
-                if get(k, -1) < cand:
-                    nxt[k] = cand
-        return nxt
     for key, packed in partial.items():
-        left = key % 81
-        base = key - left
-        top = key // 6561 % 3 if groups_here else 0
-        for used in range(top + 1):
-            k0 = base - used * 6561
-            gain = packed + used * joker_step
-            for use, count, _ in _GROUP_OPTIONS[left][used]:
-                k = k0 + _carried(left - use, carry) * 81
-                cand = gain + count * natural_step
-                if get(k, -1) < cand:
-                    nxt[k] = cand
+        k = key + (key & 255) * 255
+        if get(k, -1) < packed:
+            nxt[k] = packed
     return nxt
 
 
-def _carried(rest: int, carry: tuple[int, ...]) -> int:
-    """The kept-naturals code `rest` (base 3) less the colours that cannot reach 14."""
-    out = 0
-    for c in range(4):
-        if carry[c]:
-            out += (rest // _LEFT[c] % 3) * _LEFT[c]
-    return out
+def _groups_step(partial: dict[int, int], natural_step: int, joker_step: int
+                 ) -> dict[int, int]:
+    """Meld the naturals kept at this position into groups."""
+    nxt: dict[int, int] = {}
+    get = nxt.get
+    groups = _GROUPS
+    for key, packed in partial.items():
+        left = key & 255
+        if not left:
+            if get(key, -1) < packed:
+                nxt[key] = packed
+            continue
+        base = key - left
+        options = groups[left]
+        for used in range((key >> 16 & 3) + 1):
+            entry = options[used]
+            if entry is None:
+                continue
+            k = base - (used << _JOKER_AT)
+            cand = packed + used * joker_step + entry[0] * natural_step
+            if get(k, -1) < cand:
+                nxt[k] = cand
+    return nxt
 
 
-def _prune(partial: dict[int, int], shift: int, ahead1: tuple[int, ...],
-           ahead2: tuple[int, ...]) -> dict[int, int]:
-    """Unpacked values of the states that can still close all their runs with the jokers
-    left, less those where the same state with more jokers left is worth as much: a spare
-    joker can always stay in the rack, so it never hurts."""
-    s0 = ahead1[0] * 3 + ahead2[0]
-    s1 = ahead1[1] * 3 + ahead2[1]
-    s2 = ahead1[2] * 3 + ahead2[2]
-    s3 = ahead1[3] * 3 + ahead2[3]
-    short = _SHORT
+def _prune(partial: dict[int, int], jokers: bool) -> tuple[dict[int, int], int]:
+    """The states of a position's end, their jokers set aside given back, less those where
+    the same state with more jokers left is worth as much (a spare joker can always stay in
+    the rack, so it never hurts). Each state is now its own origin; also returns the union
+    of their keys."""
     out: dict[int, int] = {}
+    opened = 0
+    if not jokers:
+        for key, packed in partial.items():
+            out[key] = (packed >> _VALUE << _VALUE) | key
+            opened |= key
+        return out, opened
     get = partial.get
     for key, packed in partial.items():
-        left = key // 6561 % 3
-        states = key // 19683
-        if states and (short[states % 35][s0] + short[states // 35 % 35][s1]
-                       + short[states // 1225 % 35][s2] + short[states // 42875][s3]) > left:
-            continue
+        left = key >> 16 & 3  # the same states set the same jokers aside: compare as is
+        value = packed >> _VALUE
         if left < 2:
-            better = get(key + 6561)
-            if better is not None and better >> shift >= packed >> shift:
+            better = get(key + _JOKER)
+            if better is not None and better >> _VALUE >= value:
                 continue
             if left == 0:
-                better = get(key + 13122)
-                if better is not None and better >> shift >= packed >> shift:
+                better = get(key + 2 * _JOKER)
+                if better is not None and better >> _VALUE >= value:
                     continue
-        out[key] = packed >> shift
-    return out
+        aside = key >> _ASIDE_AT & 3
+        if aside:
+            key += aside * (_JOKER - (1 << _ASIDE_AT))
+        out[key] = (value << _VALUE) | key
+        opened |= key
+    return out, opened
+
+
+def _aside(plan: _Plan, position: int, key: int) -> int:
+    """`key` as it was inside `position`, with the jokers its runs need set aside."""
+    states = key >> _STATE_AT
+    if not states:
+        return key
+    ahead1, ahead2, short = plan.at[position + 1], plan.at[position + 2], _SHORT
+    need = (short[states & 63][ahead1[0] * 4 + ahead2[0]]
+            + short[states >> 6 & 63][ahead1[1] * 4 + ahead2[1]]
+            + short[states >> 12 & 63][ahead1[2] * 4 + ahead2[2]]
+            + short[states >> 18][ahead1[3] * 4 + ahead2[3]])
+    return key - need * (_JOKER - (1 << _ASIDE_AT))
 
 
 def _closed(key: int) -> bool:
-    states = key // 19683
-    return (_CLOSED[states % 35] and _CLOSED[states // 35 % 35]
-            and _CLOSED[states // 1225 % 35] and _CLOSED[states // 42875])
+    states = key >> _STATE_AT
+    return (_CLOSED[states & 63] and _CLOSED[states >> 6 & 63]
+            and _CLOSED[states >> 12 & 63] and _CLOSED[states >> 18])
 
 
 # One position's moves, for the rebuild: per colour (actions, order) or None, then groups.
@@ -479,71 +583,85 @@ def _reverse_moves() -> dict[tuple[int, int], list[tuple[int, int, Acts, Order]]
 _REVERSE = _reverse_moves()
 
 
-def _replay(start: int, target: int, gain: int, position: int, here: tuple[int, ...],
-            joker_gain: int, groups_here: bool, carry: tuple[int, ...] | None) -> Path:
+def _replay(plan: _Plan, position: int, start: int, target: int, gain: int) -> Path:
     """The moves at one position that take state `start` to `target` worth `gain`."""
     weight = 1 if position == 14 else position
-    track = groups_here or carry is not None
-    jokers = start // 6561 % 3
+    joker_gain = plan.joker_gain(position)
+    groups_here, track = plan.flags(position)
+    here = plan.at[position]
+    jokers = start >> 16 & 3
     runs: Runs = [None, None, None, None]
     open_choices = []
-    melded = used = left = 0
+    melded = used = left = ones = 0
     for colour in range(4):
-        mul = _STATE[colour]
-        s, t = start // mul % 35, target // mul % 35
-        n = start // _CARRY[colour] % 3 if position == 14 else here[colour]
-        if s == t == 0:  # nothing placed in this colour's runs
-            left += n * _LEFT[colour]
+        at = _STATE_AT + 6 * colour
+        s, t = start >> at & 63, target >> at & 63
+        n = start >> (_CARRY_AT + 2 * colour) & 3 if position == 14 else here[colour]
+        if not s and not t:  # nothing placed in this colour's runs
+            left += n << 2 * colour
             continue
-        moves = [m for m in _REVERSE.get((s, t), ()) if m[0] <= n and m[1] <= jokers]
-        if len(moves) == 1:
+        moves = _REVERSE[s, t]
+        if len(moves) > 1:
+            moves = [m for m in moves if m[0] <= n and m[1] <= jokers]
+        if len(moves) == 1:  # the DP took the only way
             r, u, acts, order = moves[0]
             runs[colour] = (acts, order)
-            melded, used, left = melded + r, used + u, left + (n - r) * _LEFT[colour]
+            melded, used, left = melded + r, used + u, left + ((n - r) << 2 * colour)
+            if position == 14:
+                ones += r << 2 * colour
         else:
             open_choices.append((colour, n, moves))
+    if not open_choices and not track:
+        return runs, ()
     for combo in product(*(moves for _, _, moves in open_choices)):
-        all_melded, all_used, all_left = melded, used, left
+        all_melded, all_used, all_left, all_ones = melded, used, left, ones
         for (colour, n, _), (r, u, _, _) in zip(open_choices, combo, strict=True):
             all_melded, all_used = all_melded + r, all_used + u
-            all_left += (n - r) * _LEFT[colour]
+            all_left += (n - r) << 2 * colour
+            if position == 14:
+                all_ones += r << 2 * colour
         if all_used > jokers:
             continue
-        if not track:
-            all_left = 0
-        key = target - target % 19683 + (jokers - all_used) * 6561 + start % 6561 - start % 81
-        for grouped in range(jokers - all_used + 1 if groups_here else 1):
-            k0 = key - grouped * 6561
-            for use, count, groups in _GROUP_OPTIONS[all_left][grouped]:
-                k = k0 + (_carried(all_left - use, carry) * 81 if carry is not None else 0)
-                if k == target and (all_melded + count) * weight + (
-                        all_used + grouped) * joker_gain == gain:
-                    for (colour, _, _), (_, _, acts, order) in zip(open_choices, combo,
-                                                                   strict=True):
-                        runs[colour] = (acts, order)
-                    return runs, groups
+        # the state after the runs: the target's colour states, the 1s kept so far
+        key = (target >> _STATE_AT << _STATE_AT) + ((jokers - all_used) << _JOKER_AT) + (
+            start & 0xFF00) - (all_ones << _CARRY_AT)
+        options: list[GroupOption] = [(0, 0, ())]
+        if groups_here:
+            options = [o for grouped in range(jokers - all_used + 1)
+                       for o in _GROUP_OPTIONS[all_left][grouped]]
+        elif track:  # the 1s kept go on in the state
+            key += all_left << _CARRY_AT
+        for _, count, groups in options:
+            grouped = sum(j for _, j in groups)
+            k = key - (grouped << _JOKER_AT)
+            if k == target and (all_melded + count) * weight + (
+                    all_used + grouped) * joker_gain == gain:
+                for (colour, _, _), (_, _, acts, order) in zip(open_choices, combo,
+                                                               strict=True):
+                    runs[colour] = (acts, order)
+                return runs, groups
     raise AssertionError("no move reaches the state the DP recorded")
 
 
-def _rebuild(rack: Sequence[Tile], okey: Tile, at: list[tuple[int, ...]], jokers: int,
-             joker_weight: int | None, carry: tuple[int, ...], history: History,
-             key: int) -> Solution:
+def _rebuild(rack: Sequence[Tile], okey: Tile, plan: _Plan, history: History, key: int,
+             last_groups: tuple[int, int]) -> Solution:
     paths: list[tuple[int, Path]] = []
+    if plan.ones:  # the groups of 1s decided after 14
+        kept, used = last_groups
+        entry = _GROUPS[kept][used]
+        assert entry is not None
+        paths.append((1, ([None, None, None, None], entry[1])))
     for position in range(len(history), 0, -1):
         step = history[position - 1]
         if step is None:
             continue
-        keys, before, shift, packed_of = step
-        packed = packed_of[key]
-        start = keys[packed & ((1 << shift) - 1)]
-        gain = (packed >> shift) - before[start]
-        if start == key and gain == 0 and key < 19683:
+        before, after = step
+        packed = after[_aside(plan, position, key) if plan.jokers else key]
+        start = packed & _ORIGIN
+        gain = (packed >> _VALUE) - (before[start] >> _VALUE)
+        if start == key and gain == 0 and key < _STATE[0]:
             continue  # no run open, no tile melded, no joker spent
-        weight = 1 if position == 14 else position
-        groups_here, keeps_ones = _flags(position, at[position], jokers, carry)
-        paths.append((position, _replay(start, key, gain, position, at[position],
-                                        weight if joker_weight is None else joker_weight,
-                                        groups_here, carry if keeps_ones else None)))
+        paths.append((position, _replay(plan, position, start, key, gain)))
         key = start
     paths.reverse()
     pool = list(rack)
@@ -562,7 +680,7 @@ def _rebuild(rack: Sequence[Tile], okey: Tile, at: list[tuple[int, ...]], jokers
 
     melds: list[Meld] = []
     slots: list[list[list[Placed]]] = [[[] for _ in range(SLOTS)] for _ in range(4)]
-    starts: list[list[int]] = [[0] * SLOTS for _ in range(4)]
+    firsts: list[list[int]] = [[0] * SLOTS for _ in range(4)]
     for position, (runs, groups) in paths:
         number = 1 if position == 14 else position
         for colour, how in enumerate(runs):
@@ -573,17 +691,17 @@ def _rebuild(rack: Sequence[Tile], okey: Tile, at: list[tuple[int, ...]], jokers
                 slot = slots[colour][i]
                 if act == "-":
                     if slot:
-                        melds.append(Meld("run", tuple(slot), starts[colour][i]))
+                        melds.append(Meld("run", tuple(slot), firsts[colour][i]))
                         slots[colour][i] = []
                     continue
                 if not slot:
-                    starts[colour][i] = position
+                    firsts[colour][i] = position
                 tile = colour * 13 + number - 1
                 slot.append(natural(tile) if act == "N" else joker(tile))
                 value += number
             if order != (0, 1, 2, 3):
                 slots[colour] = [slots[colour][i] for i in order]
-                starts[colour] = [starts[colour][i] for i in order]
+                firsts[colour] = [firsts[colour][i] for i in order]
         for colours, joker_count in groups:
             placed = [natural(c * 13 + number - 1) for c in colours]
             missing = [c for c in range(4) if c not in colours][:joker_count]
@@ -594,12 +712,9 @@ def _rebuild(rack: Sequence[Tile], okey: Tile, at: list[tuple[int, ...]], jokers
     for colour in range(4):
         for i in range(SLOTS):
             if slots[colour][i]:
-                melds.append(Meld("run", tuple(slots[colour][i]), starts[colour][i]))
-    pool.sort(key=_SORT_KEY.__getitem__)
+                melds.append(Meld("run", tuple(slots[colour][i]), firsts[colour][i]))
+    pool.sort()  # tile kinds sort by colour, then number; the fake okey (52) last
     return Solution(value, tuple(melds), tuple(pool))
-
-
-_SORT_KEY = [t for t in range(tiles.KINDS)]  # kinds already sort by colour, number; F last
 
 
 def opening(rack: Sequence[Tile], okey: Tile, wraps: bool = False) -> Solution:
@@ -609,7 +724,10 @@ def opening(rack: Sequence[Tile], okey: Tile, wraps: bool = False) -> Solution:
 
 def arrange(rack: Sequence[Tile], okey: Tile, wraps: bool = False, okey_value: int = 101
             ) -> Solution:
-    """The melds that leave the least value in the rack (an unmelded okey counts `okey_value`)."""
+    """The melds that leave the least value in the rack (an unmelded okey counts `okey_value`,
+    at least 0)."""
+    if okey_value < 0:
+        raise ValueError("okey_value must not be negative")
     return _solve(rack, okey, wraps, okey_value)
 
 

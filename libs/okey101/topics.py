@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import msgspec
 
-PARTITIONS = 8
+PARTITIONS = 8  # default for new topics; services read the real count from Kafka
 
 
 class TopicSpec(msgspec.Struct, frozen=True):

@@ -25,8 +25,9 @@ def topic_config(spec: topics.TopicSpec) -> dict[str, str]:
 
 
 async def provision(bootstrap: str, prefix: str = "okey",
-                    partitions: int = topics.PARTITIONS) -> None:
-    """Create every topic that is missing; check the partition counts of those that exist."""
+                    partitions: int = topics.PARTITIONS) -> int:
+    """Create every topic that is missing (with `partitions`); check that the table topics
+    share one partition count, and return it."""
     admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=30000)
     await admin.start()
     try:
@@ -48,6 +49,7 @@ async def provision(bootstrap: str, prefix: str = "okey",
             raise InfrastructureFault(f"topics {names} did not appear")
         if len(set(counts.values())) != 1:
             raise InfrastructureFault(f"topics must share one partition count: {counts}")
+        return next(iter(counts.values()))
     finally:
         await admin.close()
 

@@ -34,7 +34,8 @@ def configure_logging(level: str) -> None:
 async def main_async(args: argparse.Namespace) -> None:
     processor = Processor(bootstrap_servers(args.bootstrap), prefix=args.prefix,
                           group=args.group, allow_stacked_deals=args.allow_stacked_deals,
-                          instance_id=args.instance_id or os.environ.get("OKEY_INSTANCE_ID"))
+                          instance_id=args.instance_id or os.environ.get("OKEY_INSTANCE_ID"),
+                          linger=args.linger_ms / 1000)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, processor.stop)
@@ -49,6 +50,9 @@ def main() -> int:
     parser.add_argument("--instance-id", help="static group membership id (KIP-345): a "
                         "restarted instance takes its partitions back at once (or "
                         "OKEY_INSTANCE_ID)")
+    parser.add_argument("--linger-ms", type=float, default=float(os.environ.get(
+        "OKEY_LINGER_MS", "2")), help="wait this long for more commands before a "
+        "transaction (fewer, larger transactions)")
     parser.add_argument("--metrics-port", type=int, default=9101,
                         help="Prometheus /metrics port (0: none)")
     parser.add_argument("--metrics-addr", default="127.0.0.1")

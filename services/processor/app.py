@@ -1,10 +1,13 @@
 """The rules processor's Kafka shell around `okey101.processing`.
 
-Per assigned commands partition: one transactional producer (transactional id = group +
-partition, so a new owner fences a zombie), a `PartitionTables` rebuilt from the events
-and outcomes topics, and one transaction per consumed batch holding the events, outcomes,
-views, dead letters and the consumed offsets. A failed transaction is aborted, the
-partition rebuilt from the log and re-read from its committed offset.
+Per assigned commands partition: a worker with its own transactional producer
+(transactional id = group + partition, so a new owner fences a zombie: aiokafka has no
+KIP-447, so fencing must come from the transactional id), a `PartitionTables` rebuilt from
+the events and outcomes topics, and one transaction per batch holding the events,
+outcomes, views, dead letters and the consumed offsets. One consumer feeds the workers;
+partitions commit independently, so a slow transaction on one does not hold up another.
+A failed transaction is aborted, the partition rebuilt from the log and re-read from its
+committed offset.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import contextlib
 import os
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
@@ -26,41 +30,44 @@ from services.common.kafka import provision, read_partitions
 from services.processor import metrics
 
 log = structlog.get_logger("processor")
+MAX_QUEUED = 5000  # records waiting for one partition's worker before fetching pauses
+_FAULTS = (KafkaError, OSError, TimeoutError)
 
 
 class Processor:
     def __init__(self, bootstrap: str, prefix: str = "okey", group: str = "okey-processor",
                  allow_stacked_deals: bool = False, partitions: int = topics.PARTITIONS,
-                 instance_id: str | None = None) -> None:
-        self.instance_id = instance_id
+                 instance_id: str | None = None, linger: float = 0.002) -> None:
         self.bootstrap = bootstrap
         self.prefix = prefix
         self.group = group
         self.allow_stacked_deals = allow_stacked_deals
         self.partitions = partitions
+        self.instance_id = instance_id
+        self.linger = linger
         self.commands = topics.COMMANDS.name(prefix)
         self.events = topics.EVENTS.name(prefix)
         self.outcomes = topics.OUTCOMES.name(prefix)
         self.views = topics.VIEWS.name(prefix)
         self.dead_letters = topics.DEAD_LETTERS.name(prefix)
-        self.tables: dict[int, PartitionTables] = {}
-        self.producers: dict[int, AIOKafkaProducer] = {}
+        self.workers: dict[int, _Worker] = {}
         self.consumer: AIOKafkaConsumer | None = None
         self._stopping = asyncio.Event()
-        self.ready = asyncio.Event()
 
     # ------------------------------------------------------------ lifecycle
     async def run(self) -> None:
-        await provision(self.bootstrap, self.prefix, self.partitions)
+        self.partitions = await provision(self.bootstrap, self.prefix, self.partitions)
         self.consumer = AIOKafkaConsumer(
             bootstrap_servers=self.bootstrap, group_id=self.group, enable_auto_commit=False,
             isolation_level="read_committed", auto_offset_reset="earliest",
             max_poll_interval_ms=300000, session_timeout_ms=10000, heartbeat_interval_ms=1000,
-            group_instance_id=self.instance_id)
+            group_instance_id=self.instance_id,
+            # a read_committed fetch is not woken by a commit marker: keep its wait short
+            fetch_max_wait_ms=20)
         await self.consumer.start()
         self.consumer.subscribe([self.commands], listener=_Rebalance(self))
         log.info("processor_started", bootstrap=self.bootstrap, group=self.group,
-                 prefix=self.prefix)
+                 prefix=self.prefix, partitions=self.partitions)
         try:
             while not self._stopping.is_set():
                 await self._poll_once()
@@ -71,27 +78,24 @@ class Processor:
         self._stopping.set()
 
     async def _shutdown(self) -> None:
+        await self.revoke([TopicPartition(self.commands, p) for p in list(self.workers)])
         if self.consumer is not None:
             await self.consumer.stop()
-        for producer in self.producers.values():
-            await producer.stop()
-        self.producers.clear()
         log.info("processor_stopped")
 
     # ------------------------------------------------------------ partitions
     async def assign(self, assigned: Sequence[TopicPartition]) -> None:
         new = [tp.partition for tp in assigned
-               if tp.topic == self.commands and tp.partition not in self.producers]
+               if tp.topic == self.commands and tp.partition not in self.workers]
         await self._take_partitions(new)
-        self.ready.set()
 
     async def revoke(self, revoked: Sequence[TopicPartition]) -> None:
         for tp in revoked:
-            producer = self.producers.pop(tp.partition, None)
-            self.tables.pop(tp.partition, None)
-            if producer is not None:
-                await producer.stop()
-            log.info("partition_revoked", partition=tp.partition)
+            worker = self.workers.pop(tp.partition, None)
+            if worker is not None:
+                await worker.close()
+                log.info("partition_revoked", partition=tp.partition)
+        metrics.ACTIVE_TABLES.set(sum(w.tables.active_tables() for w in self.workers.values()))
 
     async def _take_partitions(self, partitions: list[int]) -> None:
         """Fence older owners (one transactional producer per partition), then rebuild the
@@ -99,22 +103,29 @@ class Processor:
         producers: dict[int, AIOKafkaProducer] = {}
         try:
             for partition in partitions:
-                producer = AIOKafkaProducer(
-                    bootstrap_servers=self.bootstrap, enable_idempotence=True, linger_ms=2,
-                    transactional_id=f"{self.group}-{partition}", request_timeout_ms=30000)
-                await producer.start()  # init_transactions: fences and aborts an older owner
-                producers[partition] = producer
-            await self._rebuild(partitions)
+                producers[partition] = await self._producer(partition)
+            tables = await self._rebuild(partitions)
         except BaseException:
             for producer in producers.values():
                 await _stop_quietly(producer)
             raise
-        self.producers.update(producers)
+        for partition in partitions:
+            tp = TopicPartition(self.commands, partition)
+            self.workers[partition] = _Worker(self, tp, producers[partition], tables[partition])
+        metrics.ACTIVE_TABLES.set(sum(w.tables.active_tables() for w in self.workers.values()))
 
-    async def _rebuild(self, partitions: list[int]) -> None:
+    async def _producer(self, partition: int) -> AIOKafkaProducer:
+        producer = AIOKafkaProducer(
+            bootstrap_servers=self.bootstrap, enable_idempotence=True, linger_ms=1,
+            transactional_id=f"{self.group}-{partition}", request_timeout_ms=30000)
+        await producer.start()  # init_transactions: fences and aborts an older owner
+        return producer
+
+    async def _rebuild(self, partitions: list[int]) -> dict[int, PartitionTables]:
         started = time.perf_counter()
         wanted = [(t, p) for p in partitions for t in (self.events, self.outcomes)]
         logs = await read_partitions(self.bootstrap, wanted)
+        out = {}
         for partition in partitions:
             tables = PartitionTables(partition, self.partitions, self.allow_stacked_deals)
             events = logs[(self.events, partition)]
@@ -122,127 +133,217 @@ class Processor:
                 tables.restore_event(E.event_decoder.decode(value))
             for value in logs[(self.outcomes, partition)]:
                 tables.restore_outcome(E.outcome_decoder.decode(value))
-            self.tables[partition] = tables
+            out[partition] = tables
             metrics.REBUILDS.inc()
             log.info("partition_rebuilt", partition=partition, events=len(events),
                      tables=len(tables.tables))
-        metrics.ACTIVE_TABLES.set(sum(t.active_tables() for t in self.tables.values()))
         log.info("partitions_taken", partitions=partitions,
                  seconds=round(time.perf_counter() - started, 3))
+        return out
 
-    # ------------------------------------------------------------ processing
+    # ------------------------------------------------------------ the consumer loop
     async def _poll_once(self) -> None:
         assert self.consumer is not None
-        batches = await self.consumer.getmany(timeout_ms=100, max_records=1000)
+        batches = await self.consumer.getmany(timeout_ms=100, max_records=2000)
         for tp, records in batches.items():
-            if not records:
+            worker = self.workers.get(tp.partition)
+            if worker is None:
+                if records and tp in self.consumer.assignment():
+                    self.consumer.seek(tp, records[0].offset)  # not rebuilt yet: again
                 continue
-            if tp.partition in self.producers and tp.partition in self.tables:
-                await self._process(tp, records)
-            elif tp in self.consumer.assignment():
-                self.consumer.seek(tp, records[0].offset)  # not rebuilt yet: read again
+            worker.feed(records)
         for tp in self.consumer.assignment():
             high = self.consumer.highwater(tp)
             if high is not None:
                 position = await self.consumer.position(tp)
                 metrics.LAG.labels(str(tp.partition)).set(max(0, high - position))
 
-    async def _process(self, tp: TopicPartition, records: list) -> None:  # type: ignore[type-arg]
-        assert self.consumer is not None
-        producer = self.producers[tp.partition]
-        tables = self.tables[tp.partition]
-        started = time.perf_counter()
-        outputs: list[tuple[object, Output]] = []
+
+class _Worker:
+    """One commands partition: its queue, its producer, its tables, its transactions."""
+
+    def __init__(self, processor: Processor, tp: TopicPartition, producer: AIOKafkaProducer,
+                 tables: PartitionTables) -> None:
+        self.p = processor
+        self.tp = tp
+        self.producer = producer
+        self.tables = tables
+        self.queue: list[Any] = []
+        self.next_offset = -1  # records below this were already taken (a stale fetch)
+        self.wake = asyncio.Event()
+        self.paused = False
+        self.closing = False
+        self.task = asyncio.create_task(self._run())
+
+    def feed(self, records: list[Any]) -> None:
+        fresh = [r for r in records if r.offset >= self.next_offset]
+        if fresh:
+            self.next_offset = fresh[-1].offset + 1
+            self.queue.extend(fresh)
+            self.wake.set()
+        consumer = self.p.consumer
+        if consumer is not None and len(self.queue) > MAX_QUEUED and not self.paused:
+            consumer.pause(self.tp)
+            self.paused = True
+
+    async def close(self) -> None:
+        """Let the transaction under way finish (a few ms), then stop."""
+        self.closing = True
+        self.wake.set()
         try:
-            async with producer.transaction():
+            await asyncio.wait_for(asyncio.shield(self.task), 10)
+        except TimeoutError:
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.task
+        await _stop_quietly(self.producer)
+
+    async def _run(self) -> None:
+        while not self.closing:
+            await self.wake.wait()
+            if self.closing:
+                return
+            if self.p.linger > 0:
+                # a transaction costs five broker round trips whatever it holds: let a
+                # few more commands join it
+                await asyncio.sleep(self.p.linger)
+            self.wake.clear()
+            batch, self.queue = self.queue, []
+            if self.paused and self.p.consumer is not None:
+                self.p.consumer.resume(self.tp)
+                self.paused = False
+            if batch and not await self._process(batch):
+                return
+
+    async def _process(self, records: list[Any]) -> bool:
+        """One transaction; False when this instance no longer owns the partition."""
+        started = time.perf_counter()
+        outputs: list[tuple[Any, Output]] = []
+        try:
+            async with self.producer.transaction():
+                batches = _Batches(self.producer, self.tp.partition)
                 for record in records:
-                    out = tables.handle(record.key, record.value, tp.topic, record.offset,
-                                        _entropy)
-                    await self._send(producer, tp.partition, record, out)
+                    out = self.tables.handle(record.key, record.value, self.tp.topic,
+                                             record.offset, _entropy)
+                    await self._send(batches, record, out)
                     outputs.append((record, out))
-                await producer.send_offsets_to_transaction(
-                    {tp: records[-1].offset + 1}, self.group)
+                await batches.flush()
+                await self.producer.send_offsets_to_transaction(
+                    {self.tp: records[-1].offset + 1}, self.p.group)
         except ProducerFenced:
-            log.warning("producer_fenced", partition=tp.partition)
-            await self.revoke([tp])
-            return
-        except (TimeoutError, KafkaError, OSError) as exc:
+            log.warning("producer_fenced", partition=self.tp.partition)
+            if self.p.workers.get(self.tp.partition) is self:
+                del self.p.workers[self.tp.partition]
+            await _stop_quietly(self.producer)
+            return False
+        except _FAULTS as exc:
             metrics.TRANSACTION_FAILURES.inc()
-            log.warning("transaction_failed", partition=tp.partition, error=repr(exc))
-            await self._recover(tp)
-            return
+            log.warning("transaction_failed", partition=self.tp.partition, error=repr(exc))
+            return await self._recover()
         now = time.time()
         metrics.BATCH.observe(time.perf_counter() - started)
         for record, out in outputs:
-            self._account(tp.partition, record, out, now)
-        metrics.ACTIVE_TABLES.set(sum(t.active_tables() for t in self.tables.values()))
+            _account(self.tp.partition, record, out, now)
+        metrics.ACTIVE_TABLES.set(
+            sum(w.tables.active_tables() for w in self.p.workers.values()))
+        return True
 
-    async def _send(self, producer: AIOKafkaProducer, partition: int, record: object,
-                    out: Output) -> None:
-        key = getattr(record, "key", None)
+    async def _send(self, batches: _Batches, record: Any, out: Output) -> None:
+        p, key = self.p, record.key
         for event in out.events:
-            await producer.send(self.events, E.encode(event), key=key, partition=partition)
+            await batches.add(p.events, key, E.encode(event))
         for view in out.views:
-            await producer.send(self.views, E.encode(view), partition=partition,
-                                key=f"{view.table_id}:{view.seat}".encode())
+            await batches.add(p.views, f"{view.table_id}:{view.seat}".encode(), E.encode(view))
         if out.outcome is not None:
-            await producer.send(self.outcomes, E.encode(out.outcome), key=key,
-                                partition=partition)
+            await batches.add(p.outcomes, key, E.encode(out.outcome))
         if out.dead_letter is not None:
-            await producer.send(self.dead_letters, E.encode(out.dead_letter), key=key)
+            await self.producer.send(p.dead_letters, E.encode(out.dead_letter), key=key)
 
-    def _account(self, partition: int, record: object, out: Output, now: float) -> None:
-        offset = getattr(record, "offset", -1)
-        timestamp = getattr(record, "timestamp", None)
-        if timestamp:
-            metrics.LATENCY.observe(max(0.0, now - timestamp / 1000))
-        if out.dead_letter is not None:
-            metrics.DEAD_LETTERS.inc()
-            log.warning("dead_letter", partition=partition, offset=offset,
-                        reason=out.dead_letter.reason)
-            return
-        command, outcome = out.command, out.outcome
-        assert command is not None and outcome is not None
-        kind = type(command).__struct_config__.tag
-        bound = log.bind(table_id=command.table_id, command_id=command.command_id,
-                         seq=command.seq, partition=partition, offset=offset)
-        if outcome.duplicate:
-            metrics.DUPLICATES.inc()
-            metrics.COMMANDS.labels(kind, "duplicate").inc()
-            bound.info("duplicate_command")
-        elif outcome.accepted:
-            metrics.COMMANDS.labels(kind, "accepted").inc()
-            bound.debug("command_accepted", seqs=outcome.seqs)
-        else:
-            metrics.COMMANDS.labels(kind, "rejected").inc()
-            metrics.REJECTIONS.labels(outcome.code).inc()
-            bound.info("command_rejected", code=outcome.code, reason=outcome.message)
-
-    async def _recover(self, tp: TopicPartition) -> None:
+    async def _recover(self) -> bool:
         """After an aborted transaction: a fresh producer (the old one may be unusable),
-        the partition rebuilt from the log, and re-reading from the committed offset."""
-        assert self.consumer is not None
-        await _stop_quietly(self.producers.pop(tp.partition, None))
-        while not self._stopping.is_set():
+        the tables rebuilt from the log, and re-reading from the committed offset."""
+        consumer = self.p.consumer
+        assert consumer is not None
+        consumer.pause(self.tp)
+        self.queue = []
+        await _stop_quietly(self.producer)
+        while not self.closing:
             try:
                 await asyncio.sleep(0.5)
-                if tp not in self.consumer.assignment():
-                    return
-                committed = await self.consumer.committed(tp)
-                await self._take_partitions([tp.partition])
-                if committed is None:
-                    await self.consumer.seek_to_beginning(tp)
-                else:
-                    self.consumer.seek(tp, committed)
-                return
-            except (TimeoutError, KafkaError, OSError) as exc:
-                await _stop_quietly(self.producers.pop(tp.partition, None))
-                log.warning("recovery_retry", partition=tp.partition, error=repr(exc))
+                if self.tp not in consumer.assignment():
+                    return False
+                committed = await consumer.committed(self.tp)
+                self.producer = await self.p._producer(self.tp.partition)
+                self.tables = (await self.p._rebuild([self.tp.partition]))[self.tp.partition]
+                start = committed if committed is not None else 0
+                consumer.seek(self.tp, start)
+                self.next_offset = start
+                consumer.resume(self.tp)
+                self.paused = False
+                return True
+            except _FAULTS as exc:
+                await _stop_quietly(self.producer)
+                log.warning("recovery_retry", partition=self.tp.partition, error=repr(exc))
+        return False
+
+
+class _Batches:
+    """Records for the worker's partition of each output topic, sent as whole batches:
+    far cheaper per record than one `send` each."""
+
+    def __init__(self, producer: AIOKafkaProducer, partition: int) -> None:
+        self.producer = producer
+        self.partition = partition
+        self.open: dict[str, Any] = {}
+
+    async def add(self, topic: str, key: bytes | None, value: bytes) -> None:
+        batch = self.open.get(topic)
+        if batch is None:
+            batch = self.open[topic] = self.producer.create_batch()
+        if batch.append(key=key, value=value, timestamp=None) is None:  # full
+            await self._send(topic, batch)
+            batch = self.open[topic] = self.producer.create_batch()
+            batch.append(key=key, value=value, timestamp=None)
+
+    async def flush(self) -> None:
+        for topic, batch in self.open.items():
+            await self._send(topic, batch)
+        self.open = {}
+
+    async def _send(self, topic: str, batch: Any) -> None:
+        batch.close()
+        await self.producer.send_batch(batch, topic, partition=self.partition)
+
+
+def _account(partition: int, record: Any, out: Output, now: float) -> None:
+    if record.timestamp:
+        metrics.LATENCY.observe(max(0.0, now - record.timestamp / 1000))
+    if out.dead_letter is not None:
+        metrics.DEAD_LETTERS.inc()
+        log.warning("dead_letter", partition=partition, offset=record.offset,
+                    reason=out.dead_letter.reason)
+        return
+    command, outcome = out.command, out.outcome
+    assert command is not None and outcome is not None
+    kind = type(command).__struct_config__.tag
+    bound = log.bind(table_id=command.table_id, command_id=command.command_id,
+                     seq=command.seq, partition=partition, offset=record.offset)
+    if outcome.duplicate:
+        metrics.DUPLICATES.inc()
+        metrics.COMMANDS.labels(kind, "duplicate").inc()
+        bound.info("duplicate_command")
+    elif outcome.accepted:
+        metrics.COMMANDS.labels(kind, "accepted").inc()
+        bound.debug("command_accepted", seqs=outcome.seqs)
+    else:
+        metrics.COMMANDS.labels(kind, "rejected").inc()
+        metrics.REJECTIONS.labels(outcome.code).inc()
+        bound.info("command_rejected", code=outcome.code, reason=outcome.message)
 
 
 async def _stop_quietly(producer: AIOKafkaProducer | None) -> None:
     if producer is not None:
-        with contextlib.suppress(KafkaError, OSError, asyncio.TimeoutError):
+        with contextlib.suppress(*_FAULTS):
             await asyncio.wait_for(producer.stop(), 10)
 
 

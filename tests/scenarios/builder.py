@@ -140,9 +140,9 @@ class Sc:
             if len(nums) == 1:  # a group
                 if num in nums and len(ks) < 4 and col not in {tiles.colour_of(t) for t in ks}:
                     return False
-            elif tiles.colour_of(ks[0]) == col:  # a run: next to either end (12-13-1 too)
-                if (min(nums) - num) % 13 == 1 or (num - max(nums)) % 13 == 1:
-                    return False
+            elif tiles.colour_of(ks[0]) == col and \
+                    1 in ((min(nums) - num) % 13, (num - max(nums)) % 13):
+                return False  # a run: next to either end (12-13-1 too)
         return True
 
     def _remove(self, seat: int, names: list[str]) -> None:
@@ -163,8 +163,9 @@ class Sc:
             self.d.named.add(tile)
 
         def books() -> None:
-            self.d.deck.append(tile)
-            self.rack[seat].append(tile)
+            if tile:
+                self.d.deck.append(tile)
+                self.rack[seat].append(tile)
         self._add(seat, "draw", x, books)
         return tile
 
@@ -172,7 +173,11 @@ class Sc:
         if self.plan is None:
             return "?"
         spare: list[str] = self.plan[len(self.deals) - 1]["spare"]
+        if not spare:
+            return ""  # the deck is empty: the draw ends the hand
         tile = next((t for t in spare if self._safe(t)), None if safe else spare[0])
+        if tile in ("F", self.okey):
+            raise ValueError("only okeys and fake okeys are left to draw")
         if tile is None:
             raise ValueError(f"no safe tile left to draw in {spare}")
         spare.remove(tile)
@@ -212,20 +217,22 @@ class Sc:
 
     def idle(self, seat: int) -> None:
         """Draw a tile that does nothing and discard it."""
-        tile = self.draw(seat, safe=True)
-        self.discard(seat, tile)
+        tile = self.draw(seat)
+        self.discard(seat, tile if self.plan is None or self._safe(tile) else FILLER)
 
     def open(self, seat: int, melds: list[list[str]] | None = None,
              pairs: list[list[str]] | None = None, x: Any = None) -> None:
         groups = melds or pairs or []
-        books = (lambda: self._lays(seat, groups, not melds))
+        def books() -> None:
+            self._lays(seat, groups, not melds)
         key = "melds" if melds else "pairs"
         self._add(seat, "open", x, books, **{key: groups})
 
     def lay(self, seat: int, melds: list[list[str]] | None = None,
             pairs: list[list[str]] | None = None, x: Any = None) -> None:
         groups = melds or pairs or []
-        books = (lambda: self._lays(seat, groups, not melds))
+        def books() -> None:
+            self._lays(seat, groups, not melds)
         key = "melds" if melds else "pairs"
         self._add(seat, "lay", x, books, **{key: groups})
 

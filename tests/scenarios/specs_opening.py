@@ -56,6 +56,22 @@ def _wrap_reject(S: Sc) -> None:
     S.expect(opened=[None, None, None, None], penalties=[0, 0, 0, 0])
 
 
+@scenario("north-sultan", "a_group_holds_each_colour_once_and_at_most_four_tiles",
+          "RULES.md §3 (north-sultan): a group is 3 or 4 tiles of one number, no colour "
+          "twice")
+def _group_shape(S: Sc) -> None:
+    S.deal("Y5", 0, r1=["R7", "R7", "Y7", "B7", "K7", "B10", "B11", "B12", "B13",
+                        "K10", "K11", "K12", "K13"])
+    S.discard(0)
+    S.draw(1)
+    tens = [["B10", "B11", "B12", "B13"], ["K10", "K11", "K12", "K13"]]
+    S.open(1, [["R7", "R7", "Y7"], *tens], x="invalid_meld")
+    S.open(1, [["R7", "Y7", "B7", "K7", "R7"], *tens], x="invalid_meld")
+    S.open(1, [["R7", "Y7", "B7", "K7"], *tens], x={"has": [{"type": "hand_opened",
+                                                             "value": 120}]})
+    S.discard(1)
+
+
 @scenario("okey-oyna", "a_fake_okey_is_the_okey_tile_not_a_joker",
           "RULES.md §1, §3 (okey-oyna): indicator Y5, okey Y6: a fake okey plays only as "
           "Y6 and counts 6 (Y4 Y5 F = 15); it cannot stand for another tile")
@@ -176,7 +192,7 @@ def _tiles(groups: list[list[str]]) -> list[str]:
           "RULES.md §4 (okeygg, katlamalı on): after a 120 opening the next points-opener "
           "needs 121: a second 120 is an invalid opening (101), 124 opens")
 def _escalate(S: Sc) -> None:
-    S.deal("Y5", 0, r1=_tiles(ESC_1), r2=_tiles(ESC_2_LOW) + ["R8", "Y8", "B8", "K8"])
+    S.deal("Y5", 0, r1=_tiles(ESC_1), r2=[*_tiles(ESC_2_LOW), "R8", "Y8", "B8", "K8"])
     S.discard(0)
     S.draw(1)
     S.open(1, ESC_1, x={"has": [{"type": "hand_opened", "value": 120, "threshold": 101}]})
@@ -278,7 +294,8 @@ def _ns_lay_off_opening(S: Sc) -> None:
 
 @scenario("classic", "after_opening_wait_one_round_before_laying_off",
           "RULES.md §4 (classic): after opening the player must wait one full round before "
-          "laying off (açtıktan sonra 1 el bekle); on their next turn they may")
+          "laying off (açtıktan sonra 1 el bekle) or taking an okey; on their next turn "
+          "they may")
 def _classic_wait(S: Sc) -> None:
     full = [["R4", "R5", "R6"], ["B10", "B11", "B12", "B13"], ["K10", "K11", "K12", "K13"]]
     S.deal("Y5", 0, r1=[*_tiles(full), "R7", "R8"])
@@ -286,6 +303,7 @@ def _classic_wait(S: Sc) -> None:
     S.draw(1)
     S.open(1, full)
     S.lay_off(1, 0, ["R7"], x="must_wait_a_round")
+    S.take_okey(1, 0, ["R5"], x="must_wait_a_round")
     S.discard(1)
     S.idle(2)
     S.idle(3)
@@ -491,3 +509,66 @@ def _no_siler(S: Sc) -> None:
     S.open(1, SILER, x={"events": ["hand_opened"]})
     S.discard(1)
     S.expect(penalties=[0, 0, 0, 0])
+
+
+@scenario("okeygg", "siler_is_erased_once_per_opening",
+          "RULES.md §4 (okeygg Siler): the 101 is erased once, at the opening; laying more "
+          "in the same turn does not erase it again")
+def _siler_once(S: Sc) -> None:
+    S.deal("Y5", 0, r1=[*_tiles(SILER), "R9", "K1", "K2", "K3"])
+    S.discard(0)
+    S.draw(1)
+    S.open(1, SILER, x={"events": ["hand_opened", "penalty_imposed"]})
+    S.lay_off(1, 0, ["R9"], x={"events": ["tiles_laid_off"]})
+    S.lay(1, [["K1", "K2", "K3"]], x={"events": ["melds_laid"]})
+    S.discard(1)
+    S.expect(penalties=[0, -101, 0, 0])
+
+
+@scenario("north-sultan", "unopened_take_that_opens_pairs",
+          "RULES.md §2, §4 (north-sultan): an unopened player may not take a discard that "
+          "makes no pair (B13), but may take the one that makes their fifth pair (R10) and "
+          "open pairs with it")
+def _take_pairs(S: Sc) -> None:
+    pairs = [["R2", "R2"], ["B4", "B4"], ["K7", "K7"], ["Y11", "Y11"], ["R10", "R10"]]
+    S.deal("Y5", 0, r0=["B13", "R10"], r1=[*_tiles(pairs[:4]), "R10"],
+           r2=["B13"])
+    S.discard(0, "B13")
+    S.take(1, x="cannot_open_with_discard")
+    S.draw(1)
+    S.discard(1)
+    S.idle(2)
+    S.idle(3)
+    S.draw(0)
+    S.discard(0, "R10")
+    S.take(1)
+    S.open(1, pairs=pairs, x={"has": [{"type": "hand_opened", "kind": "pairs", "value": 5}]})
+    S.discard(1)
+    S.expect(opened=[None, "pairs", None, None], penalties=[0, 0, 0, 0])
+
+
+@scenario("north-sultan", "the_taken_tile_must_be_part_of_the_opening",
+          "RULES.md §2 (north-sultan): a player who could open anyway may still not take a "
+          "discard that would not be part of the opening")
+def _take_unused(S: Sc) -> None:
+    S.deal("Y5", 0, r0=["Y9"], r1=_tiles(POINTS_104))
+    S.discard(0, "Y9")
+    S.take(1, x="cannot_open_with_discard")
+    S.draw(1)
+    S.open(1, POINTS_104)
+    S.discard(1)
+    S.expect(opened=[None, "points", None, None], penalties=[0, 0, 0, 0])
+
+
+@scenario("okey-oyna", "unopened_take_of_a_tile_that_completes_a_run",
+          "RULES.md §2 (okey-oyna): K9 completes K7-K8-K9, which brings the opening to 104; "
+          "the take is allowed and the run must be in the opening")
+def _take_run(S: Sc) -> None:
+    melds = [["R10", "R11", "R12", "R13"], ["B10", "B11", "B12", "B13"], ["K7", "K8", "K9"]]
+    S.deal("Y5", 0, r0=["K9"], r1=_tiles(melds)[:-1])
+    S.discard(0, "K9")
+    S.take(1)
+    S.open(1, melds[:2], x="must_open_with_taken_tile")
+    S.open(1, melds, x={"has": [{"type": "hand_opened", "value": 116}]})
+    S.discard(1)
+    S.expect(opened=[None, "points", None, None])

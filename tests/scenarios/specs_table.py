@@ -197,6 +197,40 @@ def _okey_off(S: Sc) -> None:
     S.expect(penalties=[0, 0, 0, 0])
 
 
+@scenario("north-sultan", "an_okey_laid_off_can_be_taken_with_its_tile",
+          "RULES.md §5 (north-sultan): an okey laid off onto a run (as R9) stays there as R9 "
+          "until an opened player puts the real R9 and takes it")
+def _okey_lay_off(S: Sc) -> None:
+    mine = [["K10", "K11", "K12", "K13"], ["Y10", "Y11", "Y12", "Y13"], ["B7", "B8", "B9"]]
+    S.deal("Y5", 0, r0=[*_tiles(POINTS_138), "Y6"], r1=[*_tiles(mine), "R9"])
+    S.open(0, POINTS_138)
+    S.lay_off(0, 0, ["Y6"], end="low", x={"has": [{"type": "tiles_laid_off",
+                                                   "tiles": ["Y6=R9"], "end": "low"}]})
+    S.discard(0)
+    S.draw(1)
+    S.open(1, mine)
+    S.take_okey(1, 0, ["R9"], x={"has": [{"type": "okey_taken", "tiles": ["R9"]}]})
+    S.discard(1)
+    S.expect(penalties=[0, 0, 0, 0], racks=S.racks())
+
+
+@scenario("north-sultan", "take_the_okey_from_a_pair",
+          "RULES.md §5 (north-sultan): an okey in a pair can be taken by putting the tile it "
+          "pairs with")
+def _okey_pair(S: Sc) -> None:
+    pairs = [["R2", "R2"], ["B4", "B4"], ["K9", "Y6"], ["Y11", "Y11"], ["Y3", "Y3"]]
+    S.deal("Y5", 0, r1=_tiles(pairs), r2=[*_tiles(POINTS_104), "K9"])
+    S.discard(0)
+    S.draw(1)
+    S.open(1, pairs=pairs)
+    S.discard(1)
+    S.draw(2)
+    S.open(2, POINTS_104)
+    S.take_okey(2, 2, ["K9"], x={"has": [{"type": "okey_taken", "meld": 2, "tiles": ["K9"]}]})
+    S.discard(2)
+    S.expect(penalties=[0, 0, 0, 0], racks=S.racks())
+
+
 # ---------------------------------------------------------------- §6 penalties
 @scenario("okeygg", "discarding_a_playable_tile_costs_101",
           "RULES.md §6 (okeygg): an opened player who discards a tile that could be laid off "

@@ -328,3 +328,50 @@ def _no_bot(S: Sc) -> None:
     S.raw(1, "replace_with_bot", x="no_bots", bot_id="bot-1")
     S.draw(1)
     S.discard(1)
+
+
+@scenario("okey-oyna", "an_opened_take_may_be_used_in_a_new_meld_or_pair",
+          "RULES.md §2, §4 (okey-oyna): an opened player takes K9 to lay K7 K8 K9; a "
+          "pairs-opener takes B3 to lay a new pair B3 B3")
+def _use_new(S: Sc) -> None:
+    pairs = [["R2", "R2"], ["B4", "B4"], ["K1", "K1"], ["Y11", "Y11"], ["Y3", "Y3"]]
+    S.deal("Y5", 0, r0=["K9"], r1=[*NEEDS_R10, "R10", "K7", "K8", "B3"],
+           r2=[*[t for g in pairs for t in g], "B3"])
+    S.discard(0)
+    S.draw(1)
+    S.open(1, OPEN_WITH_R10)
+    S.discard(1)
+    S.draw(2)
+    S.open(2, pairs=pairs)
+    S.discard(2)
+    S.idle(3)
+    S.draw(0)
+    S.discard(0, "K9")
+    S.take(1)
+    S.lay(1, [["K7", "K8", "K9"]])
+    S.discard(1, "B3")
+    S.take(2)
+    S.lay(2, pairs=[["B3", "B3"]])
+    S.discard(2)
+    S.expect(penalties=[0, 0, 0, 0], racks=S.racks())
+
+
+@scenario("okey-oyna", "a_timeout_discards_a_taken_tile_left_unused",
+          "RULES.md §2 (okey-oyna): an opened player took R9 (it must be laid), laid "
+          "something else and timed out: the server discards the unused R9, which is "
+          "playable, so the 101 for a playable discard applies")
+def _timeout_unused(S: Sc) -> None:
+    S.deal("Y5", 0, r0=["R9"], r1=[*NEEDS_R10, "R10", "K7", "K8", "K9"])
+    S.discard(0)
+    S.draw(1)
+    S.open(1, OPEN_WITH_R10)
+    S.discard(1)
+    S.idle(2)
+    S.idle(3)
+    S.draw(0)
+    S.discard(0, "R9")
+    S.take(1)
+    S.lay(1, [["K7", "K8", "K9"]])
+    S.timeout(1, "R9", draws=False, x={
+        "events": ["turn_timed_out", "tile_discarded", "penalty_imposed"]})
+    S.expect(penalties=[0, 101, 0, 0], racks=S.racks())

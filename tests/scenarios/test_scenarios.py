@@ -11,6 +11,10 @@ engine ignores: ``"rule"`` (the RULES.md section and house it shows) and ``"expe
       },
       "final": {"totals": [...], "finish": "okey", "penalties": [...]}   # exact, per key
     }
+
+The files are data. They were written by `python -m tests.scenarios.builder` from the specs
+in specs_*.py (which fill the racks with tiles that do nothing); to change one, change its
+spec and run the builder again, or edit the JSON by hand.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import pytest
 
 from okey101.errors import MalformedInput
 from okey101.table import scenario
+from okey101.table.evolve import replay
 
 HERE = Path(__file__).parent
 FILES = sorted(HERE.glob("*/*.json"))
@@ -58,6 +63,19 @@ def test_scenario(path: Path) -> None:
         _check_line(line["i"], line, want)
     for key, value in expect.get("final", {}).items():
         assert final[key] == value, f"final {key}: expected {value}, got {final[key]}"
+
+
+@pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(HERE)) for p in FILES])
+def test_replaying_a_scenarios_events_gives_its_state(path: Path) -> None:
+    """Event sourcing: folding every event the scenario produced, from a new table,
+    gives the state the live run ended in."""
+    doc = json.loads(path.read_text())
+    state, events = scenario.setup(doc)
+    for i, raw in enumerate(doc["commands"]):
+        state, decision = scenario.apply(state, scenario.to_command(state, raw, i))
+        if isinstance(decision, list):
+            events += decision
+    assert replay(events) == state
 
 
 def test_there_are_scenarios_for_every_house() -> None:
@@ -122,3 +140,13 @@ def test_a_rejected_command_is_not_an_error() -> None:
     out = scenario.run(_doc(commands=[{"seat": 1, "cmd": "draw"}]))
     assert out[0] == {"i": 0, "ok": False, "code": "not_your_turn",
                       "message": "seat 1 acted on seat 0's turn"}
+
+
+def test_a_deal_whose_starter_does_not_rotate_is_malformed() -> None:
+    path = HERE / "okeygg" / "a_three_hand_match_moves_the_starter_each_hand.json"
+    doc = json.loads(path.read_text())
+    doc["deals"][1]["starter"] = 0  # hand 2 must start at seat 1
+    racks = doc["deals"][1]["racks"]
+    racks[0].append(racks[1].pop())  # keep 22/21 valid for starter 0
+    with pytest.raises(MalformedInput, match="deal 1: starter 0, but hand 2 starts at seat 1"):
+        scenario.run(doc)

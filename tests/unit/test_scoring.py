@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from okey101 import tiles
 from okey101.errors import IllegalMove, MalformedInput
 from okey101.profiles import (
@@ -553,6 +554,10 @@ def test_property_doubling_never_exceeds_the_cap(
 ) -> None:
     profile, okey, finisher, finish, opened, racks = hand
     result = hand_scores(profile, okey, finisher, finish, opened, racks, False)
+    if finish == "deck_exhausted" and all(o is None for o in opened) and \
+            profile.deck_exhausted_none_opened != "score_racks":
+        assert result.scores == (0, 0, 0, 0)  # okeygg: nobody scores; classic: replayed
+        return
     for seat, value in enumerate(result.scores):
         if seat != finisher:
             base = rack_score(profile, okey, opened[seat], racks[seat])

@@ -7,6 +7,7 @@ from collections import Counter
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from okey101 import tiles
 from okey101.errors import MalformedInput
 from okey101.tiles import FAKE

@@ -222,10 +222,9 @@ def _deal_hand(ctx: _Ctx, number: int, attempt: int, starter: int) -> None:
             _end_match(ctx)
             return
         dealt, seed = stacked_deal(s.deals[s.deals_used], f"deal {s.deals_used}"), b""
-        if number > 1 or attempt > 0:  # the starter moves one seat each hand (§2)
-            if dealt.starter != starter:
-                raise MalformedInput(f"deal {s.deals_used}: starter {dealt.starter}, but hand "
-                                     f"{number} starts at seat {starter}")
+        if (number > 1 or attempt > 0) and dealt.starter != starter:  # moves each hand §2
+            raise MalformedInput(f"deal {s.deals_used}: starter {dealt.starter}, but hand "
+                                 f"{number} starts at seat {starter}")
     else:
         seed = D.hand_seed(bytes.fromhex(s.match_seed), number, attempt)
         dealt = D.deal(seed, starter)
@@ -418,9 +417,7 @@ def _maybe_siler(ctx: _Ctx, seat: int) -> None:
     me = hand.seats[seat]
     if me.opened is None or not p.siler:
         return
-    already = any(e for e in ctx.events if isinstance(e, E.PenaltyImposed)
-                  and e.seat == seat and e.reason == "siler")
-    if not already and me.opened_turn == ctx.s.turn and \
+    if not me.siler and me.opened_turn == ctx.s.turn and \
             scoring.siler_applies(p, me.opened, me.opening_value):
         ctx.emit(E.PenaltyImposed, seat=seat, points=scoring.siler_adjustment(p),
                  reason="siler")
@@ -653,8 +650,10 @@ def _end_match(ctx: _Ctx) -> None:
     s, p = ctx.s, ctx.profile
     totals = s.totals()
     rating = None
-    if p.rating == "classic":
-        rating = scoring.classic_rating_changes(totals, max(1, len(s.hand_scores)), s.left)
+    if p.rating == "classic":  # partners are rated by team totals (seeds/003)
+        rate = scoring.classic_team_rating_changes if p.partners else \
+            scoring.classic_rating_changes
+        rating = rate(totals, max(1, len(s.hand_scores)), s.left)
     teams = list(scoring.team_totals(totals)) if p.partners else None
     ctx.emit(E.MatchEnded, totals=totals, places=scoring.places(totals),
              rating_changes=rating, team_totals=teams)
@@ -710,19 +709,45 @@ def can_open_with(s: TableState, seat: int, tile: Tile) -> bool:
     me = hand.seats[seat]
     rack = [*me.rack, tile]
     if not p.pairs_need_declaration or me.declared_pairs:
-        extra = 1 if me.shown_indicator else 0
-        twin = rack.count(tile) >= 2 or hand.okey in me.rack
-        if twin and solver.most_pairs(rack, hand.okey, extra) >= threshold(s, seat, "pairs"):
+        # a shown indicator twin is a pairs joker, not a natural tile as well
+        extra = 1 if me.shown_indicator and hand.indicator in me.rack else 0
+        pool = list(without(tuple(rack), [hand.indicator])) if extra else rack
+        twin = rack.count(tile) >= 2 or hand.okey in me.rack or \
+            (extra == 1 and tile != hand.indicator)
+        if twin and solver.most_pairs(pool, hand.okey, extra) >= threshold(s, seat, "pairs"):
             return True
     need = threshold(s, seat, "points")
     best = solver.opening(rack, hand.okey, p.run_wraps_13_to_1)
-    if best.value < need:
-        return False
-    if any(pl[0] == tile for m in best.melds for pl in m.tiles):
-        return True
-    return any(m.value() + solver.opening(without(tuple(rack), [pl[0] for pl in m.tiles]),
+    if best.value >= need:
+        if any(pl[0] == tile for m in best.melds for pl in m.tiles):
+            return True
+        if any(m.value() + solver.opening(without(tuple(rack), [pl[0] for pl in m.tiles]),
                                           hand.okey, p.run_wraps_13_to_1).value >= need
-               for m in melds_with(rack, tile, hand.okey, p.run_wraps_13_to_1))
+               for m in melds_with(rack, tile, hand.okey, p.run_wraps_13_to_1)):
+            return True
+    return _can_go_elden_with(s, seat, rack, tile)
+
+
+def _can_go_elden_with(s: TableState, seat: int, rack: list[Tile], tile: Tile) -> bool:
+    """Could `rack` (holding the taken `tile`) be laid whole bar one discard, `tile` laid?
+    An elden opening is an opening, with no threshold (section 7)."""
+    p, hand = s.profile, s.hand
+    assert p is not None and hand is not None
+    if p.elden_only_while_nobody_opened and \
+            any(h.opened is not None for i, h in enumerate(hand.seats) if i != seat):
+        return False
+    wraps = p.run_wraps_13_to_1
+    first = solver.arrange(rack, hand.okey, wraps)
+    if len(first.leftover) == 1 and (first.leftover[0] != tile or rack.count(tile) > 1):
+        return True
+    if hand.okey not in rack and solver.leftover_value(first.leftover, hand.okey) > 13:
+        return False  # a single left-over tile is worth 13 at most
+    for u in sorted(set(rack)):
+        if u == tile and rack.count(tile) < 2:
+            continue
+        if not solver.arrange(without(tuple(rack), [u]), hand.okey, wraps).leftover:
+            return True
+    return False
 
 
 def can_use(s: TableState, seat: int, tile: Tile) -> bool:
@@ -732,13 +757,15 @@ def can_use(s: TableState, seat: int, tile: Tile) -> bool:
     if M.is_playable(tile, [m.meld for m in hand.melds], hand.okey, p.run_wraps_13_to_1):
         return True
     me = hand.seats[seat]
+    # a new pair or meld with it, keeping a tile for the discard
     if (me.opened == "pairs" or any(h.opened == "pairs" for h in hand.seats)) and \
-            (tile in me.rack or hand.okey in me.rack or (tile == hand.okey and me.rack)):
-        return True  # a new pair with it (pairs are open to this seat)
+            len(me.rack) >= 2 and (tile in me.rack or hand.okey in me.rack or tile == hand.okey):
+        return True  # pairs are open to this seat
     if me.opened == "pairs":  # a pairs-opener lays no runs or groups
         return False
     rack = [*me.rack, tile]
-    return any(True for _ in melds_with(rack, tile, hand.okey, p.run_wraps_13_to_1))
+    return any(len(m.tiles) <= len(me.rack)
+               for m in melds_with(rack, tile, hand.okey, p.run_wraps_13_to_1))
 
 
 def melds_with(rack: Sequence[Tile], tile: Tile, okey: Tile, wraps: bool) -> list[M.Meld]:

@@ -303,7 +303,8 @@ def _penalty_imposed(s: TableState, e: E.PenaltyImposed) -> TableState:
     s = _with(s, "penalties", e.seat, s.penalties[e.seat] + e.points)
     if s.hand is not None:
         seat = s.hand.seats[e.seat]
-        s = replace(s, hand=_seat(s.hand, e.seat, penalties=seat.penalties + e.points))
+        s = replace(s, hand=_seat(s.hand, e.seat, penalties=seat.penalties + e.points,
+                                  siler=seat.siler or e.reason == "siler"))
     return s
 
 

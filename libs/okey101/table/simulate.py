@@ -172,8 +172,8 @@ def _wants_discard(s: _Seen, top: Tile) -> bool:
             return True
         pairs_ok = not s.p.pairs_need_declaration or s.me.declared_pairs
         return pairs_ok and _pairs_plan(s, rack, top) is not None
-    if s.me.opened == "pairs":
-        return top != s.okey and top in s.rack
+    if s.me.opened == "pairs":  # a new pair with its twin, a tile kept to discard
+        return top != s.okey and top in s.rack and len(s.rack) >= 2
     arranged = _keep_one(list(solver.arrange(rack, s.okey, s.wraps,
                                              s.p.okey_in_rack_value).melds), len(rack))
     return top in _played(arranged)

@@ -35,6 +35,7 @@ class SeatHand(msgspec.Struct, frozen=True):
     has_played: bool = False  # has drawn, taken or discarded this hand
     penalties: int = 0  # in-game penalties this hand (and Siler)
     elden_opening: bool = False  # opened below the threshold by laying the whole rack
+    siler: bool = False  # okeygg: this opening has had its 101 erased
 
 
 class TurnScratch(msgspec.Struct, frozen=True):

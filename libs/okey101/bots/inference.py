@@ -1,0 +1,126 @@
+"""What a seat can infer from public information: live tiles and the next player's wants.
+
+Only `PlayerView`s go in (RULES.md section 11). A tile kind is *live* while copies of it
+may still come to this seat: two copies of each kind, less those the seat can see (its own
+rack, every discard pile, the melds on the table, the indicator) and less those it knows to
+sit hidden in another rack. The one hidden place a seat can know of is the next player's
+rack: the next player (seat + 1) is the only one who takes this seat's discards, so a
+discard that is gone from this seat's pile at its next turn went there.
+
+`Memory` holds what one seat saw in the earlier views of the same hand (its rack at its last
+view and the size of its own pile), and from that alone the tiles the next player took.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from okey101 import tiles
+from okey101.tiles import KINDS, Tile
+
+from .seat import Seat
+
+HandKey = tuple[str, int, int, int]  # table, seat, hand, attempt
+
+
+class Memory:
+    """One seat's memory of one hand, built only from its successive views."""
+
+    def __init__(self, key: HandKey) -> None:
+        self.key = key
+        self.turn = -1
+        self.last_rack: Counter[Tile] = Counter()
+        self.last_pile = 0
+        self.fed: Counter[Tile] = Counter()  # my discards the next player took
+
+    def see(self, s: Seat) -> None:
+        """Fold one view in: at the first view of a turn, settle what became of the tile
+        discarded at the end of the previous turn."""
+        pile = len(s.me.discards)
+        if self.turn >= 0 and s.v.turn == self.turn + 4:  # my next turn: 3 seats between
+            gone = self.last_rack - Counter(s.rack)
+            if sum(gone.values()) == 1 and pile == self.last_pile:
+                self.fed.update(gone)  # discarded, then taken by the next seat
+        self.turn = s.v.turn
+        self.last_rack = Counter(s.rack)
+        self.last_pile = pile
+
+
+class Knowledge:
+    """Live counts and the next player's record, for one view (and its memory)."""
+
+    def __init__(self, s: Seat, memory: Memory | None = None) -> None:
+        self.s = s
+        seen: Counter[Tile] = Counter(s.rack)
+        for seat in s.h.seats:
+            seen.update(tiles.parse_many(seat.discards))
+        for m in s.table:
+            seen.update(played for played, _ in m.tiles)
+        seen[s.indicator] += 1
+        self.visible = seen
+        hidden: Counter[Tile] = Counter()
+        if memory is not None:
+            for t, n in memory.fed.items():
+                hidden[t] = max(0, min(n, 2 - seen[t]))
+        self.hidden = hidden
+        self.live = [max(0, 2 - seen[t] - hidden[t]) for t in range(KINDS)]
+        self.unseen = max(1, sum(self.live))
+        nxt = s.h.seats[(s.seat + 1) % 4]
+        self.next_opened = nxt.opened is not None
+        self.next_discards = tiles.parse_many(nxt.discards)
+        self.next_took = [t for t, n in (memory.fed if memory else Counter()).items()
+                          for _ in range(n)]
+
+    def draws_left(self) -> int:
+        """This seat's draws still to come, if nobody takes a discard."""
+        return max(0, (self.s.h.deck_count + 3) // 4)
+
+    def p_draw(self, kind: Tile) -> float:
+        """The chance one draw brings `kind`: live copies over unseen tiles."""
+        return self.live[kind] / self.unseen
+
+    def twin_live(self, tile: Tile) -> int:
+        return self.live[tile]
+
+    def feeding_risk(self, tile: Tile) -> float:
+        """How much the next player may want `tile`: near what it took from this seat's
+        discards (more), near what it threw away itself (less)."""
+        s = self.s
+        risk = 0.0
+        for t in self.next_took:
+            if _near(s, tile, t):
+                risk += 1.0
+        for t in self.next_discards:
+            if t == tile:
+                risk -= 0.5
+            elif _near(s, tile, t):
+                risk -= 0.25
+        return risk
+
+
+def _near(s: Seat, a: Tile, b: Tile) -> bool:
+    """Could `a` and `b` sit in one run or group?"""
+    if a == s.okey or b == s.okey:
+        return True
+    a, b = s.stands(a), s.stands(b)
+    if a == b:
+        return False
+    ca, na, cb, nb = tiles.colour_of(a), tiles.number_of(a), tiles.colour_of(b), \
+        tiles.number_of(b)
+    if na == nb:
+        return True
+    if ca != cb:
+        return False
+    gap = abs(na - nb)
+    if s.wraps:
+        gap = min(gap, abs((14 if na == 1 else na) - (14 if nb == 1 else nb)))
+    return gap <= 2
+
+
+def near(s: Seat, a: Tile, b: Tile) -> bool:
+    return _near(s, a, b)
+
+
+def neighbours(s: Seat, tile: Tile) -> list[Tile]:
+    """The kinds that could sit in one run or group with `tile` (the okey among them)."""
+    return [k for k in range(KINDS) if k != tile and _near(s, tile, k)]

@@ -1,0 +1,173 @@
+"""Level 3: level 2 plus inference from public information (`inference.py`).
+
+What it adds to level 2 (`levels.Level2Play`):
+- Before opening, each loose tile is weighed by what the rack loses without it: for every
+  live tile kind (copies not seen in the discards, on the table, in its rack, or known to
+  sit in the next player's rack), how much one draw of it would raise the rack's chance to
+  open (a utility of the best opening value), weighted by its live copies. The discard is
+  the tile whose loss is least; ties go to a tile the next player is least likely to want,
+  then to the highest.
+- Points or pairs by liveness: the expected draws to reach the threshold (points: the live
+  draws that raise the opening value; pairs: the singles whose twin is still live, and the
+  okeys) decide the plan.
+- After opening, a loose tile is kept by its chance to be used before the deck runs out
+  (live kinds that would meld it); the discard is the tile with the highest value at risk,
+  less a charge for feeding the next player what it collects.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from okey101 import solver
+from okey101.table import messages as E
+from okey101.table.views import PlayerView
+from okey101.tiles import KINDS, Tile
+
+from . import plays
+from .inference import Knowledge, Memory, neighbours
+from .levels import Level2Play, partners, safe_choice
+from .seat import Seat, played
+
+OPEN_CURVE = 3.0  # utility of an opening value v below the threshold: (v / need) ** curve
+PAIRS_HANDICAP = 1.5  # pairs are played only when this much quicker than points
+FEED_CHARGE = 3.0  # points of rack value one unit of feeding risk is worth
+
+
+class Level3:
+    """The level-3 bot: callable on views; remembers, per seat, the hand it is playing."""
+
+    def __init__(self) -> None:
+        self._memory: dict[tuple[str, int], Memory] = {}
+
+    def __call__(self, v: PlayerView) -> E.Command:
+        s = Seat(v)
+        key = (v.table_id, v.seat, s.h.number, s.h.attempt)
+        memory = self._memory.get((v.table_id, v.seat))
+        if memory is None or memory.key != key or v.turn < memory.turn:
+            memory = self._memory[(v.table_id, v.seat)] = Memory(key)
+        memory.see(s)
+        return Level3Play(s, Knowledge(s, memory)).command()
+
+
+class Level3Play(Level2Play):
+    def __init__(self, s: Seat, k: Knowledge) -> None:
+        super().__init__(s)
+        self.k = k
+        self._outs: tuple[int, list[tuple[Tile, int, solver.Solution]]] | None = None
+
+    # ------------------------------------------------------------ points before opening
+    def utility(self, value: int) -> float:
+        need = max(1, self.s.me.points_needed)
+        return 1.0 if value >= need else (value / need) ** OPEN_CURVE
+
+    def outs(self) -> tuple[int, list[tuple[Tile, int, solver.Solution]]]:
+        """(best opening value now, [(live kind, its live copies, best opening with it)])
+        for the kinds that would raise the value."""
+        if self._outs is None:
+            s, rack = self.s, self.s.rack
+            v0 = solver.opening(rack, s.okey, s.wraps).value
+            found = []
+            for t in range(KINDS):
+                n = self.k.live[t]
+                if n:
+                    sol = solver.opening([*rack, t], s.okey, s.wraps)
+                    if sol.value > v0:
+                        found.append((t, n, sol))
+            self._outs = (v0, found)
+        return self._outs
+
+    def points_draws(self) -> float:
+        """Expected draws to reach the points threshold (inf if no live draw helps)."""
+        v0, found = self.outs()
+        gap = self.s.me.points_needed - v0
+        if gap <= 0:
+            return 0.0
+        rate = sum(n * min(sol.value - v0, gap) for _, n, sol in found) / self.k.unseen
+        return gap / rate if rate > 0 else float("inf")
+
+    def pairs_draws(self) -> float:
+        s = self.s
+        found = plays.pairs_in(s, s.rack)
+        gap = s.me.pairs_needed - len(found)
+        if gap <= 0:
+            return 0.0
+        singles = set(s.rack) - set(played(found)) - {s.okey}
+        outs = sum(self.k.live[t] for t in singles) + self.k.live[s.okey]
+        return gap / (outs / self.k.unseen) if outs else float("inf")
+
+    def pairs_mode(self) -> bool:
+        s = self.s
+        if s.opened is not None:
+            return s.opened == "pairs"
+        pairs = self.pairs_draws()
+        return pairs < float("inf") and pairs * PAIRS_HANDICAP < self.points_draws()
+
+    # ------------------------------------------------------------ the discard
+    def discard(self) -> Tile:
+        s = self.s
+        if len(s.rack) == 1:
+            return s.rack[0]
+        if s.opened is None:
+            return self.pairs_discard() if self.pairs_mode() else self.points_discard()
+        if s.opened == "pairs":
+            return self.pairs_discard()
+        return self.opened_discard()
+
+    def points_discard(self) -> Tile:
+        s = self.s
+        rack = s.rack
+        v0, found = self.outs()
+        loose = solver.opening(rack, s.okey, s.wraps).leftover
+        pool = sorted(set(safe_choice(s, loose)))
+        if len(pool) == 1:
+            return pool[0]
+        have = Counter(rack)
+        u0 = self.utility(v0)
+        loss = dict.fromkeys(pool, 0.0)
+        for t, n, sol in found:
+            gain = self.utility(sol.value) - u0
+            used = Counter(played(sol.melds))
+            for d in pool:
+                if used[d] > have[d] - 1:
+                    rest = plays.without([*rack, t], [d])
+                    value = solver.opening(rest, s.okey, s.wraps).value
+                    loss[d] += n * (gain - (self.utility(value) - u0))
+        return min(pool, key=lambda d: (round(loss[d], 9), self.k.feeding_risk(d),
+                                        bool(partners(s, d, rack)), -s.value(d), d))
+
+    def pairs_discard(self) -> Tile:
+        s = self.s
+        found = plays.pairs_in(s, s.rack)
+        loose = plays.without(s.rack, played(found))
+        pool = sorted(set(safe_choice(s, loose)))
+        return min(pool, key=lambda d: (self.k.live[d], self.k.feeding_risk(d), -s.value(d), d))
+
+    def opened_discard(self) -> Tile:
+        s = self.s
+        rack = s.rack
+        loose = s.arrange(rack).leftover
+        pool = sorted(set(safe_choice(s, loose)))
+        if len(pool) == 1:
+            return pool[0]
+        draws = self.k.draws_left()
+        scores = {d: s.value(d) * (1 - self.p_used(d, rack, draws))
+                  - FEED_CHARGE * self.k.feeding_risk(d) for d in pool}
+        return max(pool, key=lambda d: (round(scores[d], 9), s.value(d), -d))
+
+    def p_used(self, d: Tile, rack: Sequence[Tile], draws: int) -> float:
+        """The chance `d` is melded by a draw still to come (one draw's outs, repeated)."""
+        if draws <= 0:
+            return 0.0
+        s = self.s
+        outs = 0
+        for t in neighbours(s, d):
+            n = self.k.live[t]
+            if not n:
+                continue
+            after = [*rack, t]
+            if Counter(s.arrange(after).leftover)[d] < Counter(after)[d]:
+                outs += n
+        p = min(1.0, outs / self.k.unseen)
+        return 1 - (1 - p) ** draws

@@ -1,0 +1,1 @@
+"""The turn-timer service: times out stalled seats (python -m services.timers)."""

@@ -1,0 +1,218 @@
+"""The turn-timer service's Kafka shell around `okey101.timers`.
+
+Consumes the events topic (read_committed) in a consumer group, so instances share the
+partitions; every assigned partition is re-read from the beginning into a fresh
+`TurnClock`, with each event's Kafka record timestamp as its time, so after a crash or a
+rebalance the deadlines are rebuilt exactly as they were. A partition issues nothing until
+its re-read has reached the end offset it had when it was assigned (no timeouts against an
+old seq). No offsets are committed: the log is the timer's only state.
+
+Every tick the due `TimeOut` commands are published to the commands topic, keyed by the
+table id (the murmur2 partitioner puts them with the table's other commands), from an
+idempotent producer. The command id is (table, turn, seq): a restarted timer that issues a
+timeout again gets the processor's original outcome back (duplicate detection); a timeout
+for a turn that was played meanwhile is rejected by its turn and seq.
+
+The clock is injected (`now`, seconds on the same scale as the record timestamps).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import msgspec
+import structlog
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
+from aiokafka.errors import IllegalStateError, KafkaError
+
+from okey101 import topics
+from okey101.table import messages as E
+from okey101.timers import TurnClock
+from services.common.kafka import provision
+from services.timers import metrics
+
+log = structlog.get_logger("timers")
+
+
+class Timers:
+    def __init__(self, bootstrap: str, prefix: str = "okey", group: str = "okey-timers",
+                 tick: float = 0.1, now: Callable[[], float] = time.time,
+                 instance_id: str | None = None, partitions: int = topics.PARTITIONS) -> None:
+        self.bootstrap = bootstrap
+        self.prefix = prefix
+        self.group = group
+        self.tick_seconds = tick
+        self.now = now
+        self.instance_id = instance_id
+        self.partitions = partitions
+        self.events = topics.EVENTS.name(prefix)
+        self.commands = topics.COMMANDS.name(prefix)
+        self.clocks: dict[int, TurnClock] = {}
+        self.catching_up: dict[int, int] = {}  # partition -> the end offset to reach first
+        self.consumer: AIOKafkaConsumer | None = None
+        self.producer: AIOKafkaProducer | None = None
+        self._stopping = asyncio.Event()
+        self.ready = asyncio.Event()  # set once every assigned partition has caught up
+
+    # ------------------------------------------------------------ lifecycle
+    async def run(self) -> None:
+        self.partitions = await provision(self.bootstrap, self.prefix, self.partitions)
+        self.producer = AIOKafkaProducer(bootstrap_servers=self.bootstrap,
+                                         enable_idempotence=True, linger_ms=0,
+                                         request_timeout_ms=30000)
+        await self.producer.start()
+        self.consumer = AIOKafkaConsumer(
+            bootstrap_servers=self.bootstrap, group_id=self.group, enable_auto_commit=False,
+            isolation_level="read_committed", auto_offset_reset="earliest",
+            session_timeout_ms=10000, heartbeat_interval_ms=1000,
+            group_instance_id=self.instance_id, max_partition_fetch_bytes=8 * 1024 * 1024,
+            # a read_committed fetch is not woken by a commit marker: keep its wait short
+            fetch_max_wait_ms=20)
+        try:
+            await self.consumer.start()
+            self.consumer.subscribe([self.events], listener=_Rebalance(self))
+            log.info("timers_started", bootstrap=self.bootstrap, group=self.group,
+                     prefix=self.prefix, tick_ms=round(self.tick_seconds * 1000))
+            next_tick = time.monotonic()
+            while not self._stopping.is_set():
+                wait = max(0.0, next_tick - time.monotonic())
+                batches = await self.consumer.getmany(timeout_ms=int(wait * 1000),
+                                                      max_records=10000)
+                for tp, records in batches.items():
+                    self._fold(tp, records)
+                await self._check_caught_up()
+                if time.monotonic() >= next_tick:
+                    await self.tick()
+                    next_tick = time.monotonic() + self.tick_seconds
+        finally:
+            await self._shutdown()
+
+    def stop(self) -> None:
+        self._stopping.set()
+
+    async def _shutdown(self) -> None:
+        if self.consumer is not None:
+            with contextlib.suppress(KafkaError, OSError, asyncio.TimeoutError):
+                await self.consumer.stop()
+        if self.producer is not None:
+            with contextlib.suppress(KafkaError, OSError, asyncio.TimeoutError):
+                await asyncio.wait_for(self.producer.stop(), 10)
+        log.info("timers_stopped")
+
+    # ------------------------------------------------------------ partitions
+    async def assign(self, assigned: Sequence[TopicPartition]) -> None:
+        assert self.consumer is not None
+        tps = [tp for tp in assigned if tp.topic == self.events]
+        if not tps:
+            return
+        ends = await self.consumer.end_offsets(tps)  # read_committed: the last stable offset
+        for tp in tps:
+            self.clocks[tp.partition] = TurnClock()
+            self.catching_up[tp.partition] = ends[tp]
+        await self.consumer.seek_to_beginning(*tps)
+        metrics.CATCHING_UP.set(len(self.catching_up))
+        log.info("partitions_assigned", partitions=sorted(tp.partition for tp in tps),
+                 end_offsets={tp.partition: ends[tp] for tp in tps})
+
+    async def revoke(self, revoked: Sequence[TopicPartition]) -> None:
+        for tp in revoked:
+            if tp.topic == self.events:
+                self.clocks.pop(tp.partition, None)
+                self.catching_up.pop(tp.partition, None)
+        self.ready.clear()
+        metrics.CATCHING_UP.set(len(self.catching_up))
+        self._gauge()
+
+    async def _check_caught_up(self) -> None:
+        assert self.consumer is not None
+        for partition, end in list(self.catching_up.items()):
+            tp = TopicPartition(self.events, partition)
+            try:
+                position = await self.consumer.position(tp)
+            except IllegalStateError:  # no longer assigned
+                self.catching_up.pop(partition, None)
+                continue
+            if position >= end:
+                self.catching_up.pop(partition, None)
+                clock = self.clocks.get(partition)
+                log.info("partition_caught_up", partition=partition, offset=position,
+                         tables=clock.tracked if clock is not None else 0)
+        metrics.CATCHING_UP.set(len(self.catching_up))
+        if not self.catching_up and self.clocks and not self.ready.is_set():
+            self.ready.set()
+            log.info("timers_ready", partitions=sorted(self.clocks))
+
+    # ------------------------------------------------------------ folding
+    def _fold(self, tp: TopicPartition, records: list[Any]) -> None:
+        clock = self.clocks.get(tp.partition)
+        if clock is None or tp.topic != self.events:
+            return
+        for record in records:
+            if record.value is None:
+                continue
+            try:
+                event = E.event_decoder.decode(record.value)
+            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+                metrics.IGNORED.inc()
+                log.warning("undecodable_event", partition=tp.partition,
+                            offset=record.offset, error=str(exc))
+                continue
+            if not clock.fold(event, record.timestamp / 1000):
+                metrics.IGNORED.inc()
+        self._gauge()
+
+    def _gauge(self) -> None:
+        metrics.TABLES.set(sum(c.tracked for c in self.clocks.values()))
+
+    # ------------------------------------------------------------ issuing
+    async def tick(self) -> int:
+        """Publish every due timeout of the caught-up partitions; the number published."""
+        assert self.producer is not None
+        started = time.perf_counter()
+        now = self.now()
+        due: list[tuple[TurnClock, E.TimeOut, float]] = []
+        for partition, clock in self.clocks.items():
+            if partition in self.catching_up:
+                continue
+            for command in clock.due(now):
+                deadline = clock.deadline(command.table_id)
+                due.append((clock, command, deadline.at if deadline is not None else now))
+        sent = 0
+        if due:
+            results = await asyncio.gather(*(self._send(c) for _, c, _ in due),
+                                           return_exceptions=True)
+            for (clock, command, at), result in zip(due, results, strict=True):
+                bound = log.bind(table_id=command.table_id, command_id=command.command_id,
+                                 seat=command.seat, turn=command.turn, seq=command.seq)
+                if isinstance(result, BaseException):
+                    clock.release(command)  # issued again next tick
+                    metrics.SEND_FAILURES.inc()
+                    bound.warning("timeout_send_failed", error=repr(result))
+                    continue
+                sent += 1
+                metrics.TIMEOUTS.inc()
+                metrics.LATENESS.observe(max(0.0, now - at))
+                bound.info("timeout_issued", lateness=round(now - at, 3))
+        metrics.TICK.observe(time.perf_counter() - started)
+        return sent
+
+    async def _send(self, command: E.TimeOut) -> None:
+        assert self.producer is not None
+        future = await self.producer.send(self.commands, E.encode(command),
+                                          key=command.table_id.encode())
+        await future
+
+
+class _Rebalance(ConsumerRebalanceListener):  # type: ignore[misc]
+    def __init__(self, timers: Timers) -> None:
+        self.timers = timers
+
+    async def on_partitions_revoked(self, revoked: Sequence[TopicPartition]) -> None:
+        await self.timers.revoke(revoked)
+
+    async def on_partitions_assigned(self, assigned: Sequence[TopicPartition]) -> None:
+        await self.timers.assign(assigned)

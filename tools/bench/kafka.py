@@ -1,0 +1,195 @@
+"""Benchmark: the rules processor on the local broker.
+
+Whole matches are played in process by the simple players and recorded; their commands
+are replayed onto 500 tables (each table a copy of a recorded match under its own id),
+interleaved so every table's commands stay in order. For each offered load the commands
+are produced at that rate for the given time; the latency of a command is from its
+produce to the consumption of its outcome, which the processor commits in the same
+transaction as the command's events (read_committed). Saturation: a backlog is produced
+first, then the processor is started and the drain rate measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import msgspec
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+
+from okey101 import topics
+from okey101.table import messages as E
+from okey101.table.simulate import match_seeds, play_match
+from services.common.kafka import bootstrap_servers, provision
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def record(tables: int, distinct: int, hands: int, seed: int) -> list[list[E.Command]]:
+    profile = {"base": "north-sultan", "options": {"hands_per_match": hands}}
+    matches = [play_match(profile, s).commands for s in match_seeds(seed, distinct)]
+    out = []
+    for t in range(tables):
+        table = f"bench-{uuid.uuid4().hex[:6]}-{t}"
+        out.append([msgspec.structs.replace(c, table_id=table, command_id=f"{table}-{i}")
+                    for i, c in enumerate(matches[t % distinct])])
+    return out
+
+
+def interleave(per_table: list[list[E.Command]]) -> list[E.Command]:
+    out: list[E.Command] = []
+    for i in range(max(len(c) for c in per_table)):
+        out += [c[i] for c in per_table if i < len(c)]
+    return out
+
+
+class Processor:
+    def __init__(self, bootstrap: str, prefix: str) -> None:
+        self.args = [sys.executable, "-m", "services.processor", "--bootstrap", bootstrap,
+                     "--prefix", prefix, "--group", f"{prefix}-group", "--metrics-port", "0",
+                     "--allow-stacked-deals", "--instance-id", "bench"]
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        log = ROOT / ".cache" / "bench-processor.log"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        self.proc = subprocess.Popen(self.args, cwd=ROOT, stdout=log.open("ab"),
+                                     stderr=subprocess.STDOUT,
+                                     env=dict(os.environ, OKEY_LOG_LEVEL="warning"))
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            self.proc.wait(30)
+
+
+async def run_load(bootstrap: str, prefix: str, commands: list[E.Command], rate: float | None
+                   ) -> tuple[float, list[float], int]:
+    """(throughput, latencies in ms, outcomes) for `commands` produced at `rate`/s."""
+    sent: dict[str, float] = {}
+    latencies: list[float] = []
+    refused: dict[str, int] = {}
+    consumer = AIOKafkaConsumer(topics.OUTCOMES.name(prefix), bootstrap_servers=bootstrap,
+                                group_id=None, isolation_level="read_committed",
+                                auto_offset_reset="latest", enable_auto_commit=False,
+                                fetch_max_wait_ms=10)
+    await consumer.start()
+    await consumer.getmany(timeout_ms=200)  # join at the end of the topic
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, linger_ms=1,
+                                enable_idempotence=True)
+    await producer.start()
+    last = 0.0
+    arrivals: list[float] = []
+
+    async def consume() -> None:
+        nonlocal last
+        while len(latencies) < len(commands):
+            batch = await consumer.getmany(timeout_ms=500, max_records=5000)
+            now = time.perf_counter()
+            for records in batch.values():
+                for r in records:
+                    outcome = E.outcome_decoder.decode(r.value)
+                    at = sent.pop(outcome.command_id, None)
+                    if at is not None and not outcome.accepted:
+                        refused[outcome.code] = refused.get(outcome.code, 0) + 1
+                    if at is not None:
+                        latencies.append((now - at) * 1000)
+                        arrivals.append(now)
+                        last = now
+
+    reader = asyncio.create_task(consume())
+    started = time.perf_counter()
+    for i, command in enumerate(commands):
+        sent[command.command_id] = time.perf_counter()
+        await producer.send(topics.COMMANDS.name(prefix), E.encode(command),
+                            key=command.table_id.encode())
+        if rate:
+            ahead = started + i / rate - time.perf_counter()
+            if ahead > 0:
+                await asyncio.sleep(ahead)
+    await producer.flush()
+    try:
+        await asyncio.wait_for(reader, timeout=120)
+    finally:
+        reader.cancel()
+        await producer.stop()
+        await consumer.stop()
+    if refused:
+        print(f"  (rejected: {refused})")
+    if rate:
+        return len(latencies) / max(last - started, 1e-9), latencies, len(latencies)
+    # a drain: outcomes come in bursts, one per transaction; use the middle 80%
+    lo, hi = int(len(arrivals) * 0.1), int(len(arrivals) * 0.9)
+    span = arrivals[hi] - arrivals[lo] if hi > lo else 0.0
+    return (hi - lo) / max(span, 1e-9), latencies, len(latencies)
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
+
+
+async def main_async(args: argparse.Namespace) -> None:
+    if not os.environ.get("KAFKA_BOOTSTRAP"):
+        subprocess.run(["bash", str(ROOT / "tools" / "kafka" / "broker.sh"), "start"],
+                       check=True)
+    bootstrap = bootstrap_servers()
+    prefix = f"bench{uuid.uuid4().hex[:6]}"
+    await provision(bootstrap, prefix, args.partitions)
+    per_table = record(args.tables, 25, args.hands, args.seed)
+    stream = interleave(per_table)
+    print(f"kafka: {args.tables} tables, {len(stream)} recorded commands "
+          f"(north-sultan, {args.hands} hands a match), topics {prefix}.* with "
+          f"{args.partitions} partitions")
+    processor = Processor(bootstrap, prefix)
+    at = 0
+    try:
+        processor.start()
+        # warm up: create the tables and start their matches
+        warm = [c for cmds in per_table for c in cmds[:6]]
+        await run_load(bootstrap, prefix, warm, None)
+        at = 6
+        stream = interleave([c[at:] for c in per_table])
+        for rate in args.rates:
+            n = min(len(stream), int(rate * args.seconds))
+            batch, stream = stream[:n], stream[n:]
+            rps, lat, count = await run_load(bootstrap, prefix, batch, rate)
+            print(f"offered {rate:>5}/s for {args.seconds:.0f} s: sustained {rps:7.0f} commands/s"
+                  f"  latency p50 {statistics.median(lat):6.1f} ms  p99 {pct(lat, 0.99):6.1f} ms"
+                  f"  max {max(lat):7.1f} ms  ({count} commands)")
+        processor.stop()
+        backlog = stream[: args.backlog]
+        producer_side = asyncio.create_task(run_load(bootstrap, prefix, backlog, None))
+        await asyncio.sleep(max(2.0, len(backlog) / 20000))  # the backlog is in Kafka first
+        restarted = time.perf_counter()
+        processor.start()
+        rps, lat, count = await producer_side
+        whole = count / (time.perf_counter() - restarted)
+        print(f"saturation: a backlog of {count} commands drained at {rps:7.0f} commands/s "
+              f"(middle 80% of the outcomes; {whole:.0f}/s counting the processor's start, "
+              "rebuild from the log and the final wait)")
+    finally:
+        processor.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--tables", type=int, default=500)
+    parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--rates", type=float, nargs="+", default=[500, 1000, 2000])
+    parser.add_argument("--hands", type=int, default=11)
+    parser.add_argument("--backlog", type=int, default=60000)
+    parser.add_argument("--seed", type=int, default=101)
+    parser.add_argument("--partitions", type=int, default=topics.PARTITIONS)
+    asyncio.run(main_async(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()
