@@ -29,6 +29,8 @@ def schemas() -> dict[str, Any]:
     except ImportError:
         return out
     out.update(messages.published_schemas())
+    from okey101.table import views
+    out["view-update.schema.json"] = msgspec.json.schema(views.ViewUpdate)
     return out
 
 

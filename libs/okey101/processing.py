@@ -18,13 +18,14 @@ from okey101.table import messages as E
 from okey101.table.decide import decide_and_fold
 from okey101.table.evolve import NEW_TABLE, evolve
 from okey101.table.state import TableState
-from okey101.table.views import event_for
+from okey101.table.views import ViewUpdate, event_for, view_updates
 
 
 class Output(msgspec.Struct):
     events: list[E.Event] = msgspec.field(default_factory=list)
     outcome: E.Outcome | None = None
     views: list[E.SeatEvent] = msgspec.field(default_factory=list)
+    seat_views: list[ViewUpdate] = msgspec.field(default_factory=list)
     dead_letter: E.DeadLetter | None = None
     command: E.Command | None = None
 
@@ -113,7 +114,8 @@ class PartitionTables:
         outcome = E.Outcome(table_id=command.table_id, command_id=command.command_id,
                             accepted=True, seqs=[e.seq for e in decision])
         self.outcomes[key] = outcome
-        return Output(events=decision, outcome=outcome, views=views, command=command)
+        return Output(events=decision, outcome=outcome, views=views, command=command,
+                      seat_views=view_updates(after))
 
     def active_tables(self) -> int:
         return sum(1 for s in self.tables.values() if s.status in ("seating", "playing"))

@@ -39,11 +39,15 @@ OUTCOMES = TopicSpec(
 VIEWS = TopicSpec(
     "views", "table id:seat", "seat event (proto/seat-event.schema.json)",
     7 * 24 * 3600 * 1000, "processor (transactional)", "players' gateways, bots")
+SEAT_VIEWS = TopicSpec(
+    "seatviews", "table id:seat", "a seat's whole view after a change "
+    "(proto/view-update.schema.json): bot seats, and the spectators' (seat -1) while a "
+    "seat is empty", 24 * 3600 * 1000, "processor (transactional)", "bots service")
 DEAD_LETTERS = TopicSpec(
     "deadletters", "original key", "dead letter (proto/dead-letter.schema.json)",
     30 * 24 * 3600 * 1000, "processor", "operators")
 
-ALL = (COMMANDS, EVENTS, OUTCOMES, VIEWS, DEAD_LETTERS)
+ALL = (COMMANDS, EVENTS, OUTCOMES, VIEWS, SEAT_VIEWS, DEAD_LETTERS)
 
 
 def partition_for(key: bytes, partitions: int) -> int:

@@ -38,7 +38,8 @@ async def provision(bootstrap: str, prefix: str = "okey",
             with contextlib.suppress(TopicAlreadyExistsError):  # another instance won
                 await admin.create_topics(wanted)
         names = [topics.COMMANDS.name(prefix), topics.EVENTS.name(prefix),
-                 topics.OUTCOMES.name(prefix), topics.VIEWS.name(prefix)]
+                 topics.OUTCOMES.name(prefix), topics.VIEWS.name(prefix),
+                 topics.SEAT_VIEWS.name(prefix)]
         for _ in range(50):
             described = await admin.describe_topics(names)
             counts = {d["topic"]: len(d["partitions"]) for d in described if not d["error_code"]}

@@ -1,35 +1,221 @@
-"""`make demo`: what okey101 can do so far, under each house."""
+"""`make demo`: the whole service playing itself.
+
+Starts the local Kafka broker (unless KAFKA_BOOTSTRAP points elsewhere), the rules
+processor, the turn timers and the bots; opens one table per house with four bots each;
+plays whole matches while showing each table's progress; prints the standings and every
+hand's outcome, and where the metrics are; then stops everything it started.
+"""
 
 from __future__ import annotations
 
 import argparse
-import random
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
 
-from okey101 import profiles, solver, tiles
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+
+from okey101 import profiles, topics
+from okey101.table import messages as E
+from services.common.kafka import bootstrap_servers, provision
+
+ROOT = Path(__file__).resolve().parents[2]
+BROKER = ROOT / "tools" / "kafka" / "broker.sh"
+LEVELS = (3, 2, 2, 1)  # the bots at each table, by seat
+
+
+@dataclass
+class Table:
+    table_id: str
+    house: str
+    hands: int
+    players: list[str]
+    done_hands: int = 0
+    outcomes: list[str] = field(default_factory=list)
+    ended: E.MatchEnded | None = None
+
+
+class Service:
+    def __init__(self, name: str, args: list[str], logs: Path) -> None:
+        self.name = name
+        self.log = logs / f"{name}.log"
+        self.proc = subprocess.Popen([sys.executable, "-m", f"services.{name}", *args],
+                                     cwd=ROOT, stdout=self.log.open("wb"),
+                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                     env=dict(os.environ, OKEY_LOG_LEVEL="warning"),
+                                     start_new_session=True)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+def house_options(house: str, hands: int | None) -> dict[str, object]:
+    profile = profiles.house(house)
+    options: dict[str, object] = {}
+    if hands is not None:
+        lo, hi = profile.hands_range
+        options["hands_per_match"] = min(max(hands, lo), hi)
+    if not profile.bots_allowed:
+        options["bots_allowed"] = True  # the house seats no bots; the demo does
+    return options
+
+
+def setup_commands(table_id: str, house: str, options: dict[str, object]
+                   ) -> tuple[list[E.Command], list[str]]:
+    players = [f"bot-l{level}-{table_id}-{seat}" for seat, level in enumerate(LEVELS)]
+    commands: list[E.Command] = [E.CreateTable(table_id=table_id, command_id=f"{table_id}-new",
+                                               profile=house, options=options)]
+    for seat, player in enumerate(players):
+        commands.append(E.Sit(table_id=table_id, command_id=f"{table_id}-sit{seat}",
+                              player_id=player, seat=seat, bot=True, seq=1 + seat))
+    commands.append(E.StartMatch(table_id=table_id, command_id=f"{table_id}-start",
+                                 player_id=players[0], seat=0, seq=5))
+    return commands, players
+
+
+def bar(table: Table, width: int = 30) -> str:
+    filled = int(width * table.done_hands / max(1, table.hands))
+    last = table.outcomes[-1] if table.outcomes else "dealing"
+    state = "match over" if table.ended else last
+    return (f"{table.house:<13} [{'#' * filled}{'.' * (width - filled)}] "
+            f"{table.done_hands:>2}/{table.hands} hands  {state}")
+
+
+async def play(args: argparse.Namespace, bootstrap: str, prefix: str) -> dict[str, Table]:
+    await provision(bootstrap, prefix)
+    tables: dict[str, Table] = {}
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, enable_idempotence=True)
+    consumer = AIOKafkaConsumer(topics.EVENTS.name(prefix), bootstrap_servers=bootstrap,
+                                group_id=None, isolation_level="read_committed",
+                                auto_offset_reset="earliest", fetch_max_wait_ms=50)
+    await producer.start()
+    await consumer.start()
+    try:
+        for house in profiles.HOUSES:
+            table_id = f"{prefix}-{house}"
+            options = house_options(house, args.hands)
+            commands, players = setup_commands(table_id, house, options)
+            hands = int(str(options.get("hands_per_match",
+                                        profiles.house(house).hands_per_match)))
+            tables[table_id] = Table(table_id, house, hands, players)
+            for command in commands:
+                await producer.send(topics.COMMANDS.name(prefix), E.encode(command),
+                                    key=table_id.encode())
+        await producer.flush()
+        deadline = time.monotonic() + args.timeout
+        shown = 0
+        tty = sys.stdout.isatty()
+        last_print = 0.0
+        while not all(t.ended for t in tables.values()):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"matches not over after {args.timeout:.0f} s")
+            batch = await consumer.getmany(timeout_ms=200, max_records=2000)
+            for records in batch.values():
+                for record in records:
+                    _follow(tables, E.event_decoder.decode(record.value))
+            now = time.monotonic()
+            if tty:
+                if shown:
+                    print(f"\x1b[{shown}F", end="")
+                for t in tables.values():
+                    print(f"\x1b[2K{bar(t)}")
+                shown = len(tables)
+            elif now - last_print > 5:
+                print(" | ".join(f"{t.house} {t.done_hands}/{t.hands}" for t in tables.values()),
+                      flush=True)
+                last_print = now
+        if not tty:
+            for t in tables.values():
+                print(bar(t))
+        return tables
+    finally:
+        await producer.stop()
+        await consumer.stop()
+
+
+def _follow(tables: dict[str, Table], event: E.Event) -> None:
+    table = tables.get(event.table_id)
+    if table is None or E.visibility(event) != "public":
+        return
+    if isinstance(event, E.HandEnded):
+        who = f"seat {event.finished_by}" if event.finished_by is not None else "nobody"
+        again = " (dealt again)" if event.replay else ""
+        table.outcomes.append(f"hand {event.hand}: {event.finish} by {who}, "
+                              f"scores {event.scores}{again}")
+        if not event.replay:
+            table.done_hands += 1
+    elif isinstance(event, E.MatchEnded):
+        table.ended = event
+
+
+def report(tables: dict[str, Table]) -> None:
+    print()
+    for t in tables.values():
+        assert t.ended is not None
+        print(f"== {t.house} ({t.table_id}), {t.done_hands} hands")
+        for line in t.outcomes:
+            print(f"   {line}")
+        ranking = sorted(range(4), key=lambda s: (t.ended.places[s], s))  # type: ignore[union-attr]
+        for seat in ranking:
+            print(f"   place {t.ended.places[seat]}: seat {seat} {t.players[seat]:<28} "
+                  f"total {t.ended.totals[seat]}")
+    print("\nmetrics while it ran: http://127.0.0.1:9101/metrics (processor), "
+          ":9102 (timers), :9103 (bots); logs in .cache/demo/")
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--seed", type=int, default=101)
-    parser.add_argument("--racks", type=int, default=3)
+    parser = argparse.ArgumentParser(prog="python -m services.demo", description=__doc__)
+    parser.add_argument("--hands", type=int, help="hands per match (shortens the demo; "
+                        "each house keeps its own bounds, okeygg 7-21)")
+    parser.add_argument("--timeout", type=float, default=900, help="give up after this")
     args = parser.parse_args()
-    rng = random.Random(args.seed)
-    for profile in profiles.HOUSES.values():
-        print(f"== {profile.id}: 12-13-1 {'valid' if profile.run_wraps_13_to_1 else 'invalid'}")
-        for _ in range(args.racks):
-            deck = tiles.full_set()
-            rng.shuffle(deck)
-            indicator = next(t for t in deck if t != tiles.FAKE)
-            deck.remove(indicator)
-            rack, okey = sorted(deck[:22], key=tiles.sort_key), tiles.okey_for(indicator)
-            best = solver.opening(rack, okey, profile.run_wraps_13_to_1)
-            can_open = "opens" if best.value >= profile.opening_points else "cannot open"
-            print(f"  indicator {tiles.name(indicator)} okey {tiles.name(okey)}:"
-                  f" {' '.join(tiles.names(rack))}")
-            melds = "  ".join(" ".join(m.notation(okey)) for m in best.melds) or "-"
-            print(f"    best melds {best.value} points ({can_open} with points): {melds}")
-            print(f"    pairs: {solver.most_pairs(rack, okey)}")
-    return 0
+    external = os.environ.get("KAFKA_BOOTSTRAP")
+    started_broker = False
+    if not external:
+        running = subprocess.run(["bash", str(BROKER), "status"], capture_output=True)
+        if running.returncode != 0:
+            print("starting the local Kafka broker (the first run downloads it)...", flush=True)
+            subprocess.run(["bash", str(BROKER), "start"], check=True)
+            started_broker = True
+    bootstrap = bootstrap_servers()
+    prefix = f"demo{uuid.uuid4().hex[:6]}"
+    logs = ROOT / ".cache" / "demo"
+    logs.mkdir(parents=True, exist_ok=True)
+    common = ["--bootstrap", bootstrap, "--prefix", prefix]
+    services = [
+        Service("processor", [*common, "--metrics-port", "9101"], logs),
+        Service("timers", [*common, "--metrics-port", "9102"], logs),
+        Service("bots", [*common, "--metrics-port", "9103"], logs),
+    ]
+    status = 0
+    try:
+        print(f"okey101 demo: topics {prefix}.*, one table per house, bots at levels "
+              f"{list(LEVELS)} by seat", flush=True)
+        tables = asyncio.run(play(args, bootstrap, prefix))
+        report(tables)
+    except KeyboardInterrupt:
+        print("\nstopped", file=sys.stderr)
+        status = 130
+    except (TimeoutError, OSError) as exc:
+        print(f"demo failed: {exc}; see .cache/demo/*.log", file=sys.stderr)
+        status = 1
+    finally:
+        for service in services:
+            service.stop()
+        if started_broker:
+            subprocess.run(["bash", str(BROKER), "stop"], check=False)
+    return status
 
 
 if __name__ == "__main__":

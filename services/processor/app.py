@@ -49,6 +49,7 @@ class Processor:
         self.events = topics.EVENTS.name(prefix)
         self.outcomes = topics.OUTCOMES.name(prefix)
         self.views = topics.VIEWS.name(prefix)
+        self.seat_views = topics.SEAT_VIEWS.name(prefix)
         self.dead_letters = topics.DEAD_LETTERS.name(prefix)
         self.workers: dict[int, _Worker] = {}
         self.consumer: AIOKafkaConsumer | None = None
@@ -254,6 +255,9 @@ class _Worker:
             await batches.add(p.events, key, E.encode(event))
         for view in out.views:
             await batches.add(p.views, f"{view.table_id}:{view.seat}".encode(), E.encode(view))
+        for update in out.seat_views:
+            await batches.add(p.seat_views, f"{update.table_id}:{update.seat}".encode(),
+                              E.encode(update))
         if out.outcome is not None:
             await batches.add(p.outcomes, key, E.encode(out.outcome))
         if out.dead_letter is not None:

@@ -97,6 +97,29 @@ class PlayerView(msgspec.Struct, frozen=True, kw_only=True):
     totals: list[int]
 
 
+class ViewUpdate(msgspec.Struct, frozen=True, kw_only=True):
+    """A seat's whole view after a change (the seat-views topic): what bots play from.
+    `seat` -1 is the spectators' view, published while a seat is empty."""
+
+    table_id: str
+    seat: int
+    view: PlayerView
+
+
+view_update_decoder = msgspec.json.Decoder(ViewUpdate)
+
+
+def view_updates(state: TableState) -> list[ViewUpdate]:
+    """The views to publish after `state` changed: every bot seat's, and the spectators'
+    while a seat is empty (so that a seat-filling service can see it)."""
+    out = [ViewUpdate(table_id=state.table_id, seat=seat, view=player_view(state, seat))
+           for seat in range(4) if state.bots[seat]]
+    if state.status in ("seating", "playing") and not all(state.players):
+        out.append(ViewUpdate(table_id=state.table_id, seat=SPECTATOR,
+                              view=public_view(state)))
+    return out
+
+
 def player_view(state: TableState, seat: int) -> PlayerView:
     """What `seat` may know (a spectator: `seat` = -1, no rack)."""
     hand = state.hand

@@ -1,0 +1,1 @@
+"""The bots service: bot seats play from their seat's view, as a gateway would."""

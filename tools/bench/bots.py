@@ -1,0 +1,196 @@
+"""Benchmark: the bot levels' strength, in process (no Kafka), seeded and reproducible.
+
+Two pairings, each played over whole matches through the real engine (`play_match`):
+- level 2 in one seat against three level 1;
+- level 3 in one seat against three level 2.
+The strong bot's seat turns with the match (match k: seat k mod 4), so it meets every
+starting order equally. For each pairing it prints:
+- the mean hand score of each level, with a 95% confidence interval (lower is better;
+  in-game penalties included, so the hand scores add up to the match totals). The weaker
+  level's sample is the mean of its three seats in each hand;
+- the strong bot's mean advantage per hand (weak mean minus strong, paired by hand);
+- the strong bot's match win rate (win = lowest total, a shared first split evenly) with a
+  95% Wilson interval; parity is 25%.
+It also counts rejected commands (a bot must never send one) and capped matches.
+
+Run: .venv/bin/python -m tools.bench.bots [--hands N] [--seed S] [--match-hands H]
+     [--house NAME|all] [--workers W]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+
+from okey101.bots import Level3, level1, level2
+from okey101.profiles import house
+from okey101.table import messages as E
+from okey101.table.simulate import Player, match_seeds, play_match
+
+HOUSES = ("north-sultan", "okeygg", "classic", "okey-oyna")
+PAIRINGS: dict[str, tuple[int, int]] = {"L2 vs 3 x L1": (2, 1), "L3 vs 3 x L2": (3, 2)}
+Z95 = 1.959964
+
+
+def make_bot(level: int) -> Player:
+    if level == 1:
+        return level1
+    if level == 2:
+        return level2
+    return Level3()  # a fresh memory for each match
+
+
+@dataclass
+class MatchResult:
+    hands: list[list[int]]  # per hand, per seat (penalties included)
+    totals: list[int]
+    rejections: int
+    codes: dict[str, int]
+    capped: bool
+    strong_seat: int
+
+
+def play_one(task: tuple[str, int, int, str, int, int]) -> MatchResult:
+    """One match of a pairing: (house, match hands, strong level, seed, seat, weak level)."""
+    name, hands, strong, seed, seat, weak = task
+    players: list[Player] = [make_bot(weak) for _ in range(4)]
+    players[seat] = make_bot(strong)
+    record = play_match({"base": name, "options": {"hands_per_match": hands}}, seed,
+                        players=players)
+    per_hand: list[list[int]] = []
+    pending = [0, 0, 0, 0]  # penalties since the last scored hand (a void deal's too)
+    for event in record.events:
+        if isinstance(event, E.PenaltyImposed):
+            pending[event.seat] += event.points
+        elif isinstance(event, E.HandEnded) and not event.replay:
+            per_hand.append([event.scores[i] + pending[i] for i in range(4)])
+            pending = [0, 0, 0, 0]
+    totals = record.final.totals()
+    if per_hand:  # penalties after the last scored hand (none in practice) go to it
+        for i in range(4):
+            per_hand[-1][i] += pending[i]
+    return MatchResult(hands=per_hand, totals=totals, rejections=record.rejections,
+                       codes=record.rejection_codes, capped=record.capped, strong_seat=seat)
+
+
+@dataclass
+class PairingResult:
+    name: str
+    house: str
+    match_hands: int
+    matches: list[MatchResult] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def mean_ci(xs: Sequence[float]) -> tuple[float, float]:
+    """The mean and the half-width of its 95% interval (normal approximation)."""
+    m = statistics.fmean(xs)
+    half = Z95 * statistics.stdev(xs) / math.sqrt(len(xs)) if len(xs) > 1 else float("nan")
+    return m, half
+
+
+def wilson(wins: float, n: int) -> tuple[float, float]:
+    """The 95% Wilson score interval of a proportion (fractional wins allowed)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    z2 = Z95 * Z95
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return centre - half, centre + half
+
+
+def report(r: PairingResult) -> list[str]:
+    strong_level, weak_level = PAIRINGS[r.name]
+    strong: list[float] = []
+    weak: list[float] = []
+    diff: list[float] = []
+    wins = 0.0
+    for m in r.matches:
+        seat = m.strong_seat
+        for h in m.hands:
+            others = [h[i] for i in range(4) if i != seat]
+            strong.append(h[seat])
+            weak.append(statistics.fmean(others))
+            diff.append(weak[-1] - strong[-1])
+        best = min(m.totals)
+        firsts = [i for i in range(4) if m.totals[i] == best]
+        if seat in firsts:
+            wins += 1 / len(firsts)
+    n = len(r.matches)
+    sm, sh = mean_ci(strong)
+    wm, wh = mean_ci(weak)
+    dm, dh = mean_ci(diff)
+    lo, hi = wilson(wins, n)
+    rejections = sum(m.rejections for m in r.matches)
+    codes: Counter[str] = Counter()
+    for m in r.matches:
+        codes.update(m.codes)
+    capped = sum(m.capped for m in r.matches)
+    return [
+        f"{r.name}  ({r.house}, {n} matches of {r.match_hands} hands = {len(strong)} hands, "
+        f"{r.seconds:.0f} s)",
+        f"  mean hand score  level {strong_level}: {sm:7.1f} +/- {sh:5.1f}   "
+        f"level {weak_level}: {wm:7.1f} +/- {wh:5.1f}   (lower is better)",
+        f"  level {strong_level} better by {dm:6.1f} +/- {dh:5.1f} points a hand",
+        f"  level {strong_level} match wins: {wins:.1f} / {n} = {wins / n:6.1%}  "
+        f"(95% CI {lo:.1%} - {hi:.1%}; parity 25%)",
+        f"  rejected commands: {rejections}"
+        + (f" {dict(codes)}" if codes else "") + f"; capped matches: {capped}",
+    ]
+
+
+def run(houses: Sequence[str], hands: int, seed: int, match_hands: int, workers: int,
+        out: Callable[[str], None] = print) -> list[PairingResult]:
+    results: list[PairingResult] = []
+    pool = ProcessPoolExecutor(workers) if workers > 1 else None
+    try:
+        for k, name in enumerate(houses):
+            lo, hi = house(name).hands_range
+            length = min(max(match_hands, lo), hi)
+            matches = math.ceil(hands / length)
+            for j, (pairing, (strong, weak)) in enumerate(PAIRINGS.items()):
+                seeds = match_seeds(seed * 1000 + k * 10 + j, matches)
+                tasks = [(name, length, strong, s, i % 4, weak) for i, s in enumerate(seeds)]
+                start = time.perf_counter()
+                played = list(pool.map(play_one, tasks, chunksize=4)) if pool else \
+                    [play_one(t) for t in tasks]
+                result = PairingResult(pairing, name, length, played,
+                                       time.perf_counter() - start)
+                results.append(result)
+                for line in report(result):
+                    out(line)
+                out("")
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    return results
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--hands", type=int, default=1000, help="hands per pairing (1000)")
+    parser.add_argument("--seed", type=int, default=1, help="the benchmark seed (1)")
+    parser.add_argument("--match-hands", type=int, default=4,
+                        help="hands per match (4; okeygg's minimum is 7)")
+    parser.add_argument("--house", default="north-sultan",
+                        help=f"one of {', '.join(HOUSES)}, or all (north-sultan)")
+    parser.add_argument("--workers", type=int, default=2, help="processes (2)")
+    args = parser.parse_args(argv)
+    houses = HOUSES if args.house == "all" else (args.house,)
+    start = time.perf_counter()
+    print(f"bot strength: {args.hands} hands per pairing, seed {args.seed}, "
+          f"{args.workers} worker(s)\n")
+    run(houses, args.hands, args.seed, args.match_hands, args.workers)
+    print(f"elapsed: {time.perf_counter() - start:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
