@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: all demo test test-unit test-kafka lint typecheck proto proto-check bench \
+.PHONY: all demo test test-unit test-kafka lint typecheck proto proto-check bench bench-quick \
         kafka-start kafka-stop kafka-status kafka-wipe system-deps clean
 
 all: test
@@ -17,11 +17,16 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
-# kcat is a Kafka client no one here wrote, used for interop tests (Debian package).
+# Debian packages the tests use: kcat (a Kafka client no one here wrote, for interop tests)
+# and prometheus (a real server scraping our services). Java 17 and Maven come with the
+# machine; the broker's jars come from Maven Central (tools/kafka/broker.sh).
+SYSTEM_PACKAGES := kcat prometheus
 system-deps:
-	@command -v kcat >/dev/null 2>&1 || { \
-	  if [ "$$(id -u)" = 0 ]; then (apt-get update -qq && apt-get install -y -qq kcat) >/dev/null; \
-	  else echo "kcat missing: install it with 'sudo apt-get install kcat'" >&2; fi; }
+	@missing=""; for p in kcat prometheus; do command -v $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then echo "installing$$missing (apt)"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(SYSTEM_PACKAGES)) >/dev/null; \
+	  else echo "missing:$$missing; install with 'sudo apt-get install $(SYSTEM_PACKAGES)'" >&2; fi; fi
 
 lint: $(STAMP)
 	$(BIN)/ruff check libs services tests tools
@@ -44,8 +49,17 @@ test-kafka: $(STAMP) system-deps
 test: $(STAMP) system-deps lint typecheck proto-check
 	$(BIN)/pytest -q
 
+# Speed, printed as figures (never timed tests). The Kafka one starts the local broker.
 bench: $(STAMP)
 	$(BIN)/python -m tools.bench.solver
+	$(BIN)/python -m tools.bench.engine
+	$(BIN)/python -m tools.bench.bots
+	$(BIN)/python -m tools.bench.kafka
+
+bench-quick: $(STAMP)
+	$(BIN)/python -m tools.bench.solver
+	$(BIN)/python -m tools.bench.engine --matches 10
+	$(BIN)/python -m tools.bench.kafka --seconds 10 --backlog 20000
 
 demo: $(STAMP)
 	$(BIN)/python -m services.demo

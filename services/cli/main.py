@@ -76,6 +76,25 @@ def _simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _deal(args: argparse.Namespace) -> int:
+    """Re-derive a hand's deal from its seed (proto/DEAL.md): what an auditor runs."""
+    from okey101.table import deal as D
+
+    try:
+        seed = bytes.fromhex(args.seed)
+        if args.hand is not None:
+            seed = D.hand_seed(seed, args.hand, args.attempt)
+    except ValueError:
+        raise MalformedInput(f"seed {args.seed!r} is not hex") from None
+    dealt = D.deal(seed, args.starter)
+    print(json.dumps({
+        "seed": seed.hex(), "commitment": D.commitment(seed), "starter": dealt.starter,
+        "indicator": tiles.name(dealt.indicator),
+        "okey": tiles.name(tiles.okey_for(dealt.indicator)),
+        "racks": [tiles.names(r) for r in dealt.racks], "deck": tiles.names(dealt.deck)}))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="okey101", description="101 Okey rules engine tools")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -87,6 +106,13 @@ def build_parser() -> argparse.ArgumentParser:
     play = commands.add_parser("scenario", help="play a scripted table (JSON); JSON lines out")
     play.add_argument("file", help="the scenario: a JSON file")
     play.set_defaults(run=_scenario)
+    deal = commands.add_parser("deal", help="re-derive a deal from its seed (proto/DEAL.md)")
+    deal.add_argument("--seed", required=True, help="the hand seed (hex), as HandEnded reveals"
+                      " it; with --hand, the match seed")
+    deal.add_argument("--starter", type=int, default=0, choices=range(4))
+    deal.add_argument("--hand", type=int, help="derive the hand seed from a match seed")
+    deal.add_argument("--attempt", type=int, default=0)
+    deal.set_defaults(run=_deal)
     sim = commands.add_parser("simulate", help="whole matches between simple built-in players")
     sim.add_argument("--profile", default="okeygg", choices=sorted(profiles.HOUSES))
     sim.add_argument("--matches", type=int, default=10)
