@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+from collections.abc import Sequence
+from typing import Protocol
 
-from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import TopicAlreadyExistsError
 
@@ -82,3 +84,22 @@ async def read_partitions(bootstrap: str, wanted: list[tuple[str, int]]
         return out
     finally:
         await consumer.stop()
+
+
+class PartitionOwner(Protocol):
+    async def assign(self, assigned: Sequence[TopicPartition]) -> None: ...
+
+    async def revoke(self, revoked: Sequence[TopicPartition]) -> None: ...
+
+
+class Rebalance(ConsumerRebalanceListener):  # type: ignore[misc]
+    """Hands a consumer group's partition changes to the service that owns them."""
+
+    def __init__(self, owner: PartitionOwner) -> None:
+        self.owner = owner
+
+    async def on_partitions_revoked(self, revoked: Sequence[TopicPartition]) -> None:
+        await self.owner.revoke(revoked)
+
+    async def on_partitions_assigned(self, assigned: Sequence[TopicPartition]) -> None:
+        await self.owner.assign(assigned)

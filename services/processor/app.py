@@ -20,13 +20,13 @@ from collections.abc import Sequence
 from typing import Any
 
 import structlog
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.errors import KafkaError, ProducerFenced
 
 from okey101 import topics
 from okey101.processing import Output, PartitionTables
 from okey101.table import messages as E
-from services.common.kafka import provision, read_partitions
+from services.common.kafka import Rebalance, provision, read_partitions
 from services.processor import metrics
 
 log = structlog.get_logger("processor")
@@ -66,7 +66,7 @@ class Processor:
             # a read_committed fetch is not woken by a commit marker: keep its wait short
             fetch_max_wait_ms=20)
         await self.consumer.start()
-        self.consumer.subscribe([self.commands], listener=_Rebalance(self))
+        self.consumer.subscribe([self.commands], listener=Rebalance(self))
         log.info("processor_started", bootstrap=self.bootstrap, group=self.group,
                  prefix=self.prefix, partitions=self.partitions)
         try:
@@ -353,14 +353,3 @@ async def _stop_quietly(producer: AIOKafkaProducer | None) -> None:
 
 def _entropy() -> str:
     return os.urandom(32).hex()
-
-
-class _Rebalance(ConsumerRebalanceListener):  # type: ignore[misc]
-    def __init__(self, processor: Processor) -> None:
-        self.processor = processor
-
-    async def on_partitions_revoked(self, revoked: Sequence[TopicPartition]) -> None:
-        await self.processor.revoke(revoked)
-
-    async def on_partitions_assigned(self, assigned: Sequence[TopicPartition]) -> None:
-        await self.processor.assign(assigned)

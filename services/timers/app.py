@@ -26,13 +26,13 @@ from typing import Any
 
 import msgspec
 import structlog
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.errors import IllegalStateError, KafkaError
 
 from okey101 import topics
 from okey101.table import messages as E
 from okey101.timers import TurnClock
-from services.common.kafka import provision
+from services.common.kafka import Rebalance, provision
 from services.timers import metrics
 
 log = structlog.get_logger("timers")
@@ -74,7 +74,7 @@ class Timers:
             fetch_max_wait_ms=20)
         try:
             await self.consumer.start()
-            self.consumer.subscribe([self.events], listener=_Rebalance(self))
+            self.consumer.subscribe([self.events], listener=Rebalance(self))
             log.info("timers_started", bootstrap=self.bootstrap, group=self.group,
                      prefix=self.prefix, tick_ms=round(self.tick_seconds * 1000))
             next_tick = time.monotonic()
@@ -205,14 +205,3 @@ class Timers:
         future = await self.producer.send(self.commands, E.encode(command),
                                           key=command.table_id.encode())
         await future
-
-
-class _Rebalance(ConsumerRebalanceListener):  # type: ignore[misc]
-    def __init__(self, timers: Timers) -> None:
-        self.timers = timers
-
-    async def on_partitions_revoked(self, revoked: Sequence[TopicPartition]) -> None:
-        await self.timers.revoke(revoked)
-
-    async def on_partitions_assigned(self, assigned: Sequence[TopicPartition]) -> None:
-        await self.timers.assign(assigned)
