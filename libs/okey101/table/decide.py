@@ -595,22 +595,27 @@ def _discard(ctx: _Ctx, c: E.Discard, timed_out: bool = False) -> None:
             raise _fail("taken_tile_not_used", f"the taken {tiles.name(taken)} must be laid "
                                                f"this turn ({p.id})")
     finishing = len(seat.rack) == 1
-    if not finishing and p.penalties:
-        if tile == hand.okey and p.okey_discard_penalty:
-            penalty: tuple[int, str] | None = (p.okey_discard_penalty, "okey_discarded")
-        elif (seat.opened is not None or p.playable_discard_penalty_unopened) and \
-                M.is_playable(tile, [m.meld for m in hand.melds], hand.okey,
-                              p.run_wraps_13_to_1):
-            penalty = (p.playable_discard_penalty, "playable_discard")
-        else:
-            penalty = None
-    else:
-        penalty = None
+    penalty = None if finishing else _discard_penalty(ctx, seat, tile)
     ctx.emit(E.TileDiscarded, seat=c.seat, tile=tiles.name(tile))
-    if penalty is not None and penalty[0]:
+    if penalty is not None:
         ctx.emit(E.PenaltyImposed, seat=c.seat, points=penalty[0], reason=penalty[1])
     if finishing:
         _end_hand(ctx, c.seat, _finish_kind(ctx.s, c.seat, tile))
+
+
+def _discard_penalty(ctx: _Ctx, seat: SeatHand, tile: Tile) -> tuple[int, str] | None:
+    """RULES.md 6: an okey, or a tile that fits a run or group on the table, costs 101
+    (north-sultan: even before opening). The finishing discard is never penalised."""
+    p, hand = ctx.profile, ctx.hand
+    if not p.penalties:
+        return None
+    if tile == hand.okey:
+        return (p.okey_discard_penalty, "okey_discarded") if p.okey_discard_penalty else None
+    if (seat.opened is not None or p.playable_discard_penalty_unopened) and \
+            p.playable_discard_penalty and M.is_playable(
+                tile, [m.meld for m in hand.melds], hand.okey, p.run_wraps_13_to_1):
+        return (p.playable_discard_penalty, "playable_discard")
+    return None
 
 
 def _finish_kind(s: TableState, seat: int, last: Tile) -> str:
