@@ -97,12 +97,12 @@ async def test_a_short_match_played_by_time_outs_through_kafka_ends_with_standin
 async def test_a_short_match_survives_repeated_kill_9_of_the_processor(
         kafka_bootstrap: str) -> None:
     prefix, group = _names()
-    recorded = await _load(kafka_bootstrap, prefix, tables=100, seed=1)
+    recorded = await _load(kafka_bootstrap, prefix, tables=160, seed=1)
     commands = interleave([c for c, _ in recorded.values()])
     proc = ProcessorProcess(kafka_bootstrap, prefix, group)
     proc.start()
     rng = random.Random(7)
-    # about 2,700 commands over 22 s; each kill lands at a random moment while the
+    # about 4,300 commands over 36 s; each kill lands at a random moment while the
     # processor owns the partitions and commands keep coming
     sender = asyncio.create_task(publish(kafka_bootstrap, prefix, commands, rate=120))
     try:
@@ -122,15 +122,15 @@ async def test_a_short_match_survives_repeated_kill_9_of_the_processor(
 async def test_two_processors_share_partitions_and_survive_one_stopping_mid_load(
         kafka_bootstrap: str) -> None:
     prefix, group = _names()
-    recorded = await _load(kafka_bootstrap, prefix, tables=100, seed=2)
+    recorded = await _load(kafka_bootstrap, prefix, tables=160, seed=2)
     commands = interleave([c for c, _ in recorded.values()])
     first = ProcessorProcess(kafka_bootstrap, prefix, group, "a")
     second = ProcessorProcess(kafka_bootstrap, prefix, group, "b")
     first.start()
     second.start()
-    sender = asyncio.create_task(publish(kafka_bootstrap, prefix, commands, rate=250))
+    sender = asyncio.create_task(publish(kafka_bootstrap, prefix, commands, rate=150))
     try:
-        for _ in range(100):  # until both own partitions
+        for _ in range(300):  # until both own partitions
             if all("partition_rebuilt" in p.tail(200) for p in (first, second)):
                 break
             await asyncio.sleep(0.1)

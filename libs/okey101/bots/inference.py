@@ -21,6 +21,7 @@ from okey101.tiles import KINDS, Tile
 from .seat import Seat
 
 HandKey = tuple[str, int, int, int]  # table, seat, hand, attempt
+NEAR_DISCARD = 0.7
 
 
 class Memory:
@@ -81,6 +82,61 @@ class Knowledge:
 
     def twin_live(self, tile: Tile) -> int:
         return self.live[tile]
+
+    def p_holds(self, seat: int, kind: Tile) -> float:
+        """The chance `seat` holds a copy of `kind`: its share of the unseen tiles, for
+        each live copy; certain for a tile it took from this seat and has not shown."""
+        if seat == (self.s.seat + 1) % 4 and self.hidden[kind]:
+            return 1.0
+        n = self.live[kind]
+        if not n:
+            return 0.0
+        share = min(1.0, self.s.h.seats[seat].rack_size / self.unseen)
+        p = 1 - (1 - share) ** n
+        if seat == (self.s.seat + 1) % 4 and any(_near(self.s, kind, t)
+                                                 for t in self.next_discards):
+            p *= NEAR_DISCARD  # it threw a neighbour away: less likely to collect these
+        return p
+
+    def p_feeds(self, tile: Tile) -> float:
+        """The chance the next player can meld `tile` with two tiles of its own (a run or
+        a group through it, or one tile and an okey): what a discard may give away."""
+        s = self.s
+        nxt = (s.seat + 1) % 4
+        if tile == s.okey:
+            return 1.0
+        me = s.stands(tile)
+        colour, number = tiles.colour_of(me), tiles.number_of(me)
+        top = 14 if s.wraps else 13
+        positions = [number] + ([14] if s.wraps and number == 1 else [])
+        hold = {}
+
+        def p(kind: Tile) -> float:
+            if kind not in hold:
+                hold[kind] = self.p_holds(nxt, kind)
+            return hold[kind]
+
+        def at(q: int) -> Tile:
+            return tiles.make(colour, 1 if q == 14 else q)
+
+        combos: list[tuple[Tile, Tile]] = []
+        singles: set[Tile] = set()
+        for pos in positions:
+            for a, b in ((pos - 2, pos - 1), (pos - 1, pos + 1), (pos + 1, pos + 2)):
+                if a >= 1 and b <= top:
+                    combos.append((at(a), at(b)))
+                    singles.update((at(a), at(b)))
+        others = [tiles.make(c, number) for c in range(4) if c != colour]
+        combos += [(others[i], others[j]) for i in range(3) for j in range(i + 1, 3)]
+        singles.update(others)
+        miss = 1.0
+        for a, b in combos:
+            miss *= 1 - p(a) * p(b)
+        lone = 1.0
+        for a in singles:
+            lone *= 1 - p(a)
+        with_okey = self.p_holds(nxt, s.okey) * (1 - lone)
+        return 1 - miss * (1 - with_okey)
 
     def feeding_risk(self, tile: Tile) -> float:
         """How much the next player may want `tile`: near what it took from this seat's

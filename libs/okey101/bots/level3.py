@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from okey101 import solver
+from okey101 import solver, tiles
 from okey101.table import messages as E
 from okey101.table.views import PlayerView
 from okey101.tiles import KINDS, Tile
@@ -32,7 +32,9 @@ from .seat import Seat, played
 
 OPEN_CURVE = 3.0  # utility of an opening value v below the threshold: (v / need) ** curve
 PAIRS_HANDICAP = 1.5  # pairs are played only when this much quicker than points
-FEED_CHARGE = 3.0  # points of rack value one unit of feeding risk is worth
+OPEN_SWING = 170.0  # about what opening saves: 202 unopened against a rack left after it
+FEED_WEIGHT = 0.4  # how much an opponent's gain counts against this seat's own
+FEED_OPENED = 0.15  # the share of a swing an opened next player gains from a discard
 
 
 class Level3:
@@ -134,15 +136,26 @@ class Level3Play(Level2Play):
                     rest = plays.without([*rack, t], [d])
                     value = solver.opening(rest, s.okey, s.wraps).value
                     loss[d] += n * (gain - (self.utility(value) - u0))
-        return min(pool, key=lambda d: (round(loss[d], 9), self.k.feeding_risk(d),
-                                        bool(partners(s, d, rack)), -s.value(d), d))
+        scale = self.k.draws_left() / self.k.unseen * OPEN_SWING
+        cost = {d: loss[d] * scale + self.feed_cost(d) for d in pool}
+        return min(pool, key=lambda d: (round(cost[d], 9), bool(partners(s, d, rack)),
+                                        -s.value(d), d))
 
     def pairs_discard(self) -> Tile:
+        """A single: before opening the one whose twin is least live; after a pairs
+        opening the one with the most doubled value at risk."""
         s = self.s
         found = plays.pairs_in(s, s.rack)
-        loose = plays.without(s.rack, played(found))
-        pool = sorted(set(safe_choice(s, loose)))
-        return min(pool, key=lambda d: (self.k.live[d], self.k.feeding_risk(d), -s.value(d), d))
+        pool = sorted(set(safe_choice(s, plays.without(s.rack, played(found)))))
+        draws = self.k.draws_left()
+        if s.opened is None:
+            gap = max(1, s.me.pairs_needed - len(found))
+            scale = draws / self.k.unseen * OPEN_SWING / gap
+            cost = {d: self.k.live[d] * scale + self.feed_cost(d) for d in pool}
+            return min(pool, key=lambda d: (round(cost[d], 9), -s.value(d), d))
+        score = {d: 2 * s.value(d) * (1 - self.k.live[d] / self.k.unseen) ** draws
+                 - self.feed_cost(d) for d in pool}
+        return max(pool, key=lambda d: (round(score[d], 9), s.value(d), -d))
 
     def opened_discard(self) -> Tile:
         s = self.s
@@ -152,9 +165,20 @@ class Level3Play(Level2Play):
         if len(pool) == 1:
             return pool[0]
         draws = self.k.draws_left()
-        scores = {d: s.value(d) * (1 - self.p_used(d, rack, draws))
-                  - FEED_CHARGE * self.k.feeding_risk(d) for d in pool}
+        scores = {d: s.value(d) * (1 - self.p_used(d, rack, draws)) - self.feed_cost(d)
+                  for d in pool}
         return max(pool, key=lambda d: (round(scores[d], 9), s.value(d), -d))
+
+    def feed_cost(self, d: Tile) -> float:
+        """What discarding `d` may give the next player, in points of this seat's score:
+        the chance it melds `d`, times the swing it gains (an opening, if not opened)."""
+        if FEED_WEIGHT <= 0:
+            return 0.0
+        p = self.k.p_feeds(d)
+        if self.k.next_opened:
+            return FEED_WEIGHT * FEED_OPENED * p * OPEN_SWING
+        number = tiles.number_of(self.s.stands(d))
+        return FEED_WEIGHT * p * (number + 4) / 17 * OPEN_SWING
 
     def p_used(self, d: Tile, rack: Sequence[Tile], draws: int) -> float:
         """The chance `d` is melded by a draw still to come (one draw's outs, repeated)."""
