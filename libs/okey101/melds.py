@@ -219,4 +219,17 @@ def is_playable(tile: Tile, melds: Sequence[Meld], okey: Tile, wraps: bool) -> b
         return any(m.kind != "pair" and (extension_positions(m, wraps) or missing_colours(m))
                    for m in melds)
     stands = okey if tile == FAKE else tile
-    return any(lay_off_targets(stands, m, wraps) for m in melds if m.kind != "pair")
+    colour, number = stands // 13, stands % 13 + 1
+    top = 14 if wraps else 13
+    for m in melds:  # the arithmetic of `lay_off_targets`, on the discard's hot path
+        if m.kind == "run":
+            if m.tiles[0][1] // 13 != colour:
+                continue
+            low, high = m.start - 1, m.start + len(m.tiles)
+            if (low >= 1 and low == number) or (high <= top and (
+                    high == number or (high == 14 and number == 1))):
+                return True
+        elif m.kind == "group" and len(m.tiles) < 4 and m.tiles[0][1] % 13 + 1 == number \
+                and all(s // 13 != colour for _, s in m.tiles):
+            return True
+    return False

@@ -41,13 +41,14 @@ def is_fake(tile: Tile) -> bool:
     return tile == FAKE
 
 
+_NAMES = [f"{COLOURS[t // 13]}{t % 13 + 1}" for t in range(FAKE)] + ["F"]
+
+
 def name(tile: Tile) -> str:
     """The notation of a tile kind: ``R7`` or ``F``."""
-    if tile == FAKE:
-        return "F"
-    if not 0 <= tile < FAKE:
+    if not 0 <= tile <= FAKE:
         raise MalformedInput(f"no tile has kind {tile}")
-    return f"{COLOURS[tile // 13]}{tile % 13 + 1}"
+    return _NAMES[tile]
 
 
 def names(tiles: Iterable[Tile]) -> list[str]:

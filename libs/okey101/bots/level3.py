@@ -31,9 +31,11 @@ from .levels import Level2Play, partners, safe_choice
 from .seat import Seat, played
 
 OPEN_CURVE = 3.0  # utility of an opening value v below the threshold: (v / need) ** curve
+OPEN_PARTIAL = 1.0  # ... times this: reaching the threshold (opening at once) is worth more
 PAIRS_HANDICAP = 1.5  # pairs are played only when this much quicker than points
 OPEN_SWING = 170.0  # about what opening saves: 202 unopened against a rack left after it
-FEED_WEIGHT = 0.4  # how much an opponent's gain counts against this seat's own
+FEED_WEIGHT = 0.05 # how much an opponent's gain counts against this seat's own
+TAKE_MIN = 0  # an opened seat takes a discard that saves this much per unopened seat
 FEED_OPENED = 0.15  # the share of a swing an opened next player gains from a discard
 
 
@@ -62,7 +64,7 @@ class Level3Play(Level2Play):
     # ------------------------------------------------------------ points before opening
     def utility(self, value: int) -> float:
         need = max(1, self.s.me.points_needed)
-        return 1.0 if value >= need else (value / need) ** OPEN_CURVE
+        return 1.0 if value >= need else OPEN_PARTIAL * (value / need) ** OPEN_CURVE
 
     def outs(self) -> tuple[int, list[tuple[Tile, int, solver.Solution]]]:
         """(best opening value now, [(live kind, its live copies, best opening with it)])
@@ -105,6 +107,17 @@ class Level3Play(Level2Play):
             return s.opened == "pairs"
         pairs = self.pairs_draws()
         return pairs < float("inf") and pairs * PAIRS_HANDICAP < self.points_draws()
+
+    # ------------------------------------------------------------ draw or take
+    def wants(self, top: Tile) -> bool:
+        s = self.s
+        if s.opened != "points" or s.p.opened_take_must_use or top == s.okey:
+            return super().wants(top)
+        gain = s.leftover(s.rack) - s.leftover([*s.rack, top])
+        if s.may_touch_table() and s.playable(top) and s.may_lay_off_more():
+            gain = max(gain, max((s.value(t) for t in s.rack if t != s.okey), default=0))
+        unopened = sum(1 for x in s.h.seats if x.opened is None)
+        return gain > 0 and gain >= TAKE_MIN * unopened
 
     # ------------------------------------------------------------ the discard
     def discard(self) -> Tile:
