@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+from okey101 import melds as M
 from okey101 import solver, tiles
 from okey101.table import messages as E
 from okey101.table.views import PlayerView
@@ -32,9 +33,11 @@ from .seat import Seat, played
 
 OPEN_CURVE = 3.0  # utility of an opening value v below the threshold: (v / need) ** curve
 OPEN_PARTIAL = 1.0  # ... times this: reaching the threshold (opening at once) is worth more
-PAIRS_HANDICAP = 1.5  # pairs are played only when this much quicker than points
+PAIRS_HANDICAP = 1.0  # pairs are played only when this much quicker than points
 OPEN_SWING = 170.0  # about what opening saves: 202 unopened against a rack left after it
-FEED_WEIGHT = 0.05 # how much an opponent's gain counts against this seat's own
+FEED_WEIGHT = 0.1  # how much an opponent's gain counts against this seat's own
+USED_WEIGHT = 1.0
+USE_TABLE = 1
 TAKE_MIN = 0  # an opened seat takes a discard that saves this much per unopened seat
 FEED_OPENED = 0.15  # the share of a swing an opened next player gains from a discard
 
@@ -204,7 +207,21 @@ class Level3Play(Level2Play):
             if not n:
                 continue
             after = [*rack, t]
-            if Counter(s.arrange(after).leftover)[d] < Counter(after)[d]:
+            melded = Counter(s.arrange(after).leftover)[d] < Counter(after)[d]
+            if melded or (USE_TABLE and t != s.okey and self.opens_a_way(t, d)):
                 outs += n
         p = min(1.0, outs / self.k.unseen)
-        return 1 - (1 - p) ** draws
+        return USED_WEIGHT * (1 - (1 - p) ** draws)
+
+    def opens_a_way(self, t: Tile, d: Tile) -> bool:
+        """Would laying `t` off on the table make `d` playable after it?"""
+        s = self.s
+        st, sd = s.stands(t), s.stands(d)
+        for meld in s.table:
+            if meld.kind != "run":
+                continue
+            for pos in M.lay_off_targets(st, meld, s.wraps):
+                grown = M.extend(meld, (t, st), pos, s.wraps)
+                if M.lay_off_targets(sd, grown, s.wraps):
+                    return True
+        return False

@@ -137,7 +137,7 @@ class Level2Play:
             if s.taken is not None and s.p.put_back_allowed and not s.laid:
                 return E.PutBack(**BLANK)
         else:
-            for move in (plays.try_lay, plays.try_take_okey, self.lay_off):
+            for move in (self.lay, plays.try_take_okey, self.lay_off):
                 command = move(s)
                 if command is not None:
                     return command
@@ -146,6 +146,9 @@ class Level2Play:
     # ------------------------------------------------------------ choices
     def prefers_pairs_opening(self) -> bool:
         return False
+
+    def lay(self, s: Seat) -> E.Command | None:
+        return plays.try_lay(s)
 
     def lay_off(self, s: Seat) -> E.Command | None:
         return plays.try_lay_off(s)

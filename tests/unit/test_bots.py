@@ -1,0 +1,339 @@
+"""The bot levels (RULES.md section 11): legal, in turn, blind to hidden tiles, and each
+level playing as documented in `okey101.bots`.
+
+Whole matches run through the real engine (`play_match`) with bots in every seat, for every
+house and level: no command is ever rejected, every command is the acting seat's, and the
+view each bot is given is exactly `player_view(state, seat)` (its own rack and the public
+table, nothing else). Level 2 and 3 are also checked at every decision of those matches:
+no okey or penalised discard while another tile would do; an open whenever the solver finds
+the threshold. Exact cases on hand-built views pin each level's choices.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import msgspec
+import pytest
+
+from okey101 import melds as M
+from okey101 import solver, tiles
+from okey101.bots import Bot, Level3, level1, level2
+from okey101.bots.inference import Knowledge, Memory
+from okey101.bots.seat import Seat, keep_one, table_meld
+from okey101.profiles import house
+from okey101.table import messages as E
+from okey101.table.simulate import match_seeds, play_match
+from okey101.table.state import TableState
+from okey101.table.views import (
+    HandView,
+    MeldView,
+    PlayerView,
+    SeatView,
+    TurnView,
+    player_view,
+)
+
+HOUSES = ("north-sultan", "okeygg", "classic", "okey-oyna")
+SHORT = {"north-sultan": 2, "okeygg": 7, "classic": 2, "okey-oyna": 2}  # okeygg: 7-21
+MakeBot = Callable[[], Bot]
+LEVELS: dict[str, MakeBot] = {"1": lambda: level1, "2": lambda: level2, "3": Level3}
+
+
+# ---------------------------------------------------------------- whole matches
+class Watch:
+    """Every bot call and every command the driver sends, checked as they happen."""
+
+    def __init__(self, bots: Sequence[Bot], careful: Sequence[bool]) -> None:
+        self.bots = bots
+        self.careful = careful  # seats whose discards and openings are checked (2, 3)
+        self.views: list[PlayerView] = []
+        self.commands = 0
+        self.faults: list[str] = []
+
+    def player(self, seat: int) -> Bot:
+        def play(view: PlayerView) -> E.Command:
+            self.views.append(view)
+            command = self.bots[seat](view)
+            if self.careful[seat]:
+                self.check_choice(view, command)
+            return command
+        return play
+
+    def observe(self, before: TableState, command: E.Command,
+                decision: E.Rejection | list[E.Event], after: TableState) -> None:
+        if isinstance(decision, E.Rejection):
+            self.faults.append(f"rejected {type(command).__name__}: {decision.code}")
+        if before.status != "playing" or isinstance(command, E.TimeOut):
+            return
+        hand = before.hand
+        assert hand is not None
+        view = self.views[self.commands]
+        self.commands += 1
+        if command.seat != hand.to_act:
+            self.faults.append(f"seat {command.seat} acted on seat {hand.to_act}'s turn")
+        if view != player_view(before, command.seat):
+            self.faults.append(f"seat {command.seat} was shown something else than its view")
+        if view.rack != tiles.names(hand.seats[command.seat].rack):
+            self.faults.append("the view's rack is not the seat's own")
+        if isinstance(decision, list):
+            for event in decision:
+                if isinstance(event, E.OpeningRetracted) or (
+                        isinstance(event, E.PenaltyImposed) and event.reason == "invalid_opening"):
+                    self.faults.append(f"an invalid opening: {event}")
+
+    def check_choice(self, v: PlayerView, command: E.Command) -> None:
+        s = Seat(v)
+        if isinstance(command, E.Discard):
+            tile = tiles.parse(command.tile)
+            if tile == s.okey and any(t != s.okey for t in s.rack):
+                self.faults.append(f"discarded the okey from {v.rack}")
+            if s.penalised(tile) and any(not s.penalised(t) and t != s.okey
+                                         for t in s.rack):
+                self.faults.append(f"discarded the playable {command.tile} from {v.rack}")
+            if s.opened is None and s.taken is None:
+                plan = keep_one(solver.opening(s.rack, s.okey, s.wraps).melds, len(s.rack))
+                if sum(m.value() for m in plan) >= s.me.points_needed:
+                    self.faults.append(f"did not open {v.rack} ({s.me.points_needed})")
+
+
+def run_match(name: str, seed: str, makers: Sequence[MakeBot], careful: Sequence[bool]
+              ) -> tuple[Watch, Any]:
+    bots = [make() for make in makers]
+    watch = Watch(bots, careful)
+    record = play_match({"base": name, "options": {"hands_per_match": SHORT[name]}}, seed,
+                        players=[watch.player(i) for i in range(4)], observer=watch.observe)
+    return watch, record
+
+
+@pytest.mark.parametrize("name", HOUSES)
+@pytest.mark.parametrize("level", ["1", "2", "3"])
+def test_bots_play_whole_matches_legally_in_turn_from_their_own_view(
+        name: str, level: str) -> None:
+    for seed in match_seeds(101 + int(level), 2 if name != "okeygg" else 1):
+        watch, record = run_match(name, seed, [LEVELS[level]] * 4, [level != "1"] * 4)
+        assert record.rejections == 0, record.rejection_codes
+        assert not record.capped
+        assert isinstance(record.events[-1], E.MatchEnded)
+        assert watch.faults == []
+        assert watch.commands == len(watch.views) > 0
+
+
+@pytest.mark.parametrize("name", HOUSES)
+def test_the_three_levels_at_one_table(name: str) -> None:
+    seed = match_seeds(7, 1)[0]
+    makers = [LEVELS["1"], LEVELS["2"], LEVELS["3"], LEVELS["3"]]
+    watch, record = run_match(name, seed, makers, [False, True, True, True])
+    assert record.rejections == 0, record.rejection_codes
+    assert watch.faults == []
+
+
+def test_level3_is_deterministic_and_keeps_its_memory_per_seat() -> None:
+    """The same views give the same commands; one instance may serve several seats."""
+    seed = match_seeds(3, 1)[0]
+    shared = Level3()
+    first = play_match({"base": "north-sultan", "options": {"hands_per_match": 2}}, seed,
+                       players=[shared] * 4)
+    again = play_match({"base": "north-sultan", "options": {"hands_per_match": 2}}, seed,
+                       players=[Level3() for _ in range(4)])
+    assert first.commands == again.commands
+    assert first.rejections == 0
+
+
+# ---------------------------------------------------------------- hand-built views
+def seat_view(seat: int, **kw: Any) -> SeatView:
+    fields: dict[str, Any] = {
+        "seat": seat, "player_id": f"p{seat}", "bot": True, "rack_size": 21,
+        "discards": [], "opened": None, "opened_turn": -1, "opening_value": 0,
+        "declared_pairs": False, "shown_indicator": False, "has_played": True,
+        "penalties": 0, "points_needed": 101, "pairs_needed": 5}
+    fields.update(kw)
+    return SeatView(**fields)
+
+
+def view(rack: str, *, indicator: str = "K12", name: str = "north-sultan",
+         phase: str = "play", seat: int = 0, me: dict[str, Any] | None = None,
+         others: dict[int, dict[str, Any]] | None = None,
+         melds: Sequence[tuple[int, str, str, int]] = (), top: str | None = None,
+         turn: int = 20, deck: int = 12, taken: str | None = None) -> PlayerView:
+    """A view for `seat` holding `rack` (tiles by space); `melds`: (owner, kind, tiles,
+    start) on the table; `me`/`others`: SeatView fields by seat."""
+    okey = tiles.name(tiles.okey_for(tiles.parse(indicator)))
+    hand_rack = rack.split()
+    seats = []
+    for i in range(4):
+        kw = dict((others or {}).get(i, {}))
+        if i == seat:
+            kw = {"rack_size": len(hand_rack), **(me or {})}
+        seats.append(seat_view(i, **kw))
+    table = [MeldView(index=i, owner=o, kind=k, tiles=t.split(), start=st, laid_turn=1)
+             for i, (o, k, t, st) in enumerate(melds)]
+    hand = HandView(
+        number=1, attempt=0, starter=0, indicator=indicator, okey=okey, deck_count=deck,
+        to_act=seat, phase=phase,  # type: ignore[arg-type]
+        available_discard=top, melds=table, seats=seats,
+        current=TurnView(taken=taken, taken_from=(seat - 1) % 4 if taken else -1,
+                         laid=[], lay_offs=0, laid_off=False, end_counts=[]),
+        finish=None, finished_by=None)
+    return PlayerView(table_id="t", seq=1, seat=seat, status="playing", profile=house(name),
+                      players=[f"p{i}" for i in range(4)], bots=[True] * 4, hands_total=11,
+                      turn=turn, rack=hand_rack, hand=hand, hand_scores=[],
+                      penalties=[0, 0, 0, 0], totals=[0, 0, 0, 0])
+
+
+# a rack worth 108 in three groups (indicator K12: the okey is K13)
+OPENS = "R11 Y11 B11 R12 Y12 B12 R13 Y13 B13 R2 Y5 B8 K3 R6"
+# a rack worth 36 in one group, with loose tiles around
+SHORT_OF_IT = "R11 Y11 B11 R2 Y5 B8 K3 R6 Y9 B1"
+
+
+def kind(command: E.Command) -> str:
+    return type(command).__name__
+
+
+@pytest.mark.parametrize("bot", [level1, level2, Level3()], ids=["1", "2", "3"])
+def test_every_level_opens_when_the_solver_says_it_can(bot: Bot) -> None:
+    command = bot(view(OPENS))
+    assert isinstance(command, E.Open) and command.melds and not command.pairs
+    s = Seat(view(OPENS))
+    laid = [M.classify(M.parse_placed(m, s.okey), s.wraps) for m in command.melds]
+    assert sum(m.value() for m in laid) >= 101
+    assert not Counter(t for m in command.melds for t in m) - Counter(OPENS.split())
+
+
+@pytest.mark.parametrize("bot", [level1, level2, Level3()], ids=["1", "2", "3"])
+def test_no_level_discards_an_okey_while_another_tile_will_do(bot: Bot) -> None:
+    # the okey K13 twice, drawn last: level 1 would discard the drawn tile if it could
+    command = bot(view(f"{SHORT_OF_IT} K13 K13"))
+    assert isinstance(command, E.Discard) and command.tile != "K13"
+
+
+def test_level1_never_takes_a_discard_and_throws_the_drawn_tile_when_loose() -> None:
+    rack = OPENS.replace("B13 ", "")  # 95 points: the top B13 would open it
+    assert kind(level1(view(rack, phase="draw", top="B13"))) == "Draw"
+    assert level1(view(SHORT_OF_IT + " K8")) == E.Discard(table_id="", command_id="",
+                                                          tile="K8")
+
+
+def test_level2_takes_the_discard_that_opens_and_draws_otherwise() -> None:
+    rack = OPENS.replace("B13 ", "")
+    assert kind(level2(view(rack, phase="draw", top="B13"))) == "TakeDiscard"
+    assert kind(level2(view(rack, phase="draw", top="K5"))) == "Draw"
+    # having taken it, it opens with it
+    command = level2(view(OPENS, taken="B13"))
+    assert isinstance(command, E.Open) and any("B13" in m for m in command.melds)
+
+
+def test_level2_never_discards_a_tile_playable_on_the_table() -> None:
+    # north-sultan penalises a playable discard even before opening: K10 would complete
+    # the group of 10s, and is otherwise the highest isolated tile
+    table = [(1, "run", "Y1 Y2 Y3", 1), (2, "group", "R10 Y10 B10", 0)]
+    v = view("R2 Y5 B8 K3 R6 K10 Y9 B9", melds=table)
+    command = level2(v)
+    assert isinstance(command, E.Discard)
+    assert command.tile not in {"K10"} and not Seat(v).penalised(tiles.parse(command.tile))
+    assert command.tile == "R6"  # the next highest isolated tile
+
+
+def test_level2_cuts_the_highest_isolated_tile_before_opening() -> None:
+    # R12 is isolated and highest; B8 Y9 K10 have partners nearby
+    command = level2(view("R2 R3 Y5 B8 B9 Y9 Y10 K10 K11 R12"))
+    assert command == E.Discard(table_id="", command_id="", tile="R12")
+
+
+def test_level2_lays_off_and_lays_new_melds_after_opening() -> None:
+    opened = {"opened": "points", "opened_turn": 4, "opening_value": 108}
+    table = [(0, "run", "B3 B4 B5", 3)]
+    command = level2(view("R7 R8 R9 B6 K2", me=opened, melds=table))
+    assert command == E.Lay(table_id="", command_id="", melds=[["R7", "R8", "R9"]])
+    command = level2(view("B6 K2", me=opened, melds=table))
+    assert command == E.LayOff(table_id="", command_id="", meld=0, tiles=["B6"], end="high")
+
+
+def test_level2_takes_an_okey_from_the_table_when_it_holds_the_tile_it_stands_for() -> None:
+    opened = {"opened": "points", "opened_turn": 4, "opening_value": 108}
+    table = [(1, "run", "B3 K13=B4 B5", 3), (2, "run", "Y7 Y8 Y9", 7)]
+    command = level2(view("B4 R9 K2 R1", me=opened, melds=table))
+    assert command == E.TakeOkey(table_id="", command_id="", meld=0, tiles=["B4"])
+
+
+def test_level3_discards_the_tile_whose_partners_are_dead() -> None:
+    # R9 R10 and B9 B10 are alike, but both B8 and both B11 are in the discard piles:
+    # level 2 cuts the higher pair (R10 first, red before blue), level 3 a dead blue one
+    others = {1: {"discards": ["B8", "B11"]}, 2: {"discards": ["B8"]},
+              3: {"discards": ["B11", "K1"]}}
+    rack = "R1 R2 R3 Y5 Y6 Y7 R9 R10 B9 B10"
+    assert level2(view(rack, others=others)) == E.Discard(table_id="", command_id="",
+                                                          tile="R10")
+    command = Level3()(view(rack, others=others))
+    assert isinstance(command, E.Discard) and command.tile in {"B9", "B10"}
+
+
+def test_level3_remembers_which_discard_the_next_player_took() -> None:
+    memory = Memory(("t", 0, 1, 0))
+    first = Seat(view("R2 Y5 B8 K3 R6", turn=20, me={"discards": ["K9"]}))
+    memory.see(first)
+    # four turns on: R6 left the rack and the pile did not grow: seat 1 took it
+    later = Seat(view("R2 Y5 B8 K3 Y1", phase="draw", turn=24, me={"discards": ["K9"]}))
+    memory.see(later)
+    assert memory.fed == Counter({tiles.parse("R6"): 1})
+    known = Knowledge(later, memory)
+    assert known.live[tiles.parse("R6")] == 1  # one copy sits in seat 1's rack
+    assert known.p_holds(1, tiles.parse("R6")) == 1.0
+    # a discard left on the pile was not taken
+    memory = Memory(("t", 0, 1, 0))
+    memory.see(first)
+    memory.see(Seat(view("R2 Y5 B8 K3 Y1", phase="draw", turn=24,
+                         me={"discards": ["K9", "R6"]})))
+    assert not memory.fed
+
+
+def test_live_counts_leave_out_every_tile_the_seat_can_see() -> None:
+    table = [(1, "run", "Y1 Y2 Y3", 1)]
+    v = view("R2 R2 Y5", melds=table, others={2: {"discards": ["Y5", "B7"]}},
+             indicator="K12")
+    k = Knowledge(Seat(v))
+    live = {tiles.name(t): n for t, n in enumerate(k.live)}
+    assert live["R2"] == 0 and live["Y5"] == 0 and live["Y1"] == 1 and live["B7"] == 1
+    assert live["K12"] == 1 and live["K4"] == 2  # the indicator is seen
+    assert k.unseen == 106 - 3 - 3 - 2 - 1
+
+
+def test_level3_goes_for_pairs_when_their_twins_are_live_and_points_are_far() -> None:
+    # four pairs and scattered singles: points are far off, four twins of singles live
+    rack = "R1 R1 Y4 Y4 B7 B7 K10 K10 R5 Y8 B12 K2 R13"
+    play = Level3()
+    command = play(view(rack))
+    assert isinstance(command, E.Discard)
+    paired = {"R1", "Y4", "B7", "K10"}
+    assert command.tile not in paired  # keeps the pairs
+
+
+def test_table_melds_read_from_the_view_match_the_engine_notation() -> None:
+    okey = tiles.parse("K13")
+    meld = table_meld(MeldView(index=0, owner=1, kind="run", tiles=["B3", "K13=B4", "B5"],
+                               start=3, laid_turn=1), okey)
+    assert meld.kind == "run" and meld.start == 3 and meld.value() == 12
+    assert meld.tiles[1] == (okey, tiles.parse("B4"))
+
+
+def test_the_view_carries_no_hidden_tile() -> None:
+    """What a bot is given has no deck, no seed and no other rack: only sizes."""
+    seed = match_seeds(5, 1)[0]
+    seen: list[PlayerView] = []
+
+    def spy(v: PlayerView) -> E.Command:
+        seen.append(v)
+        return level2(v)
+
+    record = play_match({"base": "north-sultan", "options": {"hands_per_match": 1}}, seed,
+                        players=[spy] * 4)
+    dealt = next(e for e in record.events if isinstance(e, E.HandDealt))
+    for v in seen[:40]:
+        data = msgspec.json.encode(v).decode()
+        assert dealt.seed not in data and "deck" not in msgspec.to_builtins(v)["hand"]
+        assert set(msgspec.to_builtins(v)) == set(PlayerView.__struct_fields__)
+        for s in msgspec.to_builtins(v)["hand"]["seats"]:
+            assert "rack" not in s
