@@ -282,6 +282,11 @@ def test_level3_remembers_which_discard_the_next_player_took() -> None:
     known = Knowledge(later, memory)
     assert known.live[tiles.parse("R6")] == 1  # one copy sits in seat 1's rack
     assert known.p_holds(1, tiles.parse("R6")) == 1.0
+    # once seat 1 shows it in a meld of its own, it is no longer hidden: one copy is live
+    shown = Seat(view("R2 Y5 B8 K3 Y1", phase="draw", turn=24, me={"discards": ["K9"]},
+                      melds=[(1, "run", "R6 R7 R8", 6)]))
+    known = Knowledge(shown, memory)
+    assert known.live[tiles.parse("R6")] == 1 and not known.hidden[tiles.parse("R6")]
     # a discard left on the pile was not taken
     memory = Memory(("t", 0, 1, 0))
     memory.see(first)

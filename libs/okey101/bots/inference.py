@@ -21,7 +21,7 @@ from okey101.tiles import KINDS, Tile
 from .seat import Seat
 
 HandKey = tuple[str, int, int, int]  # table, seat, hand, attempt
-NEAR_DISCARD = 0.7
+NEAR_DISCARD = 0.7  # a kind near one the next player threw away: it holds less of it
 
 
 class Memory:
@@ -59,29 +59,27 @@ class Knowledge:
             seen.update(played for played, _ in m.tiles)
         seen[s.indicator] += 1
         self.visible = seen
+        nxt = s.h.seats[(s.seat + 1) % 4]
+        shown: Counter[Tile] = Counter(tiles.parse_many(nxt.discards))  # by the next seat
+        for view, m in zip(s.h.melds, s.table, strict=True):
+            if view.owner == nxt.seat:
+                shown.update(played for played, _ in m.tiles)
         hidden: Counter[Tile] = Counter()
-        if memory is not None:
+        if memory is not None:  # a tile it took and has not shown is still in its rack
             for t, n in memory.fed.items():
-                hidden[t] = max(0, min(n, 2 - seen[t]))
+                hidden[t] = max(0, min(n - shown[t], 2 - seen[t]))
         self.hidden = hidden
         self.live = [max(0, 2 - seen[t] - hidden[t]) for t in range(KINDS)]
         self.unseen = max(1, sum(self.live))
-        nxt = s.h.seats[(s.seat + 1) % 4]
         self.next_opened = nxt.opened is not None
         self.next_discards = tiles.parse_many(nxt.discards)
         self.next_took = [t for t, n in (memory.fed if memory else Counter()).items()
                           for _ in range(n)]
 
-    def draws_left(self) -> int:
-        """This seat's draws still to come, if nobody takes a discard."""
-        return max(0, (self.s.h.deck_count + 3) // 4)
-
-    def p_draw(self, kind: Tile) -> float:
-        """The chance one draw brings `kind`: live copies over unseen tiles."""
-        return self.live[kind] / self.unseen
-
-    def twin_live(self, tile: Tile) -> int:
-        return self.live[tile]
+    def draws_left(self) -> float:
+        """About how many draws are still to come to this seat: a quarter of the deck
+        (the three others draw in between; a take spares the deck)."""
+        return self.s.h.deck_count / 4
 
     def p_holds(self, seat: int, kind: Tile) -> float:
         """The chance `seat` holds a copy of `kind`: its share of the unseen tiles, for
@@ -138,21 +136,6 @@ class Knowledge:
         with_okey = self.p_holds(nxt, s.okey) * (1 - lone)
         return 1 - miss * (1 - with_okey)
 
-    def feeding_risk(self, tile: Tile) -> float:
-        """How much the next player may want `tile`: near what it took from this seat's
-        discards (more), near what it threw away itself (less)."""
-        s = self.s
-        risk = 0.0
-        for t in self.next_took:
-            if _near(s, tile, t):
-                risk += 1.0
-        for t in self.next_discards:
-            if t == tile:
-                risk -= 0.5
-            elif _near(s, tile, t):
-                risk -= 0.25
-        return risk
-
 
 def _near(s: Seat, a: Tile, b: Tile) -> bool:
     """Could `a` and `b` sit in one run or group?"""
@@ -171,10 +154,6 @@ def _near(s: Seat, a: Tile, b: Tile) -> bool:
     if s.wraps:
         gap = min(gap, abs((14 if na == 1 else na) - (14 if nb == 1 else nb)))
     return gap <= 2
-
-
-def near(s: Seat, a: Tile, b: Tile) -> bool:
-    return _near(s, a, b)
 
 
 def neighbours(s: Seat, tile: Tile) -> list[Tile]:

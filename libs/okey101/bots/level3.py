@@ -5,14 +5,21 @@ What it adds to level 2 (`levels.Level2Play`):
   live tile kind (copies not seen in the discards, on the table, in its rack, or known to
   sit in the next player's rack), how much one draw of it would raise the rack's chance to
   open (a utility of the best opening value), weighted by its live copies. The discard is
-  the tile whose loss is least; ties go to a tile the next player is least likely to want,
-  then to the highest.
+  the tile whose loss (plus the feeding charge below) is least; ties go to a tile with no
+  partner in the rack, then to the highest.
 - Points or pairs by liveness: the expected draws to reach the threshold (points: the live
   draws that raise the opening value; pairs: the singles whose twin is still live, and the
   okeys) decide the plan.
 - After opening, a loose tile is kept by its chance to be used before the deck runs out
-  (live kinds that would meld it); the discard is the tile with the highest value at risk,
-  less a charge for feeding the next player what it collects.
+  (live kinds that would meld it in the rack, or would extend a run on the table up to
+  it); the discard is the tile with the most value at risk.
+- The next player takes this seat's discards. From public information only (the live
+  kinds, its rack size, what it took from this seat, what it threw away), each discard
+  is charged the chance the next player can meld it, times what that would gain it (an
+  opening, if it has not opened); okeygg's 10x charge to the discarder is counted in full.
+
+The weights below were set by paired benchmark runs (same seeds) against three level 2s in
+north-sultan; the discard choice is not sensitive to them within a factor of two.
 """
 
 from __future__ import annotations
@@ -32,14 +39,11 @@ from .levels import Level2Play, partners, safe_choice
 from .seat import Seat, played
 
 OPEN_CURVE = 3.0  # utility of an opening value v below the threshold: (v / need) ** curve
-OPEN_PARTIAL = 1.0  # ... times this: reaching the threshold (opening at once) is worth more
 PAIRS_HANDICAP = 1.0  # pairs are played only when this much quicker than points
 OPEN_SWING = 170.0  # about what opening saves: 202 unopened against a rack left after it
 FEED_WEIGHT = 0.1  # how much an opponent's gain counts against this seat's own
-USED_WEIGHT = 1.0
-USE_TABLE = 1
-TAKE_MIN = 0  # an opened seat takes a discard that saves this much per unopened seat
 FEED_OPENED = 0.15  # the share of a swing an opened next player gains from a discard
+OPENS_GIVEN_MELD = 0.15  # how often a next player who can meld a discard opens with it
 
 
 class Level3:
@@ -67,7 +71,7 @@ class Level3Play(Level2Play):
     # ------------------------------------------------------------ points before opening
     def utility(self, value: int) -> float:
         need = max(1, self.s.me.points_needed)
-        return 1.0 if value >= need else OPEN_PARTIAL * (value / need) ** OPEN_CURVE
+        return 1.0 if value >= need else (value / need) ** OPEN_CURVE
 
     def outs(self) -> tuple[int, list[tuple[Tile, int, solver.Solution]]]:
         """(best opening value now, [(live kind, its live copies, best opening with it)])
@@ -110,17 +114,6 @@ class Level3Play(Level2Play):
             return s.opened == "pairs"
         pairs = self.pairs_draws()
         return pairs < float("inf") and pairs * PAIRS_HANDICAP < self.points_draws()
-
-    # ------------------------------------------------------------ draw or take
-    def wants(self, top: Tile) -> bool:
-        s = self.s
-        if s.opened != "points" or s.p.opened_take_must_use or top == s.okey:
-            return super().wants(top)
-        gain = s.leftover(s.rack) - s.leftover([*s.rack, top])
-        if s.may_touch_table() and s.playable(top) and s.may_lay_off_more():
-            gain = max(gain, max((s.value(t) for t in s.rack if t != s.okey), default=0))
-        unopened = sum(1 for x in s.h.seats if x.opened is None)
-        return gain > 0 and gain >= TAKE_MIN * unopened
 
     # ------------------------------------------------------------ the discard
     def discard(self) -> Tile:
@@ -169,7 +162,7 @@ class Level3Play(Level2Play):
             scale = draws / self.k.unseen * OPEN_SWING / gap
             cost = {d: self.k.live[d] * scale + self.feed_cost(d) for d in pool}
             return min(pool, key=lambda d: (round(cost[d], 9), -s.value(d), d))
-        score = {d: 2 * s.value(d) * (1 - self.k.live[d] / self.k.unseen) ** draws
+        score = {d: 2 * s.value(d) * float((1 - self.k.live[d] / self.k.unseen) ** draws)
                  - self.feed_cost(d) for d in pool}
         return max(pool, key=lambda d: (round(score[d], 9), s.value(d), -d))
 
@@ -187,16 +180,20 @@ class Level3Play(Level2Play):
 
     def feed_cost(self, d: Tile) -> float:
         """What discarding `d` may give the next player, in points of this seat's score:
-        the chance it melds `d`, times the swing it gains (an opening, if not opened)."""
-        if FEED_WEIGHT <= 0:
-            return 0.0
-        p = self.k.p_feeds(d)
+        the chance it can meld `d` times the swing it gains (an opening, if it has not
+        opened: likelier the higher the tile), counted at `FEED_WEIGHT` (its gain is not
+        this seat's loss); plus, where the house charges the discarder when the next player
+        opens with its discard (okeygg), the expected charge in full."""
+        s, p = self.s, self.k.p_feeds(d)
         if self.k.next_opened:
             return FEED_WEIGHT * FEED_OPENED * p * OPEN_SWING
-        number = tiles.number_of(self.s.stands(d))
-        return FEED_WEIGHT * p * (number + 4) / 17 * OPEN_SWING
+        number = tiles.number_of(s.stands(d))
+        cost = FEED_WEIGHT * p * (number + 4) / 17 * OPEN_SWING
+        if s.p.penalties and s.p.opened_with_discard_multiplier:
+            cost += OPENS_GIVEN_MELD * p * s.p.opened_with_discard_multiplier * s.value(d)
+        return cost
 
-    def p_used(self, d: Tile, rack: Sequence[Tile], draws: int) -> float:
+    def p_used(self, d: Tile, rack: Sequence[Tile], draws: float) -> float:
         """The chance `d` is melded by a draw still to come (one draw's outs, repeated)."""
         if draws <= 0:
             return 0.0
@@ -208,10 +205,10 @@ class Level3Play(Level2Play):
                 continue
             after = [*rack, t]
             melded = Counter(s.arrange(after).leftover)[d] < Counter(after)[d]
-            if melded or (USE_TABLE and t != s.okey and self.opens_a_way(t, d)):
+            if melded or (t != s.okey and self.opens_a_way(t, d)):
                 outs += n
-        p = min(1.0, outs / self.k.unseen)
-        return USED_WEIGHT * (1 - (1 - p) ** draws)
+        miss: float = (1 - min(1.0, outs / self.k.unseen)) ** draws
+        return 1 - miss
 
     def opens_a_way(self, t: Tile, d: Tile) -> bool:
         """Would laying `t` off on the table make `d` playable after it?"""

@@ -117,7 +117,7 @@ def level2(v: PlayerView) -> E.Command:
 
 
 class Level2Play:
-    """Level 2's turn; level 3 overrides the choices (draw or take, discard, mode)."""
+    """Level 2's turn, one command at a time; level 3 overrides its choices."""
 
     def __init__(self, s: Seat) -> None:
         self.s = s
@@ -131,7 +131,7 @@ class Level2Play:
                 return E.TakeDiscard(**BLANK)
             return E.Draw(**BLANK)
         if s.opened is None:
-            command = plays.try_open(s, pairs_first=self.prefers_pairs_opening())
+            command = plays.try_open(s)
             if command is not None:
                 return command
             if s.taken is not None and s.p.put_back_allowed and not s.laid:
@@ -144,9 +144,6 @@ class Level2Play:
         return E.Discard(**BLANK, tile=tiles.name(self.discard()))
 
     # ------------------------------------------------------------ choices
-    def prefers_pairs_opening(self) -> bool:
-        return False
-
     def lay(self, s: Seat) -> E.Command | None:
         return plays.try_lay(s)
 

@@ -95,13 +95,13 @@ def can_open_with(s: Seat, tile: Tile, pairs: bool = True) -> bool:
     return pairs and s.pairs_open_to_me() and pairs_plan(s, rack, tile) is not None
 
 
-def try_open(s: Seat, pairs_first: bool = False) -> E.Command | None:
+def try_open(s: Seat) -> E.Command | None:
     """Open now if the rack allows it: by points, else by pairs (declaring first where the
-    house needs it); `pairs_first` tries pairs before points."""
+    house needs it). A taken discard is part of the opening."""
     plan = points_plan(s, s.rack, s.taken)
-    pairs = pairs_plan(s, s.rack, s.taken)
-    if plan is not None and not (pairs_first and pairs is not None):
+    if plan is not None:
         return E.Open(**BLANK, melds=notation(plan, s.okey))
+    pairs = pairs_plan(s, s.rack, s.taken)
     if pairs is None:
         return None
     if s.p.pairs_need_declaration and not s.me.declared_pairs:

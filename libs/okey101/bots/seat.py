@@ -99,10 +99,11 @@ class Seat:
         if me.opened is None:
             return False
         if me.opened_turn == turn:
-            # an elden opening below the threshold may not touch the table in that turn; a
-            # view does not say which opening was elden, so the opening turn is left alone
-            # wherever the house forbids it
-            return self.p.lay_off_in_opening_turn and self.p.elden_lay_off_allowed
+            # an elden opening (below the threshold) may not touch the table in that turn
+            # where the house says so; the view does not say which opening was elden, but
+            # an elden opening lays the whole rack bar one tile: two or more left, it was not
+            return self.p.lay_off_in_opening_turn and (
+                self.p.elden_lay_off_allowed or len(self.rack) >= 2)
         return turn - me.opened_turn >= 4 * self.p.lay_off_wait_rounds
 
     def may_lay_off_more(self) -> bool:
