@@ -23,7 +23,8 @@ import msgspec
 import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
-from okey101 import bots, topics
+from okey101 import bots
+from okey101.app import topics
 from okey101.table import messages as E
 from okey101.table.views import PlayerView, ViewUpdate, view_update_decoder
 from services.bots import metrics

@@ -12,7 +12,7 @@ from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import TopicAlreadyExistsError
 
-from okey101 import topics
+from okey101.app import topics
 from okey101.errors import InfrastructureFault
 
 DEFAULT_BOOTSTRAP = "127.0.0.1:19092"

@@ -21,7 +21,8 @@ from pathlib import Path
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
-from okey101 import profiles, topics
+from okey101 import profiles
+from okey101.app import topics
 from okey101.table import messages as E
 from services.common.kafka import bootstrap_servers, provision
 

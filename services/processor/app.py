@@ -1,4 +1,4 @@
-"""The rules processor's Kafka shell around `okey101.processing`.
+"""The rules processor's Kafka shell around `okey101.app.processing`.
 
 Per assigned commands partition: a worker with its own transactional producer
 (transactional id = group + partition, so a new owner fences a zombie: aiokafka has no
@@ -23,8 +23,8 @@ import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.errors import KafkaError, ProducerFenced
 
-from okey101 import topics
-from okey101.processing import Output, PartitionTables
+from okey101.app import topics
+from okey101.app.processing import Output, PartitionTables
 from okey101.table import messages as E
 from services.common.kafka import Rebalance, provision, read_partitions
 from services.processor import metrics
@@ -225,7 +225,7 @@ class _Worker:
                 batches = _Batches(self.producer, self.tp.partition)
                 for record in records:
                     out = self.tables.handle(record.key, record.value, self.tp.topic,
-                                             record.offset, _entropy)
+                                             record.offset, _entropy, record.timestamp or 0)
                     await self._send(batches, record, out)
                     outputs.append((record, out))
                 await batches.flush()

@@ -1,4 +1,4 @@
-"""The turn-timer service's Kafka shell around `okey101.timers`.
+"""The turn-timer service's Kafka shell around `okey101.app.timers`.
 
 Consumes the events topic (read_committed) in a consumer group, so instances share the
 partitions; every assigned partition is re-read from the beginning into a fresh
@@ -29,9 +29,9 @@ import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.errors import IllegalStateError, KafkaError
 
-from okey101 import topics
+from okey101.app import topics
+from okey101.app.timers import TurnClock
 from okey101.table import messages as E
-from okey101.timers import TurnClock
 from services.common.kafka import Rebalance, provision
 from services.timers import metrics
 

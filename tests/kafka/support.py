@@ -14,7 +14,7 @@ from pathlib import Path
 import msgspec
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
-from okey101 import topics
+from okey101.app import topics
 from okey101.table import messages as E
 from okey101.table.decide import decide
 from okey101.table.evolve import NEW_TABLE, evolve

@@ -8,7 +8,7 @@ import re
 import subprocess
 import sys
 
-from okey101 import topics
+from okey101.app import topics
 from okey101.table import messages as E
 from tests.kafka.support import ROOT, read_all
 

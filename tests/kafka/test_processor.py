@@ -13,7 +13,7 @@ import uuid
 
 import pytest
 
-from okey101 import topics
+from okey101.app import topics
 from okey101.table import messages as E
 from services.common.kafka import provision
 from tests.kafka.support import (

@@ -15,7 +15,7 @@ from collections.abc import Callable
 import msgspec
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
-from okey101 import topics
+from okey101.app import topics
 from okey101.table import messages as E
 from okey101.table.evolve import NEW_TABLE, evolve
 from okey101.table.state import TableState

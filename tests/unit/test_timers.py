@@ -7,11 +7,11 @@ import msgspec
 import pytest
 
 from okey101 import tiles
+from okey101.app.timers import TurnClock, command_id
 from okey101.table import messages as E
 from okey101.table.decide import decide
 from okey101.table.evolve import NEW_TABLE, evolve
 from okey101.table.state import TableState
-from okey101.timers import TurnClock, command_id
 
 T0 = 1_000.0
 TABLE = "tbl"

@@ -24,7 +24,7 @@ from pathlib import Path
 import msgspec
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
-from okey101 import topics
+from okey101.app import topics
 from okey101.table import messages as E
 from okey101.table.simulate import match_seeds, play_match
 from services.common.kafka import bootstrap_servers, provision

@@ -58,7 +58,8 @@ class _Ctx:
         self.events: list[E.Event] = []
 
     def emit(self, event_type: type[E.Event], /, **fields: Any) -> None:
-        event = event_type(table_id=self.command.table_id, seq=self.s.seq + 1, **fields)
+        event = event_type(table_id=self.command.table_id, seq=self.s.seq + 1,
+                           at=self.command.at, **fields)
         self.s = evolve(self.s, event)
         self.events.append(event)
 

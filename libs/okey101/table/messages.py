@@ -25,6 +25,7 @@ class Command(msgspec.Struct, tag_field="type", kw_only=True, frozen=True):
     player_id: str = ""
     seat: int = -1
     seq: int = 0  # the table seq this command was decided against
+    at: int = 0  # ms since the epoch: set by the server (the record's time), never a client
 
 
 class StackedDeal(msgspec.Struct, frozen=True, kw_only=True):
@@ -117,6 +118,7 @@ AnyCommand = (
 class Event(msgspec.Struct, tag_field="type", kw_only=True, frozen=True):
     table_id: str
     seq: int  # contiguous from 1 for each table
+    at: int = 0  # ms since the epoch when it was decided (its command's `at`); 0: unknown
 
 
 class TableCreated(Event, tag="table_created", frozen=True):

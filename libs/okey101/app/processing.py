@@ -13,7 +13,7 @@ from typing import cast
 
 import msgspec
 
-from okey101 import topics
+from okey101.app import topics
 from okey101.table import messages as E
 from okey101.table.decide import decide_and_fold
 from okey101.table.evolve import NEW_TABLE, evolve
@@ -52,7 +52,9 @@ class PartitionTables:
 
     # ------------------------------------------------------------ processing
     def handle(self, key: bytes | None, value: bytes | None, topic: str, offset: int,
-               entropy: Callable[[], str]) -> Output:
+               entropy: Callable[[], str], at: int = 0) -> Output:
+        """One command record. `at` (ms since the epoch, the record's timestamp) becomes
+        the command's time and so every event's: the core reads no clock."""
         def dead(reason: str) -> Output:
             return Output(dead_letter=E.DeadLetter(
                 reason=reason, topic=topic, partition=self.partition, offset=offset,
@@ -76,7 +78,7 @@ class PartitionTables:
         if seen is not None:
             return Output(outcome=msgspec.structs.replace(seen, duplicate=True),
                           command=command)
-        prepared = self._prepare(command, entropy)
+        prepared = self._prepare(msgspec.structs.replace(command, at=at), entropy)
         if isinstance(prepared, E.Rejection):
             return self._record(command, prepared, NEW_TABLE)
         state = self.tables.get(command.table_id, NEW_TABLE)
