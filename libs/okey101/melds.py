@@ -9,6 +9,7 @@ where the profile allows 12-13-1; position 14 counts 1 point.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Literal
 
@@ -16,6 +17,7 @@ import msgspec
 
 from okey101 import tiles
 from okey101.errors import IllegalMove, MalformedInput
+from okey101.terms import LayOffEnd, RunEnd
 from okey101.tiles import FAKE, Tile
 
 MeldKind = Literal["run", "group", "pair"]
@@ -233,3 +235,146 @@ def is_playable(tile: Tile, melds: Sequence[Meld], okey: Tile, wraps: bool) -> b
                 and all(s // 13 != colour for _, s in m.tiles):
             return True
     return False
+
+
+# ---------------------------------------------------------------- lay-off geometry
+def lay_off_ends(tile: Tile, meld: Meld, okey: Tile, wraps: bool) -> list[LayOffEnd]:
+    """Where one `tile` fits on `meld` now: the run ends it extends, or "group" (an okey
+    goes on any end, or fills any missing colour). Pairs take no lay-offs."""
+    if meld.kind == "pair":
+        return []
+    if tile == okey:
+        if meld.kind == "group":
+            return ["group"] if missing_colours(meld) else []
+        positions = extension_positions(meld, wraps)
+    else:
+        positions = lay_off_targets(okey if tile == FAKE else tile, meld, wraps)
+    if meld.kind == "group":
+        return ["group"] if positions else []
+    return ["low" if p == meld.start - 1 else "high" for p in positions]
+
+
+def lay_off_plan(meld: Meld, placed: Sequence[Placed], tokens: Sequence[str],
+                 end: RunEnd | None, okey: Tile, wraps: bool, label: str
+                 ) -> tuple[list[Placed], LayOffEnd]:
+    """`placed` laid off on `meld` one by one, at one end of a run (`end`, or whichever
+    fits) or into a group: the tiles in laying order, and where they went."""
+    if meld.kind == "group":
+        grown, added = meld, []
+        for token, pl in zip(tokens, placed, strict=True):
+            plain_okey = pl[0] == okey and pl[1] == okey
+            if not lay_off_targets(pl[1], grown, wraps) and not (
+                    plain_okey and missing_colours(grown)):
+                raise IllegalMove(f"{token} does not fit {label}", "cannot_lay_off")
+            if plain_okey:
+                pl = (pl[0], tiles.make(missing_colours(grown)[0], grown.number))
+            grown = extend(grown, pl, 0, wraps)
+            added.append(pl)  # grown.tiles is sorted by colour: its tail is not the new tiles
+        return added, "group"
+    ends: list[RunEnd] = [end] if end else ["high", "low"]
+    for side in ends:
+        order = run_order(meld, placed, side, okey, wraps)
+        if order is not None:
+            return order, side
+    raise IllegalMove(f"{' '.join(tokens)} cannot extend {label}", "cannot_lay_off")
+
+
+def run_order(meld: Meld, placed: Sequence[Placed], end: RunEnd, okey: Tile, wraps: bool
+              ) -> list[Placed] | None:
+    """The tiles in the order that extends run `meld` at `end`, or None if they do not."""
+    pool = list(placed)
+    grown, out = meld, []
+    while pool:
+        pos = (grown.start - 1) if end == "low" else grown.start + len(grown.tiles)
+        if pos not in extension_positions(grown, wraps):
+            return None
+        want = stands_at(meld.colour, pos)
+        pick = next((pl for pl in pool if pl[1] == want and pl[0] != okey), None) or \
+            next((pl for pl in pool if pl[0] == okey and pl[1] in (want, okey)), None)
+        if pick is None:
+            return None
+        pool.remove(pick)
+        pick = (pick[0], want)
+        grown = extend(grown, pick, pos, wraps)
+        out.append(pick)
+    return out
+
+
+def lay_off_position(meld: Meld, end: LayOffEnd) -> int:
+    """The run position a lay-off at `end` takes (0 for a group)."""
+    if end == "group":
+        return 0
+    return meld.start - 1 if end == "low" else meld.start + len(meld.tiles)
+
+
+def replace_okey(meld: Meld, okey: Tile, put: Sequence[Tile]) -> Meld:
+    """`meld` with its okey swapped for the real tile(s) `put` (a 3-group gets both)."""
+    items = list(meld.tiles)
+    rest = list(put)
+    for i, (played, stands) in enumerate(items):
+        if played == okey and stands in rest:
+            items[i] = (stands, stands)
+            rest.remove(stands)
+            break
+    for t in rest:  # the fourth colour completing a group
+        items.append((t, t))
+    if meld.kind == "group":
+        return Meld("group", tuple(sorted(items, key=lambda p: tiles.colour_of(p[1]))))
+    return Meld(meld.kind, tuple(items), meld.start)
+
+
+def melds_with(rack: Sequence[Tile], tile: Tile, okey: Tile, wraps: bool) -> list[Meld]:
+    """Runs (3-5 long: longer runs split) and groups from `rack` that use `tile`."""
+    have = Counter(rack)
+    jokers = have.pop(okey, 0)
+    stands = okey if tile == FAKE else tile
+    out = []
+    for kind, need, start in _shapes_with(stands, wraps):
+        placed = _fill(need, have, jokers, tile, stands, okey)
+        if placed is None or not any(pl[0] == tile for pl in placed):
+            continue
+        meld = Meld("run", tuple(placed), start) if kind == "run" else as_group(placed)
+        if meld is not None:
+            out.append(meld)
+    return out
+
+
+def _shapes_with(stands: Tile, wraps: bool) -> list[tuple[MeldKind, list[Tile], int]]:
+    """Every run (3-5 long) and group shape holding `stands`: (kind, tiles, run start)."""
+    colour, number = tiles.colour_of(stands), tiles.number_of(stands)
+    shapes: list[tuple[MeldKind, list[Tile], int]] = []
+    top = 14 if wraps else 13
+    for pos in [number] + ([14] if wraps and number == 1 else []):
+        for length in (3, 4, 5):
+            for start in range(max(1, pos - length + 1), min(pos, top - length + 1) + 1):
+                shapes.append(("run", [stands_at(colour, q)
+                                       for q in range(start, start + length)], start))
+    others = [c for c in range(4) if c != colour]
+    for size in (2, 3):
+        for i in range(len(others)):
+            for j in range(i + 1, len(others)):
+                cols = [others[i], others[j]] if size == 2 else others
+                shapes.append(("group", [stands, *(tiles.make(x, number) for x in cols)], 0))
+    return shapes
+
+
+def _fill(need: list[Tile], have: Counter[Tile], jokers: int, tile: Tile, stands: Tile,
+          okey: Tile) -> list[Placed] | None:
+    """`need` filled from `have` (naturals first, `tile` itself where it stands, then
+    jokers), or None when the rack cannot."""
+    pool = Counter(have)
+    placed: list[Placed] = []
+    spare, first = jokers, True
+    for want in need:
+        natural = FAKE if want == okey and pool[FAKE] > 0 else want
+        if first and want == stands:
+            natural, first = tile, False
+        if pool[natural] > 0:
+            pool[natural] -= 1
+            placed.append((natural, want))
+        elif spare > 0:
+            spare -= 1
+            placed.append((okey, want))
+        else:
+            return None
+    return placed

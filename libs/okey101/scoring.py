@@ -19,39 +19,14 @@ Seats are 0..3; partners face each other (seat and seat + 2).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal, TypeAlias
 
 import msgspec
 
 from okey101 import tiles
 from okey101.errors import IllegalMove, MalformedInput
 from okey101.profiles import Profile
+from okey101.terms import FINISH_KINDS, SEATS, FinishKind, Opened, OpeningKind
 
-SEATS = 4
-
-FinishKind: TypeAlias = Literal[
-    "normal",  # an opened player discards their last tile
-    "okey",  # ... and that last discard is an okey
-    "pairs",  # a pairs-opener finishes
-    "pairs_okey",  # a pairs-opener finishes by discarding an okey
-    "elden",  # an unopened player opens and finishes in one turn
-    "elden_okey",  # ... discarding an okey last
-    "deck_exhausted",  # the deck ran out: no finisher
-    "void",  # all four opened with pairs: nobody scores, deal again
-]
-Opened: TypeAlias = Literal["points", "pairs"] | None
-OpeningKind: TypeAlias = Literal["points", "pairs"]
-
-FINISH_KINDS: tuple[FinishKind, ...] = (
-    "normal",
-    "okey",
-    "pairs",
-    "pairs_okey",
-    "elden",
-    "elden_okey",
-    "deck_exhausted",
-    "void",
-)
 _NO_FINISHER: frozenset[FinishKind] = frozenset({"deck_exhausted", "void"})
 _OKEY_FINISHES: frozenset[FinishKind] = frozenset({"okey", "pairs_okey", "elden_okey"})
 _PAIRS_FINISHES: frozenset[FinishKind] = frozenset({"pairs", "pairs_okey"})

@@ -59,7 +59,12 @@ _BY_NAME: dict[str, Tile] = {name(t): t for t in range(FAKE)} | {"F": FAKE}
 
 
 def parse(token: str) -> Tile:
-    """Parse one tile token (``R7``, ``k10``, ``F``); the error names the token."""
+    """Parse one tile token (``R7``, ``k10``, ``F``); the error names the token. The one
+    tile parser: canonical names (what events carry) are looked up at once."""
+    try:
+        return _BY_NAME[token]
+    except (KeyError, TypeError):
+        pass
     tile = _BY_NAME.get(token.strip().upper()) if isinstance(token, str) else None
     if tile is None:
         raise MalformedInput(f"unknown tile {token!r}: expected R|Y|B|K with 1-13, or F")
@@ -70,8 +75,25 @@ def parse_many(tokens: Iterable[str]) -> list[Tile]:
     return [parse(t) for t in tokens]
 
 
+def parse_at(tokens: Sequence[str], where: str) -> list[Tile]:
+    """`parse_many`, an error naming the place and the token's position in it."""
+    if not isinstance(tokens, (list, tuple)):
+        raise MalformedInput(f"{where}: expected a list of tiles, got {tokens!r}")
+    out = []
+    for i, token in enumerate(tokens):
+        try:
+            out.append(parse(token))
+        except MalformedInput as exc:
+            raise MalformedInput(f"{where}, tile {i}: {exc}") from None
+    return out
+
+
 def parse_meld_token(token: str) -> tuple[Tile, Tile | None]:
     """Parse a meld token: ``R7`` -> (R7, None); ``Y6=K9`` -> (Y6, K9), a joker standing for K9."""
+    try:
+        return _BY_NAME[token], None
+    except (KeyError, TypeError):
+        pass
     if not isinstance(token, str):
         raise MalformedInput(f"unknown tile {token!r}")
     if "=" not in token:

@@ -20,26 +20,20 @@ import pytest
 
 from okey101 import melds as M
 from okey101 import solver, tiles
-from okey101.bots import Bot, Level3, level1, level2
+from okey101.bots import Bot, Level3, level0, level1, level2
 from okey101.bots.inference import Knowledge, Memory
 from okey101.bots.seat import Seat, keep_one, table_meld
 from okey101.profiles import house
 from okey101.table import messages as E
 from okey101.table.simulate import match_seeds, play_match
-from okey101.table.state import TableState
-from okey101.table.views import (
-    HandView,
-    MeldView,
-    PlayerView,
-    SeatView,
-    TurnView,
-    player_view,
-)
+from okey101.table.state import HandState, SeatHand, TableMeld, TableState, TurnScratch
+from okey101.table.views import MeldView, PlayerView, player_view
 
 HOUSES = ("north-sultan", "okeygg", "classic", "okey-oyna")
 SHORT = {"north-sultan": 2, "okeygg": 7, "classic": 2, "okey-oyna": 2}  # okeygg: 7-21
 MakeBot = Callable[[], Bot]
-LEVELS: dict[str, MakeBot] = {"1": lambda: level1, "2": lambda: level2, "3": Level3}
+LEVELS: dict[str, MakeBot] = {"0": lambda: level0, "1": lambda: level1, "2": lambda: level2,
+                             "3": Level3}
 
 
 # ---------------------------------------------------------------- whole matches
@@ -109,11 +103,11 @@ def run_match(name: str, seed: str, makers: Sequence[MakeBot], careful: Sequence
 
 
 @pytest.mark.parametrize("name", HOUSES)
-@pytest.mark.parametrize("level", ["1", "2", "3"])
+@pytest.mark.parametrize("level", ["0", "1", "2", "3"])
 def test_bots_play_whole_matches_legally_in_turn_from_their_own_view(
         name: str, level: str) -> None:
     for seed in match_seeds(101 + int(level), 2 if name != "okeygg" else 1):
-        watch, record = run_match(name, seed, [LEVELS[level]] * 4, [level != "1"] * 4)
+        watch, record = run_match(name, seed, [LEVELS[level]] * 4, [level in ("2", "3")] * 4)
         assert record.rejections == 0, record.rejection_codes
         assert not record.capped
         assert isinstance(record.events[-1], E.MatchEnded)
@@ -143,14 +137,13 @@ def test_level3_is_deterministic_and_keeps_its_memory_per_seat() -> None:
 
 
 # ---------------------------------------------------------------- hand-built views
-def seat_view(seat: int, **kw: Any) -> SeatView:
-    fields: dict[str, Any] = {
-        "seat": seat, "player_id": f"p{seat}", "bot": True, "rack_size": 21,
-        "discards": [], "opened": None, "opened_turn": -1, "opening_value": 0,
-        "declared_pairs": False, "shown_indicator": False, "has_played": True,
-        "penalties": 0, "points_needed": 101, "pairs_needed": 5}
-    fields.update(kw)
-    return SeatView(**fields)
+def seat_hand(rack: Sequence[str] | int, **kw: Any) -> SeatHand:
+    """A seat of a hand-built table: its rack (tiles, or a size: filler tiles nobody sees)."""
+    tiles_ = tiles.parse_many(rack) if not isinstance(rack, int) else [tiles.parse("R1")] * rack
+    fields: dict[str, Any] = {"rack": tuple(tiles_), "has_played": True}
+    for key, value in kw.items():
+        fields[key] = tuple(tiles.parse_many(value)) if key == "discards" else value
+    return SeatHand(**fields)
 
 
 def view(rack: str, *, indicator: str = "K12", name: str = "north-sultan",
@@ -158,29 +151,34 @@ def view(rack: str, *, indicator: str = "K12", name: str = "north-sultan",
          others: dict[int, dict[str, Any]] | None = None,
          melds: Sequence[tuple[int, str, str, int]] = (), top: str | None = None,
          turn: int = 20, deck: int = 12, taken: str | None = None) -> PlayerView:
-    """A view for `seat` holding `rack` (tiles by space); `melds`: (owner, kind, tiles,
-    start) on the table; `me`/`others`: SeatView fields by seat."""
-    okey = tiles.name(tiles.okey_for(tiles.parse(indicator)))
-    hand_rack = rack.split()
+    """The engine's own view (`player_view`) for `seat` holding `rack` (tiles by space) at
+    a hand-built table; `melds`: (owner, kind, tiles, start) on the table; `me`/`others`:
+    SeatHand fields by seat; `top`: the previous seat's last discard."""
+    face_up = tiles.parse(indicator)
+    okey = tiles.okey_for(face_up)
     seats = []
     for i in range(4):
         kw = dict((others or {}).get(i, {}))
         if i == seat:
-            kw = {"rack_size": len(hand_rack), **(me or {})}
-        seats.append(seat_view(i, **kw))
-    table = [MeldView(index=i, owner=o, kind=k, tiles=t.split(), start=st, laid_turn=1)
-             for i, (o, k, t, st) in enumerate(melds)]
-    hand = HandView(
-        number=1, attempt=0, starter=0, indicator=indicator, okey=okey, deck_count=deck,
+            seats.append(seat_hand(rack.split(), **(me or {})))
+        else:
+            seats.append(seat_hand(21, **kw))
+    if top is not None:
+        before = (seat - 1) % 4
+        seats[before] = msgspec.structs.replace(
+            seats[before], discards=(*seats[before].discards, tiles.parse(top)))
+    table = tuple(TableMeld(M.Meld(k, tuple(M.parse_placed(t.split(), okey)), st), o, 1)  # type: ignore[arg-type]
+                  for o, k, t, st in melds)
+    taken_tile = tiles.parse(taken) if taken else None
+    hand = HandState(
+        number=1, attempt=0, starter=0, indicator=face_up, okey=okey,
+        deck=tuple([tiles.parse("R1")] * deck), seats=tuple(seats), melds=table,
         to_act=seat, phase=phase,  # type: ignore[arg-type]
-        available_discard=top, melds=table, seats=seats,
-        current=TurnView(taken=taken, taken_from=(seat - 1) % 4 if taken else -1,
-                         laid=[], lay_offs=0, laid_off=False, end_counts=[]),
-        finish=None, finished_by=None)
-    return PlayerView(table_id="t", seq=1, seat=seat, status="playing", profile=house(name),
-                      players=[f"p{i}" for i in range(4)], bots=[True] * 4, hands_total=11,
-                      turn=turn, rack=hand_rack, hand=hand, hand_scores=[],
-                      penalties=[0, 0, 0, 0], totals=[0, 0, 0, 0])
+        scratch=TurnScratch(taken=taken_tile, taken_from=(seat - 1) % 4 if taken else -1))
+    state = TableState(table_id="t", seq=1, profile=house(name), status="playing",
+                       players=tuple(f"p{i}" for i in range(4)), bots=(True,) * 4,
+                       hands_total=11, turn=turn, hand=hand)
+    return player_view(state, seat)
 
 
 # a rack worth 108 in three groups (indicator K12: the okey is K13)

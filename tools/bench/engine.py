@@ -9,7 +9,13 @@ fallbacks too) and every event. Then, timing only that:
 - events: the recorded events are folded from a new table (`evolve` only), as a restart
   or a read model rebuild does.
 
+With `--against REF` (a git commit, e.g. `main~3`) the same benchmark runs in two
+subprocesses, the code at REF (exported to a temporary folder) and the working tree, in
+alternating rounds, and prints both side by side: before and after in one run, on the
+same machine at the same time.
+
 Run: .venv/bin/python -m tools.bench.engine [--matches N] [--repeat R] [--profile]
+     [--against REF [--rounds K]]
 """
 
 from __future__ import annotations
@@ -17,10 +23,16 @@ from __future__ import annotations
 import argparse
 import cProfile
 import gc
+import json
+import os
 import pstats
+import subprocess
+import sys
+import tempfile
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable
+from pathlib import Path
 
 from okey101.table import decide as D
 from okey101.table import messages as E
@@ -108,7 +120,22 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=101)
     parser.add_argument("--repeat", type=int, default=3, help="best of R timed runs")
     parser.add_argument("--profile", action="store_true", help="cProfile decide + fold")
+    parser.add_argument("--json", action="store_true", help="print one JSON line of rates")
+    parser.add_argument("--against", metavar="REF", help="compare with the code at git REF")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds (--against)")
     args = parser.parse_args()
+    if args.against:
+        compare(args.against, args.matches, args.repeat, args.rounds)
+        return
+    if args.json:
+        records = record(args.matches, args.seed)
+        rates = {name: n / secs for name, (n, secs) in (
+            ("decide_then_fold", best_rate(decide_then_fold, records, args.repeat)),
+            ("decide_and_fold", best_rate(decide_folding_once, records, args.repeat)),
+            ("replay", best_rate(fold_events, records, args.repeat)))}
+        rates["commands"] = sum(len(r.commands) for r in records)
+        print(json.dumps(rates))
+        return
 
     start = time.perf_counter()
     records = record(args.matches, args.seed)
@@ -146,6 +173,39 @@ def main() -> None:
         profiler.disable()
         print()
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def compare(ref: str, matches: int, repeat: int, rounds: int) -> None:
+    """Before (the code at `ref`) and after (the working tree), alternating rounds."""
+    with tempfile.TemporaryDirectory(prefix="okey-bench-") as tmp:
+        archive = subprocess.run(["git", "archive", ref], cwd=ROOT, check=True,
+                                 capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+        # this benchmark's own code drives both; only the engine (libs/) differs
+        libs = {"before": Path(tmp) / "libs", "after": ROOT / "libs"}
+        best: dict[str, dict[str, float]] = {name: {} for name in libs}
+        for _ in range(rounds):
+            for name, path in libs.items():
+                env = dict(os.environ, PYTHONPATH=str(path))
+                out = subprocess.run(
+                    [sys.executable, "-m", "tools.bench.engine", "--json", "--matches",
+                     str(matches), "--repeat", str(repeat)],
+                    cwd=ROOT, env=env, check=True, capture_output=True, text=True).stdout
+                for key, value in json.loads(out.splitlines()[-1]).items():
+                    best[name][key] = max(best[name].get(key, 0.0), value)
+    print(f"engine before ({ref}) and after (working tree): {matches} matches, best of "
+          f"{rounds} alternating rounds x {repeat} runs, CPU time, one core")
+    for key, unit, goal in (("decide_then_fold", "commands/s", GOAL_COMMANDS),
+                            ("decide_and_fold", "commands/s", GOAL_COMMANDS),
+                            ("replay", "events/s", GOAL_EVENTS)):
+        before, after = best["before"][key], best["after"][key]
+        print(f"  {key:<18} before {before:>9,.0f}  after {after:>9,.0f} {unit}  "
+              f"({(after / before - 1) * 100:+.1f}%; goal {goal:,})")
+    print(f"  commands replayed: before {best['before']['commands']:,.0f}, "
+          f"after {best['after']['commands']:,.0f}")
 
 
 if __name__ == "__main__":

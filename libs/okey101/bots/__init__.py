@@ -5,33 +5,38 @@ A bot sees what its seat may see and nothing else: its own rack and the public t
 with a blank envelope that the driver fills (table, command id, seq, player, seat), as
 `okey101.table.simulate.play_match` does. Every command it sends is one the engine accepts.
 
+- `level0`: the plain rule-follower that drives simulations (not a house's bot).
 - `level1`: legal, simple and deliberately weak (draws, opens when it can, lays melds).
 - `level2`: the solver's player (best melds, opens as soon as it can, takes useful
   discards, lays off, takes okeys, cuts useless tiles, avoids the 101 penalties).
 - `Level3()`: level 2 plus inference from public information (live tiles, the next
   player's wants); a callable with a memory of the hand's earlier views, per seat.
 
-Modules: `seat` (a view read once, with the rules' gates), `plays` (the moves the levels
-share), `levels` (levels 1 and 2), `level3`, `inference` (live tiles, memory).
+Modules: `seat` (a view read once, with the engine's answers of what is legal), `plays`
+(the moves the levels share), `level0`, `levels` (levels 1 and 2), `level3`, `inference`
+(live tiles, memory).
 """
 
 from __future__ import annotations
 
+from .level0 import level0
 from .level3 import Level3
 from .levels import Bot, level1, level2
 
-LEVELS = (1, 2, 3)
+LEVELS = (0, 1, 2, 3)
 
 
 def bot(level: int) -> Bot:
-    """A bot of `level` (1-3); level 3 is a new instance with its own memory."""
+    """A bot of `level` (0-3); level 3 is a new instance with its own memory."""
+    if level == 0:
+        return level0
     if level == 1:
         return level1
     if level == 2:
         return level2
     if level == 3:
         return Level3()
-    raise ValueError(f"no bot level {level}: levels are 1, 2, 3")
+    raise ValueError(f"no bot level {level}: levels are 0, 1, 2, 3")
 
 
-__all__ = ["LEVELS", "Bot", "Level3", "bot", "level1", "level2"]
+__all__ = ["LEVELS", "Bot", "Level3", "bot", "level0", "level1", "level2"]

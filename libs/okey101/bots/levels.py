@@ -134,7 +134,7 @@ class Level2Play:
             command = plays.try_open(s)
             if command is not None:
                 return command
-            if s.taken is not None and s.p.put_back_allowed and not s.laid:
+            if "put_back" in s.allowed:
                 return E.PutBack(**BLANK)
         else:
             for move in (self.lay, plays.try_take_okey, self.lay_off):

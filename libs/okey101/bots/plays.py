@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 from okey101 import melds as M
 from okey101 import solver, tiles
+from okey101.melds import melds_with
 from okey101.table import messages as E
-from okey101.table.decide import melds_with
 from okey101.tiles import FAKE, Tile
 
 from .seat import BLANK, Seat, keep_one, notation, played
@@ -104,7 +104,7 @@ def try_open(s: Seat) -> E.Command | None:
     pairs = pairs_plan(s, s.rack, s.taken)
     if pairs is None:
         return None
-    if s.p.pairs_need_declaration and not s.me.declared_pairs:
+    if "declare_pairs" in s.allowed:
         return E.DeclarePairs(**BLANK)
     return E.Open(**BLANK, pairs=notation(pairs, s.okey))
 
@@ -112,9 +112,7 @@ def try_open(s: Seat) -> E.Command | None:
 # ---------------------------------------------------------------- after opening
 def must_lay(s: Seat) -> Tile | None:
     """The taken discard this turn still owes a lay (okey-oyna), or None."""
-    if s.taken is None or not s.p.opened_take_must_use or s.taken in s.laid:
-        return None
-    return s.taken
+    return s.owed if s.opened is not None else None
 
 
 def try_lay(s: Seat) -> E.Command | None:
@@ -177,27 +175,14 @@ def try_take_okey(s: Seat) -> E.Command | None:
 
 
 def _okey_still_playable(s: Seat, index: int, put: Sequence[Tile]) -> bool:
-    """After the swap, could the okey be laid off somewhere (ends free of the limits)?"""
+    """After the swap, could the okey be laid off somewhere (an end still open this turn)?"""
     table = list(s.table)
-    meld = table[index]
-    items = list(meld.tiles)
-    rest = list(put)
-    for i, (p, stands) in enumerate(items):
-        if p == s.okey and stands in rest:
-            items[i] = (stands, stands)
-            rest.remove(stands)
-            break
-    items += [(t, t) for t in rest]
-    table[index] = M.Meld(meld.kind, tuple(items), meld.start) if meld.kind != "group" else \
-        M.Meld("group", tuple(sorted(items, key=lambda pl: tiles.colour_of(pl[1]))))
-    limit = s.p.run_end_lay_off_limit
-    used = {(m, e): n for m, e, n in s.h.current.end_counts}
+    table[index] = M.replace_okey(table[index], s.okey, put)
     for i, m in enumerate(table):
         if m.kind == "group" and M.missing_colours(m):
             return True
         if m.kind == "run":
             for pos in M.extension_positions(m, s.wraps):
-                end = "low" if pos == m.start - 1 else "high"
-                if limit is None or used.get((i, end), 0) < limit:
+                if not s.is_full(i, "low" if pos == m.start - 1 else "high"):
                     return True
     return False

@@ -1,14 +1,14 @@
 """A seat's view, read once per command: the rack, the table, and what the rules allow now.
 
 Everything here comes from one `PlayerView` (RULES.md section 11: a bot knows its own rack
-and the public table, nothing else). The gates mirror the engine's checks
-(`okey101.table.decide`), so a bot asks for nothing the engine would refuse; the commands
-are built with a blank envelope, which the driver fills (table, command id, seq, seat).
+and the public table, nothing else). What is legal comes from the view's `rules`, the
+engine's own answers (`okey101.table.rules`): a bot chooses among the moves the engine
+enumerates and re-implements no rule. The commands are built with a blank envelope, which
+the driver fills (table, command id, seq, seat).
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -50,6 +50,11 @@ class Seat:
         self.laid: list[Tile] = tiles.parse_many(cur.laid)
         top = v.hand.available_discard
         self.top: Tile | None = tiles.parse(top) if top is not None else None
+        self.rules = v.rules
+        self.allowed: frozenset[str] = frozenset(v.rules.allowed)
+        self._penalised = frozenset(tiles.parse(d.tile) for d in v.rules.penalised_discards)
+        owed = v.rules.owed_tile
+        self.owed: Tile | None = tiles.parse(owed) if owed is not None else None
         self._arranged: dict[tuple[Tile, ...], solver.Solution] = {}
 
     # ---------------------------------------------------------------- values
@@ -86,103 +91,50 @@ class Seat:
         return any(s.opened == "pairs" for s in self.h.seats)
 
     def elden_possible(self) -> bool:
-        return not (self.p.elden_only_while_nobody_opened and
-                    any(s.opened is not None for s in self.h.seats if s.seat != self.seat))
+        return self.rules.is_elden_open
 
     def pairs_open_to_me(self) -> bool:
         """May this unopened seat open with pairs now (declared where the house needs it)?"""
-        return not self.p.pairs_need_declaration or self.me.declared_pairs
+        return self.rules.may_open_pairs
 
     def may_touch_table(self) -> bool:
-        """Lay off or take an okey now (decide._may_touch_table)."""
-        me, turn = self.me, self.v.turn
-        if me.opened is None:
-            return False
-        if me.opened_turn == turn:
-            # an elden opening (below the threshold) may not touch the table in that turn
-            # where the house says so; the view does not say which opening was elden, but
-            # an elden opening lays the whole rack bar one tile: two or more left, it was not
-            return self.p.lay_off_in_opening_turn and (
-                self.p.elden_lay_off_allowed or len(self.rack) >= 2)
-        return turn - me.opened_turn >= 4 * self.p.lay_off_wait_rounds
+        """Lay off or take an okey this turn."""
+        return self.rules.may_lay_off
 
     def may_lay_off_more(self) -> bool:
-        limit = self.p.pairs_opener_lay_off_limit
-        return not (self.me.opened == "pairs" and limit is not None
-                    and self.h.current.lay_offs >= limit)
+        return self.rules.lay_off_room != 0
 
     def may_show_indicator(self) -> bool:
-        return (self.p.indicator_pair and not self.me.shown_indicator
-                and not self.me.has_played and self.taken is None
-                and (self.seat == self.h.starter or self.drawing)
-                and self.indicator in self.rack)
+        return "show_indicator" in self.allowed
 
     def may_take(self) -> bool:
-        """Is there a discard this seat could ask for (before any opening check)?"""
-        top = self.top
-        if top is None or self.h.current.put_back:
-            return False
-        return top != self.okey or self.p.discarded_okey_takeable
+        return "take_discard" in self.allowed
 
     def playable(self, tile: Tile) -> bool:
-        """Would discarding `tile` be penalised as playable on the table?"""
+        """Could `tile` be laid off onto the table (melds.is_playable)?"""
         return M.is_playable(tile, self.table, self.okey, self.wraps)
 
     def penalised(self, tile: Tile) -> bool:
-        """Would this (non-finishing) discard cost a penalty?"""
-        if len(self.rack) == 1 or not self.p.penalties:
-            return False
-        if tile == self.okey:
-            return bool(self.p.okey_discard_penalty)
-        if self.me.opened is None and not self.p.playable_discard_penalty_unopened:
-            return False
-        return bool(self.p.playable_discard_penalty) and self.playable(tile)
+        """Would this discard cost a penalty now?"""
+        return tile in self._penalised
 
-    # ---------------------------------------------------------------- lay-off targets
+    def is_full(self, meld: int, end: str) -> bool:
+        """Does run `meld` take no more tiles at `end` this turn?"""
+        return any(m == meld and e == end for m, e in self.rules.full_run_ends)
+
+    # ---------------------------------------------------------------- the table's options
     def lay_off_for(self, tile: Tile) -> E.LayOff | None:
-        """A lay-off of `tile` the engine accepts now, or None (gates checked by caller)."""
-        if len(self.rack) < 2 or tile not in self.rack:
-            return None
-        used = {(m, e): n for m, e, n in self.h.current.end_counts}
-        limit = self.p.run_end_lay_off_limit
-        for i, meld in enumerate(self.table):
-            if meld.kind == "pair":
-                continue
-            if tile == self.okey:
-                if meld.kind == "group":
-                    if M.missing_colours(meld):
-                        return E.LayOff(**BLANK, meld=i, tiles=[tiles.name(tile)])
-                    continue
-                ends = M.extension_positions(meld, self.wraps)
-            else:
-                ends = M.lay_off_targets(self.stands(tile), meld, self.wraps)
-            for pos in ends:
-                if meld.kind == "group":
-                    return E.LayOff(**BLANK, meld=i, tiles=[tiles.name(tile)])
-                end: E.End = "low" if pos == meld.start - 1 else "high"
-                if limit is not None and used.get((i, end), 0) >= limit:
-                    continue
-                return E.LayOff(**BLANK, meld=i, tiles=[tiles.name(tile)], end=end)
+        """A lay-off of `tile` the engine offers now, or None."""
+        name = tiles.name(tile)
+        for option in self.rules.lay_offs:
+            if option.tile == name:
+                end = None if option.end == "group" else option.end
+                return E.LayOff(**BLANK, meld=option.meld, tiles=[name], end=end)
         return None
 
     def okey_takes(self) -> list[tuple[int, list[Tile]]]:
-        """(meld, tiles to put) for each okey on the table this seat could take now."""
-        out: list[tuple[int, list[Tile]]] = []
-        have = Counter(self.rack)
-        for i, meld in enumerate(self.table):
-            jokers = [stands for played, stands in meld.tiles if played == self.okey]
-            if not jokers:
-                continue
-            if meld.kind == "group" and len(meld.tiles) == 3:
-                if self.p.take_okey_from_groups == "four_only":
-                    continue
-                put = sorted([*(tiles.make(c, meld.number) for c in M.missing_colours(meld)),
-                              *jokers])
-            else:
-                put = [jokers[0]]
-            if all(have[t] >= n for t, n in Counter(put).items()):
-                out.append((i, put))
-        return out
+        """(meld, tiles to put) for each okey on the table this seat may take now."""
+        return [(o.meld, tiles.parse_many(o.tiles)) for o in self.rules.okey_takes]
 
 
 def played(melds: Sequence[M.Meld]) -> list[Tile]:

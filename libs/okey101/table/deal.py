@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from collections import Counter
 from collections.abc import Iterator
 
 import msgspec
 
 from okey101 import tiles
+from okey101.errors import MalformedInput
 from okey101.tiles import FAKE, Tile
 
 STARTER_TILES = 22
@@ -80,3 +82,32 @@ def commitment(seed: bytes) -> str:
 
 def hand_seed(match_seed: bytes, hand: int, attempt: int) -> bytes:
     return hmac.new(match_seed, f"hand:{hand}:{attempt}".encode(), hashlib.sha256).digest()
+
+
+def stacked_deal(racks: list[list[str]], indicator: str, deck: list[str], starter: int,
+                 where: str) -> Dealt:
+    """A given deal (tests, scenarios), checked: 22 tiles for the starter, 21 for the
+    others, the deck topped up with the tiles named nowhere, in canonical order."""
+    if not 0 <= starter < 4:
+        raise MalformedInput(f"{where}: starter {starter} is not a seat (0-3)")
+    if len(racks) != 4:
+        raise MalformedInput(f"{where}: {len(racks)} racks given; 4 needed")
+    parsed = []
+    for seat, rack in enumerate(racks):
+        want = STARTER_TILES if seat == starter else OTHER_TILES
+        if len(rack) != want:
+            raise MalformedInput(f"{where}: rack {seat} has {len(rack)} tiles; {want} needed")
+        parsed.append(tuple(tiles.parse_at(rack, f"{where} rack {seat}")))
+    face_up = tiles.parse_at([indicator], f"{where} indicator")[0]
+    if face_up == FAKE:
+        raise MalformedInput(f"{where}: a fake okey cannot be the indicator")
+    top = tiles.parse_at(deck, f"{where} deck")
+    named = [t for r in parsed for t in r] + [face_up] + top
+    tiles.check_counts(named, where)
+    rest = Counter(tiles.full_set())
+    rest.subtract(named)
+    for t in tiles.full_set():
+        if rest[t] > 0:
+            rest[t] -= 1
+            top.append(t)
+    return Dealt(starter, face_up, tuple(parsed), tuple(top))

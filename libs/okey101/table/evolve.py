@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, assert_never, cast
 
 from msgspec.structs import replace
 
@@ -11,18 +11,74 @@ from okey101 import melds as M
 from okey101 import tiles
 from okey101.errors import IllegalMove
 from okey101.table import messages as E
+from okey101.table.notation import build_meld, pair_jokers, placed_tiles, played_tiles, without
 from okey101.table.state import HandState, SeatHand, TableMeld, TableState, TurnScratch
-from okey101.tiles import Tile
 
 NEW_TABLE = TableState()
+_Handler = Callable[[TableState, Any], TableState]
+_HANDLERS: dict[type[E.Event], _Handler] = {}
 
 
 def evolve(state: TableState, event: E.Event) -> TableState:
     if event.seq != state.seq + 1:
         raise IllegalMove(f"event seq {event.seq} does not follow table seq {state.seq}",
                           "seq_gap")
-    handler = _HANDLERS[type(event)]
+    handler = _HANDLERS.get(type(event))
+    if handler is None:
+        handler = _HANDLERS[type(event)] = _handler_for(cast(E.AnyEvent, event))
     return handler(replace(state, seq=event.seq), event)
+
+
+def _handler_for(e: E.AnyEvent) -> _Handler:
+    """The fold of `e`'s type: every event type has its case (mypy checks the match is
+    exhaustive); `evolve` keeps the answer per type, so each event costs a dict lookup."""
+    match e:
+        case E.TileDrawn():
+            return _tile_drawn
+        case E.TileDiscarded():
+            return _tile_discarded
+        case E.DiscardTaken():
+            return _discard_taken
+        case E.TilesLaidOff():
+            return _tiles_laid_off
+        case E.MeldsLaid():
+            return _melds_laid
+        case E.HandOpened():
+            return _hand_opened
+        case E.PenaltyImposed():
+            return _penalty_imposed
+        case E.RackDealt() | E.OpeningRetracted() | E.TurnTimedOut():
+            return _unchanged
+        case E.HandStarted():
+            return _hand_started
+        case E.HandDealt():
+            return _hand_dealt
+        case E.HandEnded():
+            return _hand_ended
+        case E.DiscardPutBack():
+            return _discard_put_back
+        case E.OkeyTaken():
+            return _okey_taken
+        case E.PairsDeclared():
+            return _pairs_declared
+        case E.IndicatorShown():
+            return _indicator_shown
+        case E.TableCreated():
+            return _table_created
+        case E.PlayerSat():
+            return _player_sat
+        case E.PlayerLeft():
+            return _player_left
+        case E.SeatHandedToBot():
+            return _seat_handed_to_bot
+        case E.MatchStarted():
+            return _match_started
+        case E.MatchSeeded():
+            return _match_seeded
+        case E.MatchEnded():
+            return _match_ended
+        case _:
+            assert_never(e)
 
 
 def replay(events: Iterable[E.Event], state: TableState = NEW_TABLE) -> TableState:
@@ -32,13 +88,6 @@ def replay(events: Iterable[E.Event], state: TableState = NEW_TABLE) -> TableSta
 
 
 # ---------------------------------------------------------------- helpers
-def without(rack: tuple[Tile, ...], taken: Iterable[Tile]) -> tuple[Tile, ...]:
-    out = list(rack)
-    for t in taken:
-        out.remove(t)
-    return tuple(out)
-
-
 def _seat(hand: HandState, seat: int, **changes: Any) -> HandState:
     seats = list(hand.seats)
     seats[seat] = replace(seats[seat], **changes)
@@ -54,53 +103,6 @@ def _with(state: TableState, tuple_field: str, index: int, value: Any) -> TableS
     items = list(getattr(state, tuple_field))
     items[index] = value
     return replace(state, **{tuple_field: tuple(items)})
-
-
-# canonical names (what events carry) straight to tiles; anything else goes through the
-# full parser, which accepts other spellings and names a bad token
-_CANON: dict[str, Tile] = {tiles.name(t): t for t in range(tiles.KINDS)}
-
-
-def _tile(token: str) -> Tile:
-    tile = _CANON.get(token) if isinstance(token, str) else None
-    return tile if tile is not None else tiles.parse(token)
-
-
-def _tiles(tokens: Iterable[str]) -> list[Tile]:
-    return [_tile(t) for t in tokens]
-
-
-def played_tiles(tokens: Iterable[str]) -> list[Tile]:
-    out = []
-    for token in tokens:
-        tile = _CANON.get(token) if isinstance(token, str) else None
-        out.append(tile if tile is not None else tiles.parse_meld_token(token)[0])
-    return out
-
-
-def placed_tiles(tokens: Sequence[str], okey: Tile) -> list[M.Placed]:
-    """`melds.parse_placed`, canonical plain tiles looked up at once (the hot path)."""
-    if not isinstance(tokens, (list, tuple)):
-        return M.parse_placed(tokens, okey)  # refuses it, naming it
-    out: list[M.Placed] = []
-    for token in tokens:
-        tile = _CANON.get(token) if isinstance(token, str) else None
-        if tile is None:
-            out.append(M.place(*tiles.parse_meld_token(token), okey, token))
-        else:  # as melds.place: a fake okey plays as the okey, a plain tile as itself
-            out.append((tile, okey if tile == tiles.FAKE else tile))
-    return out
-
-
-def build_meld(tokens: list[str], hand: HandState, wraps: bool, pairs: bool,
-               pair_jokers: frozenset[Tile] = frozenset()) -> M.Meld:
-    placed = placed_tiles(tokens, hand.okey)
-    if pairs:
-        meld = M.as_pair(placed, hand.okey, pair_jokers)
-        if meld is None:
-            raise IllegalMove(f"[{' '.join(tokens)}] is not a pair", "invalid_pair")
-        return meld
-    return M.classify(placed, wraps)
 
 
 # ---------------------------------------------------------------- table handlers
@@ -136,20 +138,16 @@ def _match_seeded(s: TableState, e: E.MatchSeeded) -> TableState:
 
 def _hand_started(s: TableState, e: E.HandStarted) -> TableState:
     hand = HandState(number=e.hand, attempt=e.attempt, starter=e.starter,
-                     indicator=_tile(e.indicator), okey=_tile(e.okey),
+                     indicator=tiles.parse(e.indicator), okey=tiles.parse(e.okey),
                      to_act=e.starter, phase="play")
     return replace(s, hand=hand, deals_used=s.deals_used + 1, turn=s.turn + 1)
 
 
 def _hand_dealt(s: TableState, e: E.HandDealt) -> TableState:
     hand = _hand(s)
-    seats = tuple(SeatHand(rack=tuple(_tiles(r))) for r in e.racks)
-    return replace(s, hand=replace(hand, seed=e.seed, deck=tuple(_tiles(e.deck)),
+    seats = tuple(SeatHand(rack=tuple(tiles.parse_many(r))) for r in e.racks)
+    return replace(s, hand=replace(hand, seed=e.seed, deck=tuple(tiles.parse_many(e.deck)),
                                    seats=seats))
-
-
-def _no_change(s: TableState, e: E.Event) -> TableState:
-    return s
 
 
 def _tile_drawn(s: TableState, e: E.TileDrawn) -> TableState:
@@ -163,7 +161,7 @@ def _tile_drawn(s: TableState, e: E.TileDrawn) -> TableState:
 def _discard_taken(s: TableState, e: E.DiscardTaken) -> TableState:
     hand = _hand(s)
     source = (e.seat - 1) % 4
-    tile = _tile(e.tile)
+    tile = tiles.parse(e.tile)
     hand = _seat(hand, source, discards=hand.seats[source].discards[:-1])
     hand = _seat(hand, e.seat, rack=(*hand.seats[e.seat].rack, tile), has_played=True)
     scratch = replace(hand.scratch, taken=tile, taken_from=source)
@@ -173,7 +171,7 @@ def _discard_taken(s: TableState, e: E.DiscardTaken) -> TableState:
 def _discard_put_back(s: TableState, e: E.DiscardPutBack) -> TableState:
     hand = _hand(s)
     source = hand.scratch.taken_from
-    tile = _tile(e.tile)
+    tile = tiles.parse(e.tile)
     hand = _seat(hand, source, discards=(*hand.seats[source].discards, tile))
     hand = _seat(hand, e.seat, rack=without(hand.seats[e.seat].rack, [tile]))
     return replace(s, hand=replace(hand, phase="draw", scratch=TurnScratch(put_back=True)))
@@ -185,11 +183,6 @@ def _pairs_declared(s: TableState, e: E.PairsDeclared) -> TableState:
 
 def _indicator_shown(s: TableState, e: E.IndicatorShown) -> TableState:
     return replace(s, hand=_seat(_hand(s), e.seat, shown_indicator=True))
-
-
-def pair_jokers(hand: HandState, seat: int) -> frozenset[Tile]:
-    """okeygg: a shown indicator twin works as an okey in pairs, for the seat that showed it."""
-    return frozenset({hand.indicator}) if hand.seats[seat].shown_indicator else frozenset()
 
 
 def _lay(s: TableState, seat: int, groups: list[list[str]], pairs: bool) -> TableState:
@@ -226,12 +219,6 @@ def _melds_laid(s: TableState, e: E.MeldsLaid) -> TableState:
     return replace(s, hand=hand)
 
 
-def lay_off_position(meld: M.Meld, end: str) -> int:
-    if end == "group":
-        return 0
-    return meld.start - 1 if end == "low" else meld.start + len(meld.tiles)
-
-
 def _tiles_laid_off(s: TableState, e: E.TilesLaidOff) -> TableState:
     assert s.profile is not None
     hand = _hand(s)
@@ -239,7 +226,7 @@ def _tiles_laid_off(s: TableState, e: E.TilesLaidOff) -> TableState:
     target = hand.melds[e.meld]
     meld = target.meld
     for placed in placed_tiles(e.tiles, hand.okey):
-        meld = M.extend(meld, placed, lay_off_position(meld, e.end), wraps)
+        meld = M.extend(meld, placed, M.lay_off_position(meld, e.end), wraps)
     laid = played_tiles(e.tiles)
     melds = list(hand.melds)
     melds[e.meld] = replace(target, meld=meld)
@@ -259,28 +246,12 @@ def _tiles_laid_off(s: TableState, e: E.TilesLaidOff) -> TableState:
     return replace(s, hand=replace(hand, melds=tuple(melds), scratch=scratch))
 
 
-def replace_okey(meld: M.Meld, okey: Tile, put: list[Tile]) -> M.Meld:
-    """`meld` with its okey swapped for the real tile(s) `put` (a 3-group gets both)."""
-    items = list(meld.tiles)
-    rest = list(put)
-    for i, (played, stands) in enumerate(items):
-        if played == okey and stands in rest:
-            items[i] = (stands, stands)
-            rest.remove(stands)
-            break
-    for t in rest:  # the fourth colour completing a group
-        items.append((t, t))
-    if meld.kind == "group":
-        return M.Meld("group", tuple(sorted(items, key=lambda p: tiles.colour_of(p[1]))))
-    return M.Meld(meld.kind, tuple(items), meld.start)
-
-
 def _okey_taken(s: TableState, e: E.OkeyTaken) -> TableState:
     hand = _hand(s)
-    put = _tiles(e.tiles)
+    put = tiles.parse_many(e.tiles)
     target = hand.melds[e.meld]
     melds = list(hand.melds)
-    melds[e.meld] = replace(target, meld=replace_okey(target.meld, hand.okey, put))
+    melds[e.meld] = replace(target, meld=M.replace_okey(target.meld, hand.okey, put))
     seat = hand.seats[e.seat]
     hand = _seat(hand, e.seat, rack=(*without(seat.rack, put), hand.okey))
     scratch = replace(hand.scratch, laid=(*hand.scratch.laid, *put), laid_off=True)
@@ -289,7 +260,7 @@ def _okey_taken(s: TableState, e: E.OkeyTaken) -> TableState:
 
 def _tile_discarded(s: TableState, e: E.TileDiscarded) -> TableState:
     hand = _hand(s)
-    tile = _tile(e.tile)
+    tile = tiles.parse(e.tile)
     seat = hand.seats[e.seat]
     hand = _seat(hand, e.seat, rack=without(seat.rack, [tile]),
                  discards=(*seat.discards, tile), has_played=True)
@@ -318,29 +289,5 @@ def _match_ended(s: TableState, e: E.MatchEnded) -> TableState:
     return replace(s, status="over")
 
 
-_HANDLERS: dict[type[E.Event], Callable[[TableState, Any], TableState]] = {
-    E.TableCreated: _table_created,
-    E.PlayerSat: _player_sat,
-    E.PlayerLeft: _player_left,
-    E.SeatHandedToBot: _seat_handed_to_bot,
-    E.MatchStarted: _match_started,
-    E.MatchSeeded: _match_seeded,
-    E.HandStarted: _hand_started,
-    E.HandDealt: _hand_dealt,
-    E.RackDealt: _no_change,
-    E.TileDrawn: _tile_drawn,
-    E.DiscardTaken: _discard_taken,
-    E.DiscardPutBack: _discard_put_back,
-    E.PairsDeclared: _pairs_declared,
-    E.IndicatorShown: _indicator_shown,
-    E.HandOpened: _hand_opened,
-    E.MeldsLaid: _melds_laid,
-    E.TilesLaidOff: _tiles_laid_off,
-    E.OkeyTaken: _okey_taken,
-    E.TileDiscarded: _tile_discarded,
-    E.PenaltyImposed: _penalty_imposed,
-    E.OpeningRetracted: _no_change,
-    E.TurnTimedOut: _no_change,
-    E.HandEnded: _hand_ended,
-    E.MatchEnded: _match_ended,
-}
+def _unchanged(s: TableState, e: E.Event) -> TableState:
+    return s

@@ -12,10 +12,10 @@ from typing import Any, Literal
 import msgspec
 
 from okey101.profiles import Profile
+from okey101.terms import LayOffEnd, OpeningKind, RunEnd
 
 Visibility = Literal["public", "seat", "server"]
-OpeningKind = Literal["points", "pairs"]
-End = Literal["low", "high"]
+End = RunEnd  # kept: bots and clients name it
 
 
 # ---------------------------------------------------------------- commands
@@ -224,7 +224,7 @@ class TilesLaidOff(Event, tag="tiles_laid_off", frozen=True):
     seat: int
     meld: int
     tiles: list[str]
-    end: str  # "low", "high" or "group"
+    end: LayOffEnd
 
 
 class OkeyTaken(Event, tag="okey_taken", frozen=True):
@@ -242,7 +242,7 @@ class TileDiscarded(Event, tag="tile_discarded", frozen=True):
 class PenaltyImposed(Event, tag="penalty_imposed", frozen=True):
     seat: int
     points: int  # negative for Siler
-    reason: str
+    reason: str  # a PenaltyReason (okey101.terms)
 
 
 class OpeningRetracted(Event, tag="opening_retracted", frozen=True):
@@ -257,7 +257,7 @@ class TurnTimedOut(Event, tag="turn_timed_out", frozen=True):
 
 class HandEnded(Event, tag="hand_ended", frozen=True):
     hand: int
-    finish: str  # normal okey pairs pairs_okey elden elden_okey deck_exhausted void
+    finish: str  # a FinishKind (okey101.terms): normal, okey, pairs, ... deck_exhausted, void
     finished_by: int | None
     scores: list[int]
     racks: list[list[str]]

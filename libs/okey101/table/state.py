@@ -9,11 +9,11 @@ import msgspec
 from okey101.melds import Meld
 from okey101.profiles import Profile
 from okey101.table.messages import StackedDeal
+from okey101.terms import LayOffEnd, Opened
 from okey101.tiles import Tile
 
 Status = Literal["new", "seating", "playing", "over"]
 Phase = Literal["draw", "play", "over"]
-Opened = Literal["points", "pairs"] | None
 
 
 class TableMeld(msgspec.Struct, frozen=True):
@@ -46,7 +46,7 @@ class TurnScratch(msgspec.Struct, frozen=True):
     laid: tuple[Tile, ...] = ()  # tiles laid on the table this turn
     lay_offs: int = 0
     laid_off: bool = False  # laid off or took an okey (north-sultan: then not elden)
-    end_counts: tuple[tuple[int, str, int], ...] = ()  # (meld, end, tiles) this turn
+    end_counts: tuple[tuple[int, LayOffEnd, int], ...] = ()  # (meld, end, tiles) this turn
     put_back: bool = False  # the taken discard went back: this turn draws from the deck
 
 

@@ -18,8 +18,10 @@ import msgspec
 from okey101 import tiles
 from okey101.profiles import Profile
 from okey101.table import messages as E
-from okey101.table.decide import available_discard, threshold
-from okey101.table.state import HandState, Opened, Phase, Status, TableState
+from okey101.table import rules as R
+from okey101.table.rules import available_discard, threshold
+from okey101.table.state import HandState, Phase, Status, TableState
+from okey101.terms import LayOffEnd, Opened
 
 SPECTATOR = -1
 EventT = TypeVar("EventT", bound=E.Event)
@@ -80,6 +82,49 @@ class HandView(msgspec.Struct, frozen=True, kw_only=True):
     finished_by: int | None
 
 
+class LayOffOption(msgspec.Struct, frozen=True, kw_only=True):
+    """One tile the seat may lay off now, and where (send it as `lay_off`)."""
+
+    tile: str
+    meld: int
+    end: LayOffEnd
+
+
+class OkeyTakeOption(msgspec.Struct, frozen=True, kw_only=True):
+    """An okey the seat may take now: put `tiles` on meld `meld` (send it as `take_okey`)."""
+
+    meld: int
+    tiles: list[str]
+
+
+class PenalisedDiscard(msgspec.Struct, frozen=True, kw_only=True):
+    """A rack tile that would cost a penalty if discarded now."""
+
+    tile: str
+    points: int
+    reason: str  # a PenaltyReason (okey101.terms)
+
+
+class SeatRules(msgspec.Struct, frozen=True, kw_only=True):
+    """What the rules allow this seat now (`okey101.table.rules`), so that a client never
+    re-implements a rule: the commands it may send (their `type`), every single-tile
+    lay-off and okey take open to it, and what each discard would cost."""
+
+    allowed: list[str] = msgspec.field(default_factory=list)
+    may_lay_off: bool = False  # lay off or take an okey this turn (opened, waits served)
+    lay_off_room: int | None = None  # tiles a pairs-opener may still lay off this turn
+    full_run_ends: list[tuple[int, LayOffEnd]] = msgspec.field(default_factory=list)
+    is_elden_open: bool = True  # an elden finish is still open to it
+    may_open_pairs: bool = False  # unopened, and pairs declared where the house asks
+    owed_tile: str | None = None  # a taken discard to open with (or lay) before discarding
+    lay_offs: list[LayOffOption] = msgspec.field(default_factory=list)
+    okey_takes: list[OkeyTakeOption] = msgspec.field(default_factory=list)
+    penalised_discards: list[PenalisedDiscard] = msgspec.field(default_factory=list)
+
+
+NO_RULES = SeatRules()
+
+
 class PlayerView(msgspec.Struct, frozen=True, kw_only=True):
     table_id: str
     seq: int
@@ -95,6 +140,7 @@ class PlayerView(msgspec.Struct, frozen=True, kw_only=True):
     hand_scores: list[list[int]]
     penalties: list[int]
     totals: list[int]
+    rules: SeatRules = NO_RULES  # the viewer's; empty for spectators and between turns
 
 
 class ViewUpdate(msgspec.Struct, frozen=True, kw_only=True):
@@ -132,7 +178,32 @@ def player_view(state: TableState, seat: int) -> PlayerView:
         hands_total=state.hands_total, turn=state.turn, rack=rack,
         hand=_hand_view(state, hand) if hand is not None else None,
         hand_scores=[list(s) for s in state.hand_scores], penalties=list(state.penalties),
-        totals=state.totals())
+        totals=state.totals(), rules=seat_rules(state, seat))
+
+
+def seat_rules(state: TableState, seat: int) -> SeatRules:
+    """The rule queries' answers for `seat`: only the seat to act has any."""
+    hand = state.hand
+    if hand is None or state.status != "playing" or hand.to_act != seat or \
+            hand.phase == "over":
+        return NO_RULES
+    allowed = R.allowed_commands(state, seat)
+    play = hand.phase == "play"
+    owed = R.owed_take(state, seat)
+    return SeatRules(
+        allowed=allowed,
+        may_lay_off=R.may_touch_table(state, seat),
+        lay_off_room=R.lay_off_room(state, seat),
+        full_run_ends=R.full_run_ends(state),
+        is_elden_open=R.is_elden_open(state, seat),
+        may_open_pairs=R.may_open_with_pairs(state, seat),
+        owed_tile=tiles.name(owed) if owed is not None else None,
+        lay_offs=[LayOffOption(tile=tiles.name(t), meld=m, end=e)
+                  for t, m, e in R.lay_off_options(state, seat)] if play else [],
+        okey_takes=[OkeyTakeOption(meld=m, tiles=tiles.names(put))
+                    for m, put in R.okey_take_options(state, seat)] if play else [],
+        penalised_discards=[PenalisedDiscard(tile=tiles.name(t), points=n, reason=why)
+                            for t, n, why in R.penalised_discards(state, seat)] if play else [])
 
 
 def public_view(state: TableState) -> PlayerView:

@@ -1,0 +1,498 @@
+"""What the rules allow a seat now: the one place where legality is written. Pure.
+
+`decide` asks these queries before it emits anything; `views` publishes their answers in
+each seat's `PlayerView` (`SeatRules`: the commands allowed now, the lay-offs and okey
+takes open to it, the discards that would be penalised), so bots and gateways choose
+among what the engine enumerates and never re-implement a rule.
+
+Gates (`check_*`) raise `IllegalMove` with a stable code and a message naming the seat and
+the tile; predicates (`is_*`, `can_*`, `may_*`) answer yes or no; the rest compute a value
+(a threshold, a penalty, a finish kind, the house's time-out move).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+
+from okey101 import melds as M
+from okey101 import solver, tiles
+from okey101.errors import IllegalMove
+from okey101.profiles import Profile
+from okey101.table.notation import without
+from okey101.table.state import HandState, SeatHand, TableState
+from okey101.terms import SEATS, FinishKind, LayOffEnd, OpeningKind, PenaltyReason
+from okey101.tiles import Tile
+
+
+def fail(code: str, message: str) -> IllegalMove:
+    return IllegalMove(message, code)
+
+
+def _profile(s: TableState) -> Profile:
+    assert s.profile is not None
+    return s.profile
+
+
+def playing_hand(s: TableState) -> HandState:
+    """The hand being played, or `no_hand`."""
+    if s.hand is None or s.status != "playing":
+        raise fail("no_hand", "no hand is being played at this table")
+    return s.hand
+
+
+# ---------------------------------------------------------------- thresholds and elden
+def threshold(s: TableState, seat: int, kind: OpeningKind) -> int:
+    """What an opening of `kind` needs now (escalation and team escalation included)."""
+    p, hand = _profile(s), s.hand
+    assert hand is not None
+    base = p.opening_points if kind == "points" else p.opening_pairs
+    if not p.escalating_openings:
+        return base
+    seats = hand.seats
+    rivals = range(SEATS)
+    if p.partners and p.team_escalation:
+        if seats[(seat + 2) % SEATS].opened is not None:
+            return base
+        rivals = range((seat + 1) % 2, SEATS, 2)  # the other team
+    best = [seats[r].opening_value for r in rivals if seats[r].opened == kind]
+    return max(base, max(best) + 1) if best else base
+
+
+def is_elden_open(s: TableState, seat: int) -> bool:
+    """May `seat` still finish elden (section 7): not where the house allows it only while
+    nobody else has opened and somebody has."""
+    p, hand = _profile(s), s.hand
+    assert hand is not None
+    return not (p.elden_only_while_nobody_opened and
+                any(h.opened is not None for i, h in enumerate(hand.seats) if i != seat))
+
+
+def is_elden_opening(s: TableState, seat: int, laid: int) -> bool:
+    """An opening of `laid` tiles below the threshold is elden when it lays the whole rack
+    bar the last discard, where elden is still open."""
+    hand = s.hand
+    assert hand is not None
+    return laid == len(hand.seats[seat].rack) - 1 and is_elden_open(s, seat)
+
+
+# ---------------------------------------------------------------- the turn
+def check_turn(s: TableState, seat: int, phase: str | None = None, action: str = "act"
+               ) -> HandState:
+    """`seat` is to act (in `phase`, when given)."""
+    hand = playing_hand(s)
+    if hand.phase == "over":
+        raise fail("hand_over", "the hand is over")
+    if hand.to_act != seat:
+        raise fail("not_your_turn", f"seat {seat} acted on seat {hand.to_act}'s turn")
+    if phase is not None and hand.phase != phase:
+        wanted = "draw or take the discard first" if hand.phase == "draw" else "discard"
+        raise fail("wrong_phase", f"seat {seat}: {action} now; {wanted}")
+    return hand
+
+
+def available_discard(hand: HandState) -> Tile | None:
+    """The previous seat's last discard, while the seat to act has not drawn."""
+    pile = hand.seats[(hand.to_act - 1) % SEATS].discards
+    return pile[-1] if hand.phase == "draw" and pile else None
+
+
+def check_draw(s: TableState, seat: int) -> HandState:
+    return check_turn(s, seat, "draw", "Draw")
+
+
+def check_take_discard(s: TableState, seat: int) -> Tile:
+    """The discard `seat` may take now (section 2), or why not."""
+    hand = check_turn(s, seat, "draw", "TakeDiscard")
+    tile = available_discard(hand)
+    if tile is None:
+        raise fail("no_discard", f"seat {seat}: there is no discard to take")
+    if hand.scratch.put_back:
+        raise fail("put_back_must_draw", f"seat {seat} put {tiles.name(tile)} back this "
+                                         "turn and draws from the deck")
+    p = _profile(s)
+    if tile == hand.okey and not p.discarded_okey_takeable:
+        raise fail("okey_discard_untakeable", f"{tiles.name(tile)} is the okey: "
+                                              f"{p.id} never lets a discarded okey be taken")
+    me = hand.seats[seat]
+    if me.opened is None and not p.put_back_allowed and not can_open_with(s, seat, tile):
+        raise fail("cannot_open_with_discard",
+                   f"seat {seat} has not opened and cannot open with {tiles.name(tile)} "
+                   "this turn, so may not take it")
+    if me.opened is not None and p.opened_take_must_use and not can_use(s, seat, tile):
+        raise fail("cannot_use_discard", f"{tiles.name(tile)} cannot be laid this turn; "
+                                         f"{p.id} requires a taken discard to be used")
+    return tile
+
+
+def check_put_back(s: TableState, seat: int) -> Tile:
+    hand = check_turn(s, seat, "play", "PutBack")
+    p = _profile(s)
+    if not p.put_back_allowed:
+        raise fail("put_back_not_allowed", f"{p.id} does not let a discard go back")
+    taken = hand.scratch.taken
+    if taken is None:
+        raise fail("nothing_to_put_back", f"seat {seat} took no discard this turn")
+    if hand.scratch.laid:
+        raise fail("already_laid", "tiles were laid this turn: the discard cannot go back")
+    return taken
+
+
+def check_declare_pairs(s: TableState, seat: int) -> None:
+    hand = check_turn(s, seat)
+    p = _profile(s)
+    if not p.pairs_need_declaration:
+        raise fail("not_applicable", f"{p.id} has no pairs declaration")
+    me = hand.seats[seat]
+    if me.opened is not None or me.declared_pairs:
+        raise fail("already_declared", f"seat {seat} has already declared or opened")
+
+
+def check_show_indicator(s: TableState, seat: int) -> Tile:
+    hand = check_turn(s, seat)
+    p = _profile(s)
+    if not p.indicator_pair:
+        raise fail("not_applicable", f"{p.id} has no indicator pair")
+    me = hand.seats[seat]
+    if me.has_played or hand.scratch.taken is not None or \
+            (seat != hand.starter and hand.phase != "draw"):
+        raise fail("too_late", "the indicator's twin is shown before the seat first draws")
+    if me.shown_indicator:
+        raise fail("already_shown", f"seat {seat} has already shown the indicator")
+    if hand.indicator not in me.rack:
+        raise fail("tile_not_in_rack", f"seat {seat} does not hold the indicator's twin "
+                                       f"{tiles.name(hand.indicator)}")
+    return hand.indicator
+
+
+def check_open(s: TableState, seat: int) -> SeatHand:
+    hand = check_turn(s, seat, "play", "Open")
+    me = hand.seats[seat]
+    if me.opened is not None:
+        raise fail("already_opened", f"seat {seat} has already opened")
+    return me
+
+
+def check_lay(s: TableState, seat: int) -> SeatHand:
+    hand = check_turn(s, seat, "play", "Lay")
+    me = hand.seats[seat]
+    if me.opened is None:
+        raise fail("not_opened", f"seat {seat} must open before laying melds")
+    return me
+
+
+def may_lay_pairs(hand: HandState, seat: int) -> bool:
+    """New pairs: a pairs-opener, or a points-opener once somebody opened with pairs."""
+    me = hand.seats[seat]
+    return me.opened == "pairs" or (me.opened == "points" and
+                                    any(h.opened == "pairs" for h in hand.seats))
+
+
+def check_table_access(s: TableState, seat: int, action: str) -> SeatHand:
+    """May `seat` lay off or take an okey this turn: opened, not in an opening turn where
+    the house forbids it, its wait served (section 4-5)."""
+    hand = playing_hand(s)
+    p, me = _profile(s), hand.seats[seat]
+    if me.opened is None:
+        raise fail("not_opened", f"seat {seat} must open before it can {action}")
+    if me.opened_turn == s.turn and not p.lay_off_in_opening_turn:
+        raise fail("must_wait_a_round", f"{p.id}: no {action} in the opening turn")
+    if me.elden_opening and me.opened_turn == s.turn and not p.elden_lay_off_allowed:
+        raise fail("elden_turn", f"{p.id}: an elden opening below the threshold finishes "
+                                 f"as it is: no {action} in that turn")
+    if s.turn - me.opened_turn < SEATS * p.lay_off_wait_rounds and me.opened_turn != s.turn:
+        raise fail("must_wait_a_round", f"{p.id}: wait one full round after opening "
+                                        f"before you {action}")
+    return me
+
+
+def check_touch_table(s: TableState, seat: int, action: str, command: str) -> SeatHand:
+    """Lay-off and okey-taking: the seat's turn, in play, with table access. `action` says
+    what the seat tried in words; `command` names the command."""
+    check_turn(s, seat, "play", command)
+    return check_table_access(s, seat, action)
+
+
+def may_touch_table(s: TableState, seat: int) -> bool:
+    return _passes(lambda st, i: check_table_access(st, i, "lay off"), s, seat)
+
+
+def may_open_with_pairs(s: TableState, seat: int) -> bool:
+    """An unopened seat may open with pairs (having declared them where the house asks)."""
+    p, hand = _profile(s), s.hand
+    assert hand is not None
+    me = hand.seats[seat]
+    return me.opened is None and (not p.pairs_need_declaration or me.declared_pairs)
+
+
+def owed_take(s: TableState, seat: int) -> Tile | None:
+    """The discard `seat` took this turn and still owes a use of before it may discard:
+    the opening (unopened), or a lay (where the house wants a taken tile used)."""
+    p, hand = _profile(s), s.hand
+    assert hand is not None
+    taken = hand.scratch.taken
+    if taken is None or hand.to_act != seat:
+        return None
+    if hand.seats[seat].opened is None:
+        return taken
+    return taken if p.opened_take_must_use and taken not in hand.scratch.laid else None
+
+
+def lay_off_room(s: TableState, seat: int) -> int | None:
+    """How many more tiles a pairs-opener may lay off this turn (None: no limit)."""
+    p, hand = _profile(s), s.hand
+    assert hand is not None
+    if hand.seats[seat].opened != "pairs" or p.pairs_opener_lay_off_limit is None:
+        return None
+    return max(0, p.pairs_opener_lay_off_limit - hand.scratch.lay_offs)
+
+
+def run_end_room(s: TableState, meld: int, end: LayOffEnd) -> int | None:
+    """How many more tiles may go on this end of run `meld` this turn (None: no limit)."""
+    p, hand = _profile(s), s.hand
+    assert hand is not None
+    if p.run_end_lay_off_limit is None or end == "group":
+        return None
+    before = next((n for m, e, n in hand.scratch.end_counts if (m, e) == (meld, end)), 0)
+    return max(0, p.run_end_lay_off_limit - before)
+
+
+def check_discard(s: TableState, seat: int) -> SeatHand:
+    """A seat may discard unless a taken discard is still owed (section 2)."""
+    hand = check_turn(s, seat, "play", "Discard")
+    me, owed = hand.seats[seat], owed_take(s, seat)
+    if owed is not None:
+        if me.opened is None:
+            raise fail("must_open_with_taken_tile", f"seat {seat} took {tiles.name(owed)} "
+                                                    "and must open with it (or put it back)")
+        raise fail("taken_tile_not_used", f"the taken {tiles.name(owed)} must be laid "
+                                          f"this turn ({_profile(s).id})")
+    return me
+
+
+def full_run_ends(s: TableState) -> list[tuple[int, LayOffEnd]]:
+    """The run ends that take no more tiles this turn (okeygg: 2 a turn at each end)."""
+    hand = s.hand
+    assert hand is not None
+    return [(m, e) for m, e, _ in hand.scratch.end_counts
+            if e != "group" and run_end_room(s, m, e) == 0]
+
+
+# ---------------------------------------------------------------- discards
+def discard_penalty(s: TableState, seat: int, tile: Tile) -> tuple[int, PenaltyReason] | None:
+    """Section 6: an okey, or a tile that could be laid off onto a run or group on the
+    table, costs 101 in every house, opened or not. The finishing discard never costs."""
+    p, hand = _profile(s), s.hand
+    assert hand is not None
+    if not p.penalties or len(hand.seats[seat].rack) == 1:
+        return None
+    if tile == hand.okey:
+        return (p.okey_discard_penalty, "okey_discarded") if p.okey_discard_penalty else None
+    if (hand.seats[seat].opened is not None or p.playable_discard_penalty_unopened) and \
+            p.playable_discard_penalty and M.is_playable(
+                tile, [m.meld for m in hand.melds], hand.okey, p.run_wraps_13_to_1):
+        return (p.playable_discard_penalty, "playable_discard")
+    return None
+
+
+def finish_kind(s: TableState, seat: int, last: Tile) -> FinishKind:
+    """How `seat` finishes by discarding `last`, its last tile (sections 7-8)."""
+    p, hand = _profile(s), s.hand
+    assert hand is not None
+    me = hand.seats[seat]
+    okey = last == hand.okey
+    elden = me.opened_turn == s.turn and is_elden_open(s, seat) and \
+        (p.elden_lay_off_allowed or not hand.scratch.laid_off)
+    if elden:
+        return "elden_okey" if okey else "elden"
+    if me.opened == "pairs":
+        return "pairs_okey" if okey else "pairs"
+    return "okey" if okey else "normal"
+
+
+def timeout_discard(s: TableState, seat: int) -> Tile:
+    """The house's move for a stalled seat: the highest loose tile, never an okey or a
+    playable tile when another will do."""
+    p, hand = _profile(s), s.hand
+    assert hand is not None
+    rack = hand.seats[seat].rack
+    loose = solver.arrange(rack, hand.okey, p.run_wraps_13_to_1).leftover
+    pool = [t for t in loose if t != hand.okey] or [t for t in rack if t != hand.okey] or \
+        list(rack)
+    table = [m.meld for m in hand.melds]
+    safe = [t for t in pool if not M.is_playable(t, table, hand.okey, p.run_wraps_13_to_1)]
+    return max(safe or pool, key=lambda t: (tiles.face_value(t, hand.okey), -t))
+
+
+# ---------------------------------------------------------------- feasibility of a take
+def can_open_with(s: TableState, seat: int, tile: Tile) -> bool:
+    """Could `seat` open this turn with `tile` (or its twin) in the opening?"""
+    p, hand = _profile(s), s.hand
+    assert hand is not None
+    me = hand.seats[seat]
+    rack = [*me.rack, tile]
+    if not p.pairs_need_declaration or me.declared_pairs:
+        # a shown indicator twin is a pairs joker, not a natural tile as well
+        extra = 1 if me.shown_indicator and hand.indicator in me.rack else 0
+        pool = list(without(tuple(rack), [hand.indicator])) if extra else rack
+        twin = rack.count(tile) >= 2 or hand.okey in me.rack or \
+            (extra == 1 and tile != hand.indicator)
+        if twin and solver.most_pairs(pool, hand.okey, extra) >= threshold(s, seat, "pairs"):
+            return True
+    need = threshold(s, seat, "points")
+    wraps = p.run_wraps_13_to_1
+    best = solver.opening(rack, hand.okey, wraps)
+    if best.value >= need:
+        if any(pl[0] == tile for m in best.melds for pl in m.tiles):
+            return True
+        if any(m.value() + solver.opening(without(tuple(rack), [pl[0] for pl in m.tiles]),
+                                          hand.okey, wraps).value >= need
+               for m in M.melds_with(rack, tile, hand.okey, wraps)):
+            return True
+    return _can_go_elden_with(s, seat, rack, tile)
+
+
+def _can_go_elden_with(s: TableState, seat: int, rack: list[Tile], tile: Tile) -> bool:
+    """Could `rack` (holding the taken `tile`) be laid whole bar one discard, `tile` laid?
+    An elden opening is an opening, with no threshold (section 7)."""
+    p, hand = _profile(s), s.hand
+    assert hand is not None
+    if not is_elden_open(s, seat):
+        return False
+    wraps = p.run_wraps_13_to_1
+    first = solver.arrange(rack, hand.okey, wraps)
+    if len(first.leftover) == 1 and (first.leftover[0] != tile or rack.count(tile) > 1):
+        return True
+    if hand.okey not in rack and solver.leftover_value(first.leftover, hand.okey) > 13:
+        return False  # a single left-over tile is worth 13 at most
+    for u in sorted(set(rack)):
+        if u == tile and rack.count(tile) < 2:
+            continue
+        if not solver.arrange(without(tuple(rack), [u]), hand.okey, wraps).leftover:
+            return True
+    return False
+
+
+def can_use(s: TableState, seat: int, tile: Tile) -> bool:
+    """Could an opened `seat` lay `tile` this turn (on the table or in a new meld)?"""
+    p, hand = _profile(s), s.hand
+    assert hand is not None
+    if M.is_playable(tile, [m.meld for m in hand.melds], hand.okey, p.run_wraps_13_to_1):
+        return True
+    me = hand.seats[seat]
+    # a new pair with it, keeping a tile for the discard
+    if (me.opened == "pairs" or any(h.opened == "pairs" for h in hand.seats)) and \
+            len(me.rack) >= 2 and (tile in me.rack or hand.okey in me.rack or tile == hand.okey):
+        return True
+    if me.opened == "pairs":  # a pairs-opener lays no runs or groups
+        return False
+    rack = [*me.rack, tile]
+    return any(len(m.tiles) <= len(me.rack)
+               for m in M.melds_with(rack, tile, hand.okey, p.run_wraps_13_to_1))
+
+
+# ---------------------------------------------------------------- the table's options
+def lay_off_options(s: TableState, seat: int) -> list[tuple[Tile, int, LayOffEnd]]:
+    """Every single tile `seat` may lay off now: (tile, meld, end), a tile kept to discard."""
+    try:
+        me = check_touch_table(s, seat, "lay off", "LayOff")
+    except IllegalMove:
+        return []
+    room = lay_off_room(s, seat)
+    if len(me.rack) < 2 or room == 0:
+        return []
+    hand = s.hand
+    assert hand is not None
+    wraps, okey = _profile(s).run_wraps_13_to_1, hand.okey
+    out: list[tuple[Tile, int, LayOffEnd]] = []
+    for tile in sorted(set(me.rack)):
+        for i, tm in enumerate(hand.melds):
+            for end in M.lay_off_ends(tile, tm.meld, okey, wraps):
+                if run_end_room(s, i, end) != 0:
+                    out.append((tile, i, end))
+    return out
+
+
+def okey_take_options(s: TableState, seat: int) -> list[tuple[int, list[Tile]]]:
+    """(meld, the real tiles to put in the okey's place) for every okey `seat` may take."""
+    try:
+        me = check_touch_table(s, seat, "take an okey", "TakeOkey")
+    except IllegalMove:
+        return []
+    hand = s.hand
+    assert hand is not None
+    have = Counter(me.rack)
+    out: list[tuple[int, list[Tile]]] = []
+    for i, tm in enumerate(hand.melds):
+        try:
+            put = okey_take_tiles(_profile(s), tm.meld, hand.okey, i)
+        except IllegalMove:
+            continue
+        if all(have[t] >= n for t, n in Counter(put).items()):
+            out.append((i, put))
+    return out
+
+
+def okey_take_tiles(p: Profile, meld: M.Meld, okey: Tile, index: int) -> list[Tile]:
+    """What must be put to take the okey from `meld` (section 5), or why it cannot be."""
+    jokers = [stands for played, stands in meld.tiles if played == okey]
+    if not jokers:
+        raise fail("no_okey_there", f"meld #{index} {meld.describe(okey)} holds no okey")
+    if meld.kind == "group" and len(meld.tiles) == 3:
+        if p.take_okey_from_groups == "four_only":
+            raise fail("ambiguous_okey", f"{p.id}: the okey in a 3-tile group cannot be taken")
+        need = [*M.missing_colours(meld), tiles.colour_of(jokers[0])]
+        return sorted(tiles.make(col, meld.number) for col in need)
+    return [jokers[0]]
+
+
+def penalised_discards(s: TableState, seat: int) -> list[tuple[Tile, int, PenaltyReason]]:
+    """The rack's tiles that would cost a penalty if discarded now."""
+    hand = s.hand
+    assert hand is not None
+    out = []
+    for tile in sorted(set(hand.seats[seat].rack)):
+        penalty = discard_penalty(s, seat, tile)
+        if penalty is not None:
+            out.append((tile, *penalty))
+    return out
+
+
+def _passes(gate: Callable[[TableState, int], object], s: TableState, seat: int) -> bool:
+    try:
+        gate(s, seat)
+    except IllegalMove:
+        return False
+    return True
+
+
+_GATES: tuple[tuple[str, Callable[[TableState, int], object]], ...] = (
+    ("draw", check_draw),
+    ("take_discard", check_take_discard),
+    ("put_back", check_put_back),
+    ("declare_pairs", check_declare_pairs),
+    ("show_indicator", check_show_indicator),
+    ("open", check_open),
+    ("lay", check_lay),
+    ("lay_off", lambda s, seat: check_touch_table(s, seat, "lay off", "LayOff")),
+    ("take_okey", lambda s, seat: check_touch_table(s, seat, "take an okey", "TakeOkey")),
+    ("discard", check_discard),
+)
+
+
+def allowed_commands(s: TableState, seat: int) -> list[str]:
+    """The in-hand commands (their wire `type`) `seat` may send now; the engine still
+    checks each one's arguments (the tiles, the melds)."""
+    if s.hand is None or s.status != "playing" or s.hand.to_act != seat:
+        return []
+    return [name for name, gate in _GATES if _passes(gate, s, seat)]
+
+
+def tokens_in_rack(rack: Sequence[Tile], need: Counter[Tile], seat: int) -> None:
+    """The rack holds every tile needed, and keeps one to discard."""
+    have = Counter(rack)
+    for tile, n in need.items():
+        if have[tile] < n:
+            raise fail("tile_not_in_rack", f"seat {seat} does not hold {n} x {tiles.name(tile)}")
+    if sum(need.values()) >= len(rack):
+        raise fail("must_keep_a_discard", f"seat {seat} must keep a tile to discard")

@@ -1,0 +1,37 @@
+"""The game's vocabulary as types, each defined once: seats, kinds of opening, finish,
+lay-off end and penalty. Every module (scoring, the wire messages, the state) uses these."""
+
+from __future__ import annotations
+
+from typing import Final, Literal, TypeAlias
+
+SEATS: Final = 4  # RULES.md section 2: four seats; partners face each other (s, s + 2)
+
+OpeningKind: TypeAlias = Literal["points", "pairs"]
+Opened: TypeAlias = OpeningKind | None
+
+FinishKind: TypeAlias = Literal[
+    "normal",  # an opened player discards their last tile
+    "okey",  # ... and that last discard is an okey
+    "pairs",  # a pairs-opener finishes
+    "pairs_okey",  # a pairs-opener finishes by discarding an okey
+    "elden",  # an unopened player opens and finishes in one turn
+    "elden_okey",  # ... discarding an okey last
+    "deck_exhausted",  # the deck ran out: no finisher
+    "void",  # all four opened with pairs: nobody scores, deal again
+]
+FINISH_KINDS: tuple[FinishKind, ...] = (
+    "normal", "okey", "pairs", "pairs_okey", "elden", "elden_okey", "deck_exhausted", "void",
+)
+
+RunEnd: TypeAlias = Literal["low", "high"]
+LayOffEnd: TypeAlias = Literal["low", "high", "group"]  # where a lay-off went
+
+PenaltyReason: TypeAlias = Literal[
+    "playable_discard",  # a discard that could have been laid off (section 6)
+    "okey_discarded",  # a discarded okey (section 6)
+    "opener_used_discard",  # okeygg: the next player opened with your discard
+    "okey_taken",  # okeygg: your okey was taken from the table
+    "invalid_opening",  # a retracted invalid opening (classic, okeygg)
+    "siler",  # okeygg: 150+ points or 7+ pairs erase 101 (negative points)
+]
