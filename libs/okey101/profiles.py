@@ -18,8 +18,12 @@ DeckExhaustedNoneOpened = Literal["score_racks", "nobody_scores", "replay"]
 Rating = Literal["none", "classic", "sp_league_xp"]
 
 
-class Profile(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
-    """Every rule option of one house. Field comments cite RULES.md sections."""
+class Profile(msgspec.Struct, frozen=True, kw_only=True):
+    """Every rule option of one house. Field comments cite RULES.md sections.
+
+    Unknown fields are ignored when a profile is decoded, so that old event logs whose
+    `table_created` carries a retired option still replay; a table's options are checked
+    by name (`with_overrides`), so a client can never send an unknown one."""
 
     id: str
     # §2 seats, deal, turn
@@ -52,7 +56,6 @@ class Profile(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=T
     # §6 penalties
     penalties: bool = True  # okeygg "cezalı" switch; off removes every in-game penalty
     playable_discard_penalty: int = 101
-    playable_discard_penalty_unopened: bool = False  # north-sultan: even before opening
     okey_discard_penalty: int = 101
     opened_with_discard_multiplier: int = 0  # okeygg: 10 (or 20) x the discard's value
     # §7 end of the hand
@@ -68,6 +71,10 @@ class Profile(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=T
     multiplier_cap: int = 4
     unopened_score: int = 202
     okey_in_rack_value: int = 101
+    # an okey left in an opened rack counts inside the rack sum, multiplied with it
+    # (north-sultan, classic); False: added after every multiplier, never doubled
+    # (okey-oyna, okeygg: "101 cezaları katlanmaz")
+    okey_in_rack_multiplied: bool = True
     pairs_rack_multiplier: int = 2
     # §9 the match
     hands_per_match: int = 11
@@ -100,7 +107,6 @@ NORTH_SULTAN = Profile(
     lay_off_in_opening_turn=True,
     pairs_opener_lay_off_limit=2,
     take_okey_from_groups="four_only",
-    playable_discard_penalty_unopened=True,
     elden_only_while_nobody_opened=False,
     elden_lay_off_allowed=False,
     deck_exhausted_none_opened="score_racks",
@@ -113,6 +119,7 @@ NORTH_SULTAN = Profile(
 
 OKEYGG = Profile(
     id="okeygg",
+    okey_in_rack_multiplied=False,
     turn_seconds=45,
     untimed_when_only_bots=True,
     turn_seconds_range=(15, 120),
@@ -153,6 +160,7 @@ CLASSIC = Profile(
 
 OKEY_OYNA = Profile(
     id="okey-oyna",
+    okey_in_rack_multiplied=False,
     opened_take_must_use=True,
     take_okey_from_groups="complete_all_colours",
     bots_allowed=True,

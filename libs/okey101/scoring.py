@@ -66,13 +66,24 @@ def rack_score(profile: Profile, okey: int, opened: Opened, rack: Sequence[int])
     """What a non-finisher's rack is worth before finish doubling.
 
     Never opened: `unopened_score` (202) whatever the rack holds. Opened with points:
-    the rack sum (an okey counts `okey_in_rack_value`). Opened with pairs:
-    `pairs_rack_multiplier` (2) x the rack sum.
+    the rack sum. Opened with pairs: `pairs_rack_multiplier` (2) x the rack sum. An okey
+    counts `okey_in_rack_value` (101) inside the sum where `okey_in_rack_multiplied`
+    (north-sultan, classic); elsewhere it counts nothing here and `okey_surcharge` adds
+    it after every multiplier.
     """
     if opened is None:
         return profile.unopened_score
-    value = rack_sum(rack, okey, profile.okey_in_rack_value)
+    inside = profile.okey_in_rack_value if profile.okey_in_rack_multiplied else 0
+    value = rack_sum(rack, okey, inside)
     return value * profile.pairs_rack_multiplier if opened == "pairs" else value
+
+
+def okey_surcharge(profile: Profile, okey: int, opened: Opened, rack: Sequence[int]) -> int:
+    """RULES.md 8 (okey-oyna, okeygg): +101 per okey left in an opened rack, added after
+    every multiplier (a pairs-opener's, a finish's): "101 cezaları katlanmaz"."""
+    if opened is None or profile.okey_in_rack_multiplied:
+        return 0
+    return profile.okey_in_rack_value * sum(1 for t in rack if t == okey)
 
 
 # --- multipliers -----------------------------------------------------------------------
@@ -177,7 +188,8 @@ def hand_scores(
         if seat == finisher:
             scores[seat] = profile.finish_score * finisher_mult
         else:
-            scores[seat] = rack_score(profile, okey, opened[seat], racks[seat]) * others_mult
+            scores[seat] = rack_score(profile, okey, opened[seat], racks[seat]) * others_mult \
+                + okey_surcharge(profile, okey, opened[seat], racks[seat])
     with_partners = profile.partners if partners is None else partners
     if finisher is not None and with_partners and profile.partner_of_finisher_scores_zero:
         scores[partner_of(finisher)] = 0

@@ -50,8 +50,23 @@ def _ended(finish: str, seat: int, scores: list[int]) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------- normal and okey finishes
+UNDOUBLED_OKEY = ("okeygg", "okey-oyna")  # §8: +101 per okey after every multiplier
+
+
+def _rack(S: Sc, house: str, seat: int) -> int:
+    """The rack sum the multipliers apply to: without the okeys where they are added after."""
+    okeys = S.rack[seat].count(S.okey) if S.plan is not None else 0
+    return S.rs(seat) - (101 * okeys if house in UNDOUBLED_OKEY else 0)
+
+
+def _okeys_after(S: Sc, house: str, seat: int) -> int:
+    okeys = S.rack[seat].count(S.okey) if S.plan is not None else 0
+    return 101 * okeys if house in UNDOUBLED_OKEY else 0
+
 def _normal(S: Sc, house: str, last: str | None, extra3: tuple[str, ...] = ()) -> None:
-    """Seat 1 finishes; seat 0 never opened; seat 2 opened 5 pairs; seat 3 opened 112."""
+    """Seat 1 finishes; seat 0 never opened; seat 2 opened 5 pairs; seat 3 opened 112.
+    An okey left in an opened rack counts 101 inside the rack sum (north-sultan, classic)
+    or is added after every multiplier (okeygg, okey-oyna: `_okeys_after`)."""
     S.deal("Y5", 0, r1=[*_tiles(OPEN1), *_tiles(LAY2)], r2=_tiles(PAIRS2),
            r3=[*_tiles(POINTS3), *extra3])
     S.discard(0)
@@ -71,7 +86,9 @@ def _normal(S: Sc, house: str, last: str | None, extra3: tuple[str, ...] = ()) -
     S.lay(1, LAY2)
     okey = d2 == "Y6"
     mine, others = _finisher_mult(house, okey, False, False), _others_mult(okey, False, False)
-    scores = [202 * others, -101 * mine, 2 * S.rs(2) * others, S.rs(3) * others]
+    scores = [202 * others, -101 * mine,
+              2 * _rack(S, house, 2) * others + _okeys_after(S, house, 2),
+              _rack(S, house, 3) * others + _okeys_after(S, house, 3)]
     finish = "okey" if okey else "normal"
     line = _ended(finish, 1, scores)
     if house == "classic":  # §9, one hand: 1st +1, 2nd +0, 3rd -0, 4th -1
@@ -112,6 +129,27 @@ for _house in ("north-sultan", "classic"):
               f"RULES.md §8 ({_house}): an opened player's rack sum counts an okey left in "
               "it as 101 and a fake okey as the okey's number (6)")
     def _okey_in_rack(S: Sc, house: str = _house) -> None:
+        _normal(S, house, None, ("Y6", "F"))
+
+    @scenario(_house, "an_okey_left_in_an_opened_rack_is_doubled_with_it",
+              f"RULES.md §8 ({_house}): an okey finish doubles an opened rack with the 101 of "
+              "the okey left in it: 2 x (sum + 101)")
+    def _okey_in_rack_doubled(S: Sc, house: str = _house) -> None:
+        _normal(S, house, "Y6", ("Y6", "F"))
+
+
+for _house in UNDOUBLED_OKEY:
+    @scenario(_house, "an_okey_left_in_an_opened_rack_adds_101_never_doubled",
+              f"RULES.md §8 ({_house}, new ruling; seeds/004 \"101 cezaları katlanmaz\"): an "
+              "okey left in an opened rack adds 101 after every multiplier: an okey finish "
+              "doubles the rack sum, not the 101")
+    def _okey_in_rack_after(S: Sc, house: str = _house) -> None:
+        _normal(S, house, "Y6", ("Y6", "F"))
+
+    @scenario(_house, "an_okey_left_in_the_rack_counts_101",
+              f"RULES.md §8 ({_house}): an opened player's rack scores its sum plus 101 per "
+              "okey left in it; a fake okey counts the okey's number (6)")
+    def _okey_in_rack_plain(S: Sc, house: str = _house) -> None:
         _normal(S, house, None, ("Y6", "F"))
 
 

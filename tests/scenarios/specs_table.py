@@ -233,16 +233,32 @@ def _okey_pair(S: Sc) -> None:
 
 # ---------------------------------------------------------------- §6 penalties
 @scenario("okeygg", "discarding_a_playable_tile_costs_101",
-          "RULES.md §6 (okeygg): an opened player who discards a tile that could be laid off "
-          "onto a run or group on the table pays 101; an unopened one does not")
+          "RULES.md §6 (okeygg): a player who discards a tile that could be laid off onto a "
+          "run or group on the table pays 101, opened or not")
 def _playable(S: Sc) -> None:
     S.deal("Y5", 0, r0=[*_tiles(POINTS_138), "R9"], r1=["B9"])
     S.open(0, POINTS_138)
     S.discard(0, "R9", x={"events": ["tile_discarded", "penalty_imposed"], "has": [
         {"type": "penalty_imposed", "seat": 0, "points": 101, "reason": "playable_discard"}]})
     S.draw(1)
-    S.discard(1, "B9", x={"events": ["tile_discarded"]})
-    S.expect(penalties=[101, 0, 0, 0], totals=[101, 0, 0, 0])
+    S.discard(1, "B9", x={"events": ["tile_discarded", "penalty_imposed"], "has": [
+        {"type": "penalty_imposed", "seat": 1, "points": 101, "reason": "playable_discard"}]})
+    S.expect(penalties=[101, 101, 0, 0], totals=[101, 101, 0, 0])
+
+
+for _house in ("okeygg", "classic", "okey-oyna"):
+    @scenario(_house, "a_playable_discard_costs_101_even_unopened",
+              f"RULES.md §6 ({_house}, corrected): discarding a tile that could be laid off "
+              "costs 101 whether or not the discarder has opened (here B9 onto B10-B13)")
+    def _playable_unopened(S: Sc) -> None:
+        S.deal("Y5", 0, r0=_tiles(POINTS_138), r1=["B9"])
+        S.open(0, POINTS_138)
+        S.discard(0)
+        S.draw(1)
+        S.discard(1, "B9", x={"events": ["tile_discarded", "penalty_imposed"], "has": [
+            {"type": "penalty_imposed", "seat": 1, "points": 101,
+             "reason": "playable_discard"}]})
+        S.expect(penalties=[0, 101, 0, 0])
 
 
 @scenario("north-sultan", "a_playable_discard_costs_101_even_unopened",

@@ -165,12 +165,13 @@ def _must_use(S: Sc) -> None:
     S.idle(2)
     S.idle(3)
     S.draw(0)
-    S.discard(0, "R9")  # playable on seat 1's R10-R13, but seat 0 has not opened: no penalty
+    S.discard(0, "R9", x={"has": [  # playable on seat 1's R10-R13: 101, opened or not (§6)
+        {"type": "penalty_imposed", "seat": 0, "points": 101, "reason": "playable_discard"}]})
     S.take(1)
     S.discard(1, x="taken_tile_not_used")
     S.lay_off(1, 0, ["R9"], x={"has": [{"type": "tiles_laid_off", "end": "low"}]})
     S.discard(1)
-    S.expect(penalties=[0, 0, 0, 0], racks=S.racks())
+    S.expect(penalties=[101, 0, 0, 0], racks=S.racks())
 
 
 @scenario("classic", "declared_pairs_still_cannot_take_without_opening",
@@ -359,7 +360,8 @@ def _use_new(S: Sc) -> None:
 @scenario("okey-oyna", "a_timeout_discards_a_taken_tile_left_unused",
           "RULES.md §2 (okey-oyna): an opened player took R9 (it must be laid), laid "
           "something else and timed out: the server discards the unused R9, which is "
-          "playable, so the 101 for a playable discard applies")
+          "playable, so the 101 for a playable discard applies (to seat 0 too, who threw "
+          "it unopened: §6)")
 def _timeout_unused(S: Sc) -> None:
     S.deal("Y5", 0, r0=["R9"], r1=[*NEEDS_R10, "R10", "K7", "K8", "K9"])
     S.discard(0)
@@ -374,4 +376,4 @@ def _timeout_unused(S: Sc) -> None:
     S.lay(1, [["K7", "K8", "K9"]])
     S.timeout(1, "R9", draws=False, x={
         "events": ["turn_timed_out", "tile_discarded", "penalty_imposed"]})
-    S.expect(penalties=[0, 101, 0, 0], racks=S.racks())
+    S.expect(penalties=[101, 101, 0, 0], racks=S.racks())

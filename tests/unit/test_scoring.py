@@ -34,6 +34,7 @@ from okey101.scoring import (
     finish_multipliers,
     hand_scores,
     leaving_change,
+    okey_surcharge,
     partner_of,
     places,
     rack_score,
@@ -97,8 +98,37 @@ def test_pairs_opener_pays_twice_the_rack_sum_34_is_68_classic() -> None:
     assert rack_score(CLASSIC, OKEY, "pairs", R34) == 68
 
 
-def test_pairs_opener_with_an_okey_left_pays_twice_sum_including_101_okeygg() -> None:
-    assert rack_score(OKEYGG, OKEY, "pairs", rack("Y6", "R2")) == 2 * (101 + 2)
+def test_pairs_opener_with_an_okey_left_pays_twice_sum_including_101_north_sultan() -> None:
+    assert rack_score(NORTH_SULTAN, OKEY, "pairs", rack("Y6", "R2")) == 2 * (101 + 2)
+    assert okey_surcharge(NORTH_SULTAN, OKEY, "pairs", rack("Y6", "R2")) == 0
+
+
+def test_pairs_opener_with_an_okey_left_pays_twice_the_sum_plus_101_undoubled_okeygg() -> None:
+    """RULES.md 8 (okeygg, same column as okey-oyna): +101 per okey after every multiplier."""
+    assert rack_score(OKEYGG, OKEY, "pairs", rack("Y6", "R2")) == 2 * 2
+    assert okey_surcharge(OKEYGG, OKEY, "pairs", rack("Y6", "R2")) == 101
+
+
+@pytest.mark.parametrize("profile", [OKEY_OYNA, OKEYGG], ids=["okey-oyna", "okeygg"])
+def test_an_okey_left_in_an_opened_rack_adds_101_never_doubled(profile: Profile) -> None:
+    """RULES.md 8, worked example: opened with points, rack 14 + one okey, okey finish:
+    2 x 14 + 101 = 129 (not 2 x 115 = 230); seeds/004 "101 cezaları katlanmaz"."""
+    left = rack("R9", "B5", "Y6")  # 9 + 5 and the okey Y6
+    result = hand_scores(profile, OKEY, 0, "okey", ["points", "points", None, None],
+                         [[], left, rack("R2"), rack("R3")], False)
+    assert result.scores[1] == 2 * 14 + 101 == 129
+    both = hand_scores(profile, OKEY, 0, "elden_okey", [None, "pairs", None, None],
+                       [[], rack("R9", "Y6", "Y6"), rack("R2"), rack("R3")], False)
+    assert both.scores[1] == 4 * 2 * 9 + 2 * 101  # x2 pairs-opener, x4 capped; 202 on top
+
+
+@pytest.mark.parametrize("profile", [NORTH_SULTAN, CLASSIC], ids=["north-sultan", "classic"])
+def test_an_okey_left_in_an_opened_rack_is_multiplied_with_the_rack(profile: Profile) -> None:
+    """RULES.md 8 (north-sultan: inside the rack sum; classic: +101 multiplied)."""
+    left = rack("R9", "B5", "Y6")
+    result = hand_scores(profile, OKEY, 0, "okey", ["points", "points", None, None],
+                         [[], left, rack("R2"), rack("R3")], False)
+    assert result.scores[1] == 2 * (14 + 101) == 230
 
 
 def test_fake_okey_counts_as_the_okeys_number_indicator_y5_okey_y6_f_is_6_okey_oyna() -> None:
@@ -561,7 +591,8 @@ def test_property_doubling_never_exceeds_the_cap(
     for seat, value in enumerate(result.scores):
         if seat != finisher:
             base = rack_score(profile, okey, opened[seat], racks[seat])
-            assert base <= value <= base * profile.multiplier_cap
+            extra = okey_surcharge(profile, okey, opened[seat], racks[seat])
+            assert base + extra <= value <= base * profile.multiplier_cap + extra
             if opened[seat] is None:
                 assert value <= 808
         else:

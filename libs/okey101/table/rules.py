@@ -288,8 +288,7 @@ def discard_penalty(s: TableState, seat: int, tile: Tile) -> tuple[int, PenaltyR
         return None
     if tile == hand.okey:
         return (p.okey_discard_penalty, "okey_discarded") if p.okey_discard_penalty else None
-    if (hand.seats[seat].opened is not None or p.playable_discard_penalty_unopened) and \
-            p.playable_discard_penalty and M.is_playable(
+    if p.playable_discard_penalty and M.is_playable(
                 tile, [m.meld for m in hand.melds], hand.okey, p.run_wraps_13_to_1):
         return (p.playable_discard_penalty, "playable_discard")
     return None
