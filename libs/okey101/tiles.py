@@ -75,8 +75,9 @@ def parse_many(tokens: Iterable[str]) -> list[Tile]:
     return [parse(t) for t in tokens]
 
 
-def parse_at(tokens: Sequence[str], where: str) -> list[Tile]:
-    """`parse_many`, an error naming the place and the token's position in it."""
+def parse_at(tokens: Sequence[str], where: str, first: int = 0) -> list[Tile]:
+    """`parse_many`, an error naming the place and the token's position in it (counted
+    from `first`: 0 for a JSON list, 1 for words on a command line)."""
     if not isinstance(tokens, (list, tuple)):
         raise MalformedInput(f"{where}: expected a list of tiles, got {tokens!r}")
     out = []
@@ -84,7 +85,7 @@ def parse_at(tokens: Sequence[str], where: str) -> list[Tile]:
         try:
             out.append(parse(token))
         except MalformedInput as exc:
-            raise MalformedInput(f"{where}, tile {i}: {exc}") from None
+            raise MalformedInput(f"{where}, tile {i + first}: {exc}") from None
     return out
 
 

@@ -11,16 +11,20 @@ from typing import Any
 import msgspec
 
 from okey101 import profiles, solver, tiles
-from okey101.errors import MalformedInput
+from okey101.errors import InfrastructureFault, MalformedInput
 from okey101.table import scenario, simulate
+
+MAX_RACK = 22  # the starter's rack before its first discard
 
 
 def _solve(args: argparse.Namespace) -> int:
     profile = profiles.resolve(args.profile)
-    indicator = tiles.parse(args.indicator)
+    indicator = tiles.parse_at([args.indicator], "--indicator")[0]
     if indicator == tiles.FAKE:
         raise MalformedInput("indicator 'F': a fake okey cannot be the indicator")
-    rack = tiles.parse_many(args.tiles)
+    if len(args.tiles) > MAX_RACK:
+        raise MalformedInput(f"{len(args.tiles)} tiles: a rack holds at most {MAX_RACK}")
+    rack = tiles.parse_at(args.tiles, "rack", first=1)
     tiles.check_counts([*rack, indicator], "rack and indicator")
     okey = tiles.okey_for(indicator)
     wraps = profile.run_wraps_13_to_1
@@ -45,6 +49,8 @@ def _scenario(args: argparse.Namespace) -> int:
     try:
         with open(path, encoding="utf-8") as handle:
             doc = json.load(handle)
+    except RecursionError:
+        raise MalformedInput(f"{path}: JSON nested too deeply") from None
     except OSError as exc:
         raise MalformedInput(f"{path}: cannot read: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
@@ -82,10 +88,17 @@ def _deal(args: argparse.Namespace) -> int:
 
     try:
         seed = bytes.fromhex(args.seed)
-        if args.hand is not None:
-            seed = D.hand_seed(seed, args.hand, args.attempt)
     except ValueError:
-        raise MalformedInput(f"seed {args.seed!r} is not hex") from None
+        raise MalformedInput(f"--seed {args.seed!r} is not hex") from None
+    if len(seed) != D.SEED_BYTES:
+        raise MalformedInput(f"--seed is {len(seed)} bytes; a seed is exactly {D.SEED_BYTES} "
+                             f"bytes ({2 * D.SEED_BYTES} hex digits)")
+    if args.hand is not None:
+        if args.hand < 1:
+            raise MalformedInput(f"--hand {args.hand}: hands count from 1")
+        if args.attempt < 0:
+            raise MalformedInput(f"--attempt {args.attempt}: attempts count from 0")
+        seed = D.hand_seed(seed, args.hand, args.attempt)
     dealt = D.deal(seed, args.starter)
     print(json.dumps({
         "seed": seed.hex(), "commitment": D.commitment(seed), "starter": dealt.starter,
@@ -131,6 +144,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MalformedInput as exc:
         print(f"okey101 {args.command}: {exc}", file=sys.stderr)
         return 2
+    except InfrastructureFault as exc:
+        print(f"okey101 {args.command}: {exc}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

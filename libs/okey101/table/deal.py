@@ -24,6 +24,7 @@ from okey101 import tiles
 from okey101.errors import MalformedInput
 from okey101.tiles import FAKE, Tile
 
+SEED_BYTES = 32  # a hand's seed, and a match's
 STARTER_TILES = 22
 OTHER_TILES = 21
 

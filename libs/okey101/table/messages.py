@@ -90,18 +90,18 @@ class Lay(Command, tag="lay", frozen=True):
 
 
 class LayOff(Command, tag="lay_off", frozen=True):
-    meld: int = -1
-    tiles: list[str] = msgspec.field(default_factory=list)
+    meld: int  # the meld's number on the table (0, 1, ... in the order laid)
+    tiles: list[str]
     end: End | None = None
 
 
 class TakeOkey(Command, tag="take_okey", frozen=True):
-    meld: int = -1
-    tiles: list[str] = msgspec.field(default_factory=list)
+    meld: int
+    tiles: list[str]  # the real tile(s) put in the okey's place
 
 
 class Discard(Command, tag="discard", frozen=True):
-    tile: str = ""
+    tile: str
 
 
 class TimeOut(Command, tag="timeout", frozen=True):

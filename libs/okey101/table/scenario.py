@@ -16,6 +16,7 @@ from okey101.table import messages as E
 from okey101.table.decide import decide
 from okey101.table.evolve import NEW_TABLE, evolve
 from okey101.table.state import TableState
+from okey101.terms import SEATS
 
 TABLE = "scenario"
 _COMMAND_TAGS = {cls.__struct_config__.tag: cls for cls in E.AnyCommand.__args__}
@@ -48,10 +49,15 @@ def setup(doc: dict[str, Any]) -> tuple[TableState, list[E.Event]]:
         raise MalformedInput("scenario needs \"deal\" or \"deals\"")
     if not isinstance(raw_deals, list) or not raw_deals:
         raise MalformedInput("deals must be a non-empty list")
+    for n, d in enumerate(raw_deals):
+        where = "deal" if "deal" in doc else f"deals[{n}]"
+        if not isinstance(d, dict):
+            raise MalformedInput(f"{where}: not an object")
+        _refuse_unknown(d, _DEAL_KEYS, where)
     try:
         deals = [msgspec.convert(d, E.StackedDeal) for d in raw_deals]
     except msgspec.ValidationError as exc:
-        raise MalformedInput(f"deal: {exc}") from None
+        raise MalformedInput(f"deal: {_plain(exc)}") from None
     state = NEW_TABLE
     events: list[E.Event] = []
     setup_commands: list[E.Command] = [
@@ -71,51 +77,70 @@ def setup(doc: dict[str, Any]) -> tuple[TableState, list[E.Event]]:
     return state, events
 
 
+_ENVELOPE = {"table_id", "command_id", "at", "type"}  # filled here, never by the file
+_DOC_KEYS = {"profile", "deal", "deals", "commands", "rule", "notes", "expect"}  # for people
+_DEAL_KEYS = set(E.StackedDeal.__struct_fields__)
+
+
+def _refuse_unknown(given: dict[str, Any], known: set[str], where: str) -> None:
+    for key in given:
+        if key not in known:
+            raise MalformedInput(f"{where}: unknown key {key!r} (known: "
+                                 f"{', '.join(sorted(known))})")
+
+
 def to_command(state: TableState, raw: Any, i: int) -> E.Command:
     if not isinstance(raw, dict):
         raise MalformedInput(f"commands[{i}]: not an object")
     fields = dict(raw)
     name = fields.pop("cmd", None)
-    if name not in _COMMAND_TAGS or name in _SETUP:
+    if not isinstance(name, str) or name not in _COMMAND_TAGS or name in _SETUP:
         raise MalformedInput(f"commands[{i}]: unknown command {name!r}")
+    known = set(_COMMAND_TAGS[name].__struct_fields__) - _ENVELOPE
+    _refuse_unknown(fields, known | {"cmd"}, f"commands[{i}] ({name})")
     seat = fields.get("seat")
-    if not isinstance(seat, int) or not 0 <= seat < 4:
-        raise MalformedInput(f"commands[{i}]: seat must be 0-3, got {seat!r}")
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < SEATS:
+        raise MalformedInput(f"commands[{i}]: seat must be 0-{SEATS - 1}, got {seat!r}")
     fields.setdefault("player_id", state.players[seat])
     if name == "timeout":
         fields.setdefault("turn", state.turn)
-    for key in ("tile",):
-        if key in fields:
-            _check_tiles([fields[key]], i)
-    for key in ("tiles",):
-        if key in fields:
-            _check_tiles(fields[key], i)
-    for key in ("melds", "pairs"):
-        for group in fields.get(key) or []:
-            _check_tiles(group, i)
     fields.setdefault("seq", state.seq)  # a given seq tests the stale-command check
     fields |= {"type": name, "table_id": TABLE, "command_id": f"cmd-{i}"}
     try:
         command: E.Command = msgspec.convert(fields, E.AnyCommand)
-        return command
     except msgspec.ValidationError as exc:
-        raise MalformedInput(f"commands[{i}] ({name}): {exc}") from None
+        raise MalformedInput(f"commands[{i}] ({name}): {_plain(exc)}") from None
+    for group in _tile_groups(command):
+        for token in group:
+            try:
+                tiles.parse_meld_token(token)
+            except MalformedInput as exc:
+                raise MalformedInput(f"commands[{i}]: {exc}") from None
+    return command
 
 
-def _check_tiles(tokens: Any, i: int) -> None:
-    if not isinstance(tokens, list):
-        raise MalformedInput(f"commands[{i}]: expected a list of tiles, got {tokens!r}")
-    for token in tokens:
-        try:
-            tiles.parse_meld_token(token)
-        except MalformedInput as exc:
-            raise MalformedInput(f"commands[{i}]: {exc}") from None
+def _plain(exc: msgspec.ValidationError) -> str:
+    """msgspec's message in words: "missing field `tile`", "`seat`: expected int"."""
+    text = str(exc).replace("Object missing required field", "missing field")
+    return text.replace(" - at `$.", " - at `")
+
+
+def _tile_groups(command: E.Command) -> list[list[str]]:
+    groups: list[list[str]] = []
+    if isinstance(command, E.Discard):
+        groups.append([command.tile])
+    if isinstance(command, (E.LayOff, E.TakeOkey)):
+        groups.append(command.tiles)
+    if isinstance(command, (E.Open, E.Lay)):
+        groups += command.melds + command.pairs
+    return groups
 
 
 def run(doc: Any) -> list[dict[str, Any]]:
     """Play a scenario; MalformedInput (naming the place) for a malformed document."""
     if not isinstance(doc, dict):
         raise MalformedInput("a scenario is a JSON object")
+    _refuse_unknown(doc, _DOC_KEYS, "scenario")
     state, _ = setup(doc)
     commands = doc.get("commands", [])
     if not isinstance(commands, list):

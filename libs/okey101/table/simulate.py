@@ -162,7 +162,9 @@ def summarize(record: MatchRecord) -> MatchSummary:
 
 
 def match_seeds(seed: int, matches: int) -> list[str]:
-    rng = random.Random(seed)
+    """`matches` match seeds derived from `seed`; a negative seed is its own stream
+    (`random.Random` alone would treat -1 as 1)."""
+    rng = random.Random(seed if seed >= 0 else f"negative:{seed}")
     return [rng.randbytes(32).hex() for _ in range(matches)]
 
 
