@@ -19,6 +19,7 @@ from okey101.table.decide import decide_and_fold
 from okey101.table.evolve import NEW_TABLE, evolve
 from okey101.table.state import TableState
 from okey101.table.views import ViewUpdate, event_for, view_updates
+from okey101.terms import SEATS
 
 
 class Output(msgspec.Struct):
@@ -107,7 +108,7 @@ class PartitionTables:
             return Output(outcome=outcome, command=command)
         views = []
         for event in decision:
-            for seat in range(4):
+            for seat in range(SEATS):
                 seen = event_for(event, seat)
                 if seen is not None:
                     views.append(E.SeatEvent(table_id=command.table_id, seat=seat,

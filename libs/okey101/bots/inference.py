@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections import Counter
 
 from okey101 import tiles
+from okey101.terms import SEATS
 from okey101.tiles import KINDS, Tile
 
 from .seat import Seat
@@ -59,7 +60,7 @@ class Knowledge:
             seen.update(played for played, _ in m.tiles)
         seen[s.indicator] += 1
         self.visible = seen
-        nxt = s.h.seats[(s.seat + 1) % 4]
+        nxt = s.h.seats[(s.seat + 1) % SEATS]
         shown: Counter[Tile] = Counter(tiles.parse_many(nxt.discards))  # by the next seat
         for view, m in zip(s.h.melds, s.table, strict=True):
             if view.owner == nxt.seat:
@@ -84,14 +85,14 @@ class Knowledge:
     def p_holds(self, seat: int, kind: Tile) -> float:
         """The chance `seat` holds a copy of `kind`: its share of the unseen tiles, for
         each live copy; certain for a tile it took from this seat and has not shown."""
-        if seat == (self.s.seat + 1) % 4 and self.hidden[kind]:
+        if seat == (self.s.seat + 1) % SEATS and self.hidden[kind]:
             return 1.0
         n = self.live[kind]
         if not n:
             return 0.0
         share = min(1.0, self.s.h.seats[seat].rack_size / self.unseen)
         p = 1 - (1 - share) ** n
-        if seat == (self.s.seat + 1) % 4 and any(_near(self.s, kind, t)
+        if seat == (self.s.seat + 1) % SEATS and any(_near(self.s, kind, t)
                                                  for t in self.next_discards):
             p *= NEAR_DISCARD  # it threw a neighbour away: less likely to collect these
         return p
@@ -100,7 +101,7 @@ class Knowledge:
         """The chance the next player can meld `tile` with two tiles of its own (a run or
         a group through it, or one tile and an okey): what a discard may give away."""
         s = self.s
-        nxt = (s.seat + 1) % 4
+        nxt = (s.seat + 1) % SEATS
         if tile == s.okey:
             return 1.0
         me = s.stands(tile)

@@ -17,6 +17,7 @@ from okey101 import solver, tiles
 from okey101.profiles import Profile
 from okey101.table import messages as E
 from okey101.table.views import HandView, MeldView, PlayerView, SeatView
+from okey101.terms import SEATS
 from okey101.tiles import FAKE, Tile
 
 BLANK: dict[str, Any] = {"table_id": "", "command_id": ""}  # the driver fills the envelope
@@ -33,7 +34,7 @@ class Seat:
     """What one seat knows at one command: its view, parsed, with the rules' gates."""
 
     def __init__(self, v: PlayerView) -> None:
-        if v.profile is None or v.hand is None or not 0 <= v.seat < 4:
+        if v.profile is None or v.hand is None or not 0 <= v.seat < SEATS:
             raise ValueError("a bot acts only for a seated player during a hand")
         self.v: PlayerView = v
         self.p: Profile = v.profile

@@ -22,6 +22,7 @@ import msgspec
 
 from okey101 import tiles
 from okey101.errors import MalformedInput
+from okey101.terms import SEATS
 from okey101.tiles import FAKE, Tile
 
 SEED_BYTES = 32  # a hand's seed, and a match's
@@ -62,8 +63,8 @@ def shuffled(seed: bytes) -> list[Tile]:
 def deal_from_order(order: list[Tile], starter: int) -> Dealt:
     racks: list[tuple[Tile, ...]] = [()] * 4
     at = 0
-    for k in range(4):
-        seat = (starter + k) % 4
+    for k in range(SEATS):
+        seat = (starter + k) % SEATS
         size = STARTER_TILES if k == 0 else OTHER_TILES
         racks[seat] = tuple(order[at:at + size])
         at += size
@@ -89,10 +90,10 @@ def stacked_deal(racks: list[list[str]], indicator: str, deck: list[str], starte
                  where: str) -> Dealt:
     """A given deal (tests, scenarios), checked: 22 tiles for the starter, 21 for the
     others, the deck topped up with the tiles named nowhere, in canonical order."""
-    if not 0 <= starter < 4:
+    if not 0 <= starter < SEATS:
         raise MalformedInput(f"{where}: starter {starter} is not a seat (0-3)")
-    if len(racks) != 4:
-        raise MalformedInput(f"{where}: {len(racks)} racks given; 4 needed")
+    if len(racks) != SEATS:
+        raise MalformedInput(f"{where}: {len(racks)} racks given; {SEATS} needed")
     parsed = []
     for seat, rack in enumerate(racks):
         want = STARTER_TILES if seat == starter else OTHER_TILES

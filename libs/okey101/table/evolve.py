@@ -13,6 +13,7 @@ from okey101.errors import IllegalMove
 from okey101.table import messages as E
 from okey101.table.notation import build_meld, pair_jokers, placed_tiles, played_tiles, without
 from okey101.table.state import HandState, SeatHand, TableMeld, TableState, TurnScratch
+from okey101.terms import SEATS
 
 NEW_TABLE = TableState()
 _Handler = Callable[[TableState, Any], TableState]
@@ -160,7 +161,7 @@ def _tile_drawn(s: TableState, e: E.TileDrawn) -> TableState:
 
 def _discard_taken(s: TableState, e: E.DiscardTaken) -> TableState:
     hand = _hand(s)
-    source = (e.seat - 1) % 4
+    source = (e.seat - 1) % SEATS
     tile = tiles.parse(e.tile)
     hand = _seat(hand, source, discards=hand.seats[source].discards[:-1])
     hand = _seat(hand, e.seat, rack=(*hand.seats[e.seat].rack, tile), has_played=True)
@@ -266,7 +267,7 @@ def _tile_discarded(s: TableState, e: E.TileDiscarded) -> TableState:
                  discards=(*seat.discards, tile), has_played=True)
     if not hand.seats[e.seat].rack:  # the finishing discard: HandEnded follows
         return replace(s, hand=replace(hand, phase="over"))
-    hand = replace(hand, to_act=(e.seat + 1) % 4, phase="draw", scratch=TurnScratch())
+    hand = replace(hand, to_act=(e.seat + 1) % SEATS, phase="draw", scratch=TurnScratch())
     return replace(s, hand=hand, turn=s.turn + 1)
 
 

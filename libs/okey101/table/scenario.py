@@ -63,7 +63,7 @@ def setup(doc: dict[str, Any]) -> tuple[TableState, list[E.Event]]:
     setup_commands: list[E.Command] = [
         E.CreateTable(table_id=TABLE, command_id="setup-create", profile=base or "",
                       options=options)]
-    for seat in range(4):
+    for seat in range(SEATS):
         setup_commands.append(E.Sit(table_id=TABLE, command_id=f"setup-sit-{seat}",
                                     player_id=f"p{seat}", seat=seat))
     setup_commands.append(E.StartMatch(table_id=TABLE, command_id="setup-start",
@@ -167,11 +167,11 @@ def summary(state: TableState) -> dict[str, Any]:
         "hand_scores": [list(s) for s in state.hand_scores],
         "totals": state.totals(),
         "penalties": list(state.penalties),
-        "opened": [h.opened for h in hand.seats] if hand else [None] * 4,
+        "opened": [h.opened for h in hand.seats] if hand else [None] * SEATS,
         "finished_by": hand.finished_by if hand else None,
         "finish": hand.finish if hand else None,
         "racks": [tiles.names(sorted(h.rack, key=tiles.sort_key)) for h in hand.seats]
-        if hand else [[] for _ in range(4)],
+        if hand else [[] for _ in range(SEATS)],
         "turn": state.turn,
         "to_act": hand.to_act if hand else None,
         "status": state.status,

@@ -9,7 +9,7 @@ import msgspec
 from okey101.melds import Meld
 from okey101.profiles import Profile
 from okey101.table.messages import StackedDeal
-from okey101.terms import LayOffEnd, Opened
+from okey101.terms import SEATS, LayOffEnd, Opened
 from okey101.tiles import Tile
 
 Status = Literal["new", "seating", "playing", "over"]
@@ -90,4 +90,4 @@ class TableState(msgspec.Struct, frozen=True):
     penalties: tuple[int, ...] = (0, 0, 0, 0)
 
     def totals(self) -> list[int]:
-        return [sum(s[i] for s in self.hand_scores) + self.penalties[i] for i in range(4)]
+        return [sum(s[i] for s in self.hand_scores) + self.penalties[i] for i in range(SEATS)]

@@ -21,7 +21,7 @@ from okey101.table import messages as E
 from okey101.table import rules as R
 from okey101.table.rules import available_discard, threshold
 from okey101.table.state import HandState, Phase, Status, TableState
-from okey101.terms import LayOffEnd, Opened
+from okey101.terms import SEATS, LayOffEnd, Opened
 
 SPECTATOR = -1
 EventT = TypeVar("EventT", bound=E.Event)
@@ -159,7 +159,7 @@ def view_updates(state: TableState) -> list[ViewUpdate]:
     """The views to publish after `state` changed: every bot seat's, and the spectators'
     while a seat is empty (so that a seat-filling service can see it)."""
     out = [ViewUpdate(table_id=state.table_id, seat=seat, view=player_view(state, seat))
-           for seat in range(4) if state.bots[seat]]
+           for seat in range(SEATS) if state.bots[seat]]
     if state.status in ("seating", "playing") and not all(state.players):
         out.append(ViewUpdate(table_id=state.table_id, seat=SPECTATOR,
                               view=public_view(state)))
