@@ -7,11 +7,11 @@ from datetime import UTC, datetime
 import pytest
 
 from okey101.errors import MalformedInput
+from okey101.profiles import house, with_overrides
 from okey101.standings import HOUSE_RULES, Board, Ledger
 from okey101.standings.house import level_for, room_for, rooms_open, rules_for
 from okey101.standings.synthetic import Seating, encoded, match_events
 from okey101.standings.week import week_of, week_start_ms
-from okey101.profiles import house, with_overrides
 
 HOUR = 3600 * 1000
 T0 = int(datetime(2026, 11, 24, 12, 0, tzinfo=UTC).timestamp() * 1000)  # a Tuesday
