@@ -215,3 +215,21 @@ def test_the_page_shows_history_by_match_level_and_room() -> None:
 def test_a_board_of_an_unknown_house_is_refused() -> None:
     with pytest.raises(KeyError):
         Board().top("nowhere")
+
+
+def test_the_standings_command_names_a_bad_week_and_exits_2(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from services.cli.main import main
+    assert main(["standings", "--house", "classic", "--week", "2026-48"]) == 2
+    assert "2026-48" in capsys.readouterr().err
+
+
+def test_the_printed_board_says_which_bots_the_house_leaves_off() -> None:
+    from services.cli.standings import render
+    ledger = Ledger()
+    play(ledger, "t1", "north-sultan", ["a", "b1", "b2", "b3"], [300, 10, 50, 90],
+         bots=frozenset({"b1", "b2", "b3"}))
+    text = render(NS, ledger.board.top("north-sultan"), None,
+                  ledger.board.excluded_bots("north-sultan"))
+    assert "1  a " in text and "b1" not in text
+    assert "3 bot account(s) not ranked" in text
