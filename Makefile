@@ -55,11 +55,15 @@ bench: $(STAMP)
 	$(BIN)/python -m tools.bench.engine
 	$(BIN)/python -m tools.bench.bots
 	$(BIN)/python -m tools.bench.kafka
+	$(BIN)/python -m tools.bench.ratings
+	$(BIN)/python -m tools.bench.standings
 
 bench-quick: $(STAMP)
 	$(BIN)/python -m tools.bench.solver
 	$(BIN)/python -m tools.bench.engine --matches 10
 	$(BIN)/python -m tools.bench.kafka --seconds 10 --backlog 20000
+	$(BIN)/python -m tools.bench.ratings --accounts 80 --rounds 12 --calibration 8
+	$(BIN)/python -m tools.bench.standings --rate 20 --seconds 10 --rebuild 5000
 
 demo: $(STAMP)
 	$(BIN)/python -m services.demo

@@ -31,6 +31,9 @@ def schemas() -> dict[str, Any]:
     out.update(messages.published_schemas())
     from okey101.table import views
     out["view-update.schema.json"] = msgspec.json.schema(views.ViewUpdate)
+    from okey101.standings import board, house
+    out["standing.schema.json"] = msgspec.json.schema(board.Standing)
+    out["standings-houses.json"] = house.published()
     return out
 
 

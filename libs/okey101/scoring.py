@@ -283,7 +283,7 @@ def classic_rating_changes(
     if hands < 1:
         raise MalformedInput("a match has at least one hand")
     by_position = [hands, hands // 2, -(hands // 2), -hands]
-    changes = _shared_changes(places(totals), by_position)
+    changes = shared_by_position(places(totals), by_position)
     return _apply_leavers(changes, hands, left, substitute)
 
 
@@ -310,8 +310,10 @@ def classic_team_rating_changes(
     return _apply_leavers(changes, hands, left, substitute)
 
 
-def _shared_changes(seat_places: Sequence[int], by_position: Sequence[int]) -> list[int]:
-    """Each seat's change: the average of the positions its tie group occupies."""
+def shared_by_position(seat_places: Sequence[int], by_position: Sequence[int]) -> list[int]:
+    """Each seat's award when position k (1-4) is worth `by_position[k - 1]`: the average of
+    the positions its tie group occupies, truncated toward zero (the classic rating's tie
+    rule, reused by the standings for SP, league points and XP)."""
     changes = []
     for place in seat_places:
         tied = sum(1 for p in seat_places if p == place)

@@ -1,9 +1,11 @@
 """`make demo`: the whole service playing itself.
 
 Starts the local Kafka broker (unless KAFKA_BOOTSTRAP points elsewhere), the rules
-processor, the turn timers and the bots; opens one table per house with four bots each;
-plays whole matches while showing each table's progress; prints the standings and every
-hand's outcome, and where the metrics are; then stops everything it started.
+processor, the turn timers, the bots and the leaderboards; opens one table per house with
+four bots each; plays whole matches while showing each table's progress; prints the
+standings and every hand's outcome, then each house's board as the leaderboards service
+serves it (bots left off where the house ranks no bots), and where the metrics are; then
+stops everything it started.
 """
 
 from __future__ import annotations
@@ -19,16 +21,21 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import msgspec
+from aiohttp import ClientError, ClientSession
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
 from okey101 import profiles
 from okey101.app import topics
+from okey101.standings import HOUSE_RULES, BoardRow
 from okey101.table import messages as E
+from services.cli.standings import render
 from services.common.kafka import bootstrap_servers, provision
 
 ROOT = Path(__file__).resolve().parents[2]
 BROKER = ROOT / "tools" / "kafka" / "broker.sh"
 LEVELS = (3, 2, 2, 1)  # the bots at each table, by seat
+BOARDS = "http://127.0.0.1:9110"  # the leaderboards service's HTTP reads
 
 
 @dataclass
@@ -172,7 +179,35 @@ def report(tables: dict[str, Table]) -> None:
             print(f"   place {t.ended.places[seat]}: seat {seat} {t.players[seat]:<28} "
                   f"total {t.ended.totals[seat]}")
     print("\nmetrics while it ran: http://127.0.0.1:9101/metrics (processor), "
-          ":9102 (timers), :9103 (bots); logs in .cache/demo/")
+          ":9102 (timers), :9103 (bots), :9104 (leaderboards); logs in .cache/demo/")
+
+
+class _Board(msgspec.Struct):
+    rows: list[BoardRow]
+    bots_excluded: int = 0
+
+
+async def boards(tables: int, timeout: float = 60) -> None:
+    """Each house's board from the leaderboards service, once it has every match."""
+    deadline = time.monotonic() + timeout
+    async with ClientSession() as http:
+        while True:
+            try:
+                async with http.get(f"{BOARDS}/healthz") as response:
+                    health = await response.json()
+                if health["ready"] and health["matches"] >= tables:
+                    break
+            except (ClientError, OSError):
+                pass
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the leaderboards did not apply {tables} matches in "
+                                   f"{timeout:.0f} s")
+            await asyncio.sleep(0.2)
+        print("\n== boards (the leaderboards service, GET /houses/{house}/board)")
+        for house, rules in HOUSE_RULES.items():
+            async with http.get(f"{BOARDS}/houses/{house}/board?top=10") as response:
+                board = msgspec.json.decode(await response.read(), type=_Board)
+            print(render(rules, board.rows, None, board.bots_excluded))
 
 
 def main() -> int:
@@ -198,6 +233,8 @@ def main() -> int:
         Service("processor", [*common, "--metrics-port", "9101"], logs),
         Service("timers", [*common, "--metrics-port", "9102"], logs),
         Service("bots", [*common, "--metrics-port", "9103"], logs),
+        Service("leaderboards", [*common, "--metrics-port", "9104", "--http-port", "9110"],
+                logs),
     ]
     status = 0
     try:
@@ -205,6 +242,7 @@ def main() -> int:
               f"{list(LEVELS)} by seat", flush=True)
         tables = asyncio.run(play(args, bootstrap, prefix))
         report(tables)
+        asyncio.run(boards(len(tables)))
     except KeyboardInterrupt:
         print("\nstopped", file=sys.stderr)
         status = 130

@@ -43,11 +43,15 @@ SEAT_VIEWS = TopicSpec(
     "seatviews", "table id:seat", "a seat's whole view after a change "
     "(proto/view-update.schema.json): bot seats, and the spectators' (seat -1) while a "
     "seat is empty", 24 * 3600 * 1000, "processor (transactional)", "bots service")
+STANDINGS = TopicSpec(
+    "standings", "house/account", "an account's standing in a house after a change "
+    "(proto/standing.schema.json)", -1, "leaderboards", "gateways, analysts",
+    cleanup="compact")
 DEAD_LETTERS = TopicSpec(
     "deadletters", "original key", "dead letter (proto/dead-letter.schema.json)",
     30 * 24 * 3600 * 1000, "processor", "operators")
 
-ALL = (COMMANDS, EVENTS, OUTCOMES, VIEWS, SEAT_VIEWS, DEAD_LETTERS)
+ALL = (COMMANDS, EVENTS, OUTCOMES, VIEWS, SEAT_VIEWS, DEAD_LETTERS, STANDINGS)
 
 
 def partition_for(key: bytes, partitions: int) -> int:

@@ -1,0 +1,194 @@
+"""Benchmark: how well each rating orders a population of bots of known strength (no Kafka).
+
+Bots: `okey101.bots.bot(level)`, levels 0-3. A calibration (one bot of each level per
+match, seats rotating) measures their order; on our runs it is L1 < L0 < L2 < L3 (mean place
+3.10, 2.61, 2.45, 1.83 over 80 three-hand matches), so that is the CHAIN the population is
+spread along.
+
+Population: `--accounts` accounts, account i with strength s_i = 3 i / (n - 1) along the
+chain: each MOVE it plays the chain level floor(s) or the next one, the next with
+probability frac(s) (a per-move mix; a per-account choice would tie whole classes and cap
+Kendall's tau below 1). So the true order is the order of s, with no ties.
+
+Rounds: each round deals the accounts at random into tables of four and plays every table
+one whole match (`play_match`, north-sultan rules, `--hands` hands); so after round k every
+account has played k matches. The same results feed three ratings side by side:
+- classic: the classic rating (start 1500, +N, +N/2, -N/2, -N), `okey101.standings`;
+- SP: North Sultan's SP by place (24, 8, -8, -24), the repeated-pair rule off (it is about
+  fairness, not skill);
+- OpenSkill: Plackett-Luce, free-for-all of four, ordered by the ordinal mu - 3 sigma.
+Printed: Kendall's tau-b between each rating's order and the true order after 10, 25 and 50
+matches (the checkpoints reached), and the favourite-wins rate: over the matches after the
+10th round (half the rounds if fewer than 20), how often the account the rating ranked
+highest at the table (a unique highest) took first place (parity 25%).
+
+Run: .venv/bin/python -m tools.bench.ratings [--accounts 200] [--rounds 50] [--hands 3]
+     [--seed 1] [--calibration 80]
+Full size: about 8 minutes on one core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import msgspec
+from scipy.stats import kendalltau
+
+from okey101.bots import Level3, bot
+from okey101.standings import Board, MatchResult, Participant
+from okey101.standings.house import HOUSE_RULES
+from okey101.table import messages as E
+from okey101.table.simulate import Player, match_seeds, play_match
+from okey101.table.views import PlayerView
+
+CHAIN = (1, 0, 2, 3)  # weakest first, as the calibration measures it
+CHECKPOINTS = (10, 25, 50)
+SYSTEMS = ("classic", "SP", "OpenSkill")
+
+
+def level_player(level: int) -> Player:
+    return bot(level)
+
+
+class Mixed:
+    """Plays each move as chain level floor(s), or the next one with probability frac(s)."""
+
+    def __init__(self, strength: float, rng: random.Random) -> None:
+        low = min(int(strength), len(CHAIN) - 2)
+        self.p = strength - low
+        self.players = (self._fresh(CHAIN[low]), self._fresh(CHAIN[low + 1]))
+        self.rng = rng
+
+    @staticmethod
+    def _fresh(level: int) -> Player:
+        return Level3() if level == 3 else level_player(level)
+
+    def __call__(self, view: PlayerView) -> E.Command:
+        strong = self.rng.random() < self.p
+        return self.players[1 if strong else 0](view)
+
+
+def profile(hands: int) -> dict[str, object]:
+    return {"base": "north-sultan", "options": {"hands_per_match": hands}}
+
+
+def calibrate(matches: int, hands: int, seed: int) -> dict[int, float]:
+    places: dict[int, list[int]] = {level: [] for level in CHAIN}
+    for k, match_seed in enumerate(match_seeds(seed + 1000, matches)):
+        levels = [CHAIN[(k + i) % 4] for i in range(4)]
+        players: list[Player] = [Level3() if lv == 3 else level_player(lv) for lv in levels]
+        ended = play_match(profile(hands), match_seed, players=players).events[-1]
+        assert isinstance(ended, E.MatchEnded)
+        for seat, level in enumerate(levels):
+            places[level].append(ended.places[seat])
+    return {level: statistics.fmean(p) for level, p in places.items()}
+
+
+@dataclass
+class Ratings:
+    classic: Board = field(default_factory=lambda: Board({"classic": HOUSE_RULES["classic"]}))
+    sp: Board = field(default_factory=lambda: Board({"north-sultan": msgspec.structs.replace(
+        HOUSE_RULES["north-sultan"], repeat_limit=None)}))
+    favourite: dict[str, list[bool]] = field(default_factory=lambda: {s: [] for s in SYSTEMS})
+
+    def value(self, system: str, account: str) -> float:
+        if system == "classic":
+            s = self.classic.standing("classic", account)
+            return float(s.points if s else 1500)
+        if system == "SP":
+            s = self.sp.standing("north-sultan", account)
+            return float(s.points if s else 1000)
+        skill = self.classic.skills.get(account)
+        return skill.ordinal if skill else 25.0 - 3 * 25.0 / 3
+
+    def apply(self, table: str, at: int, accounts: list[str], ended: E.MatchEnded,
+              hands: int, count_favourite: bool) -> None:
+        if count_favourite:
+            for system in SYSTEMS:
+                values = [self.value(system, a) for a in accounts]
+                best = max(values)
+                if values.count(best) == 1:
+                    self.favourite[system].append(ended.places[values.index(best)] == 1)
+        people = [Participant(account=a, seat=s, role="played") for s, a in enumerate(accounts)]
+        for board, house in ((self.classic, "classic"), (self.sp, "north-sultan")):
+            board.apply(MatchResult(table_id=table, house=house, ended_at=at, hands=hands,
+                                    partners=False, totals=list(ended.totals),
+                                    places=list(ended.places), participants=people))
+
+
+def tau(ratings: Ratings, system: str, strengths: dict[str, float]) -> float:
+    accounts = sorted(strengths)
+    statistic = kendalltau([strengths[a] for a in accounts],
+                           [ratings.value(system, a) for a in accounts]).statistic
+    return float(statistic)
+
+
+def run(args: argparse.Namespace, say: Callable[[str], None]) -> None:
+    started = time.perf_counter()
+    if args.calibration:
+        measured = calibrate(args.calibration, args.hands, args.seed)
+        order = " < ".join(f"L{lv} {measured[lv]:.2f}" for lv in
+                           sorted(measured, key=lambda lv: -measured[lv]))
+        say(f"calibration, mean place of each level over {args.calibration} matches "
+            f"(weakest first): {order}; the chain used: {' < '.join(f'L{c}' for c in CHAIN)}")
+    rng = random.Random(args.seed)
+    n = args.accounts
+    strengths = {f"a{i:03d}": 3 * i / (n - 1) for i in range(n)}
+    ratings = Ratings()
+    warm = min(CHECKPOINTS[0], args.rounds // 2)
+    at = 1_780_000_000_000
+    played = 0
+    say(f"{n} accounts, strengths spread along the chain, {args.rounds} rounds of "
+        f"{n // 4} tables, {args.hands}-hand north-sultan matches")
+    header = f"{'matches':>7}  " + "  ".join(f"{s + ' tau':>13}" for s in SYSTEMS)
+    say(header)
+    for round_no in range(1, args.rounds + 1):
+        order = sorted(strengths)
+        rng.shuffle(order)
+        for t in range(n // 4):
+            accounts = order[4 * t: 4 * t + 4]
+            seed = rng.randbytes(32).hex()
+            players: list[Player] = [Mixed(strengths[a], random.Random(f"{seed}{a}"))
+                                     for a in accounts]
+            ended = play_match(profile(args.hands), seed, players=players).events[-1]
+            assert isinstance(ended, E.MatchEnded)
+            at += 60_000
+            played += 1
+            ratings.apply(f"r{round_no}-{t}", at, accounts, ended, args.hands,
+                          count_favourite=round_no > warm)
+        if round_no in CHECKPOINTS or round_no == args.rounds:
+            say(f"{round_no:>7}  " + "  ".join(f"{tau(ratings, s, strengths):>13.3f}"
+                                               for s in SYSTEMS))
+    say("favourite wins (the table's unique highest-rated account takes first place), "
+        f"matches after round {warm}; parity 25%:")
+    for system in SYSTEMS:
+        wins = ratings.favourite[system]
+        rate = 100 * sum(wins) / len(wins) if wins else float("nan")
+        say(f"  {system:<10} {rate:5.1f}% of {len(wins)} matches with a unique favourite")
+    say(f"{played} matches in {time.perf_counter() - started:.0f} s")
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(prog="python -m tools.bench.ratings", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--accounts", type=int, default=200)
+    p.add_argument("--rounds", type=int, default=50)
+    p.add_argument("--hands", type=int, default=3)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--calibration", type=int, default=80,
+                   help="calibration matches (0: skip)")
+    args = p.parse_args()
+    if args.accounts < 8 or args.accounts % 4:
+        p.error("--accounts: a multiple of 4, at least 8")
+    print("ratings benchmark (tools.bench.ratings)")
+    run(args, lambda line: print(line, flush=True))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,185 @@
+"""Benchmark: the leaderboards service on the local broker, and the rebuild of 100,000 matches.
+
+Events: synthesised in process (`tools.standings_feed.population`: only the events the
+standings read, about ten per match, with bots, leavers and substitutes in every house),
+written keyed by table id in Kafka transactions as the processor writes them.
+
+1. Live: the service runs and is ready; matches are written at `--rate` matches/s for
+   `--seconds`; printed: matches applied per second, and the delay from each match_ended
+   record (its Kafka timestamp) to the first standings record of that match (its Kafka
+   timestamp): p50, p99, max. Goal: p99 <= 1 s.
+2. Rebuild: `--rebuild` matches are written first (the write rate is printed); then
+   (a) the pure fold of the same records in process (no Kafka), and (b) a fresh service
+   started on the topic, timed to ready (read every partition, fold, apply sorted, write
+   every standing): matches/s and seconds for each.
+
+Run: .venv/bin/python -m tools.bench.standings [--rate 50] [--seconds 20] [--rebuild 100000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+import uuid
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from okey101.app import topics
+from okey101.standings import Ledger
+from services.common.kafka import bootstrap_servers, provision
+from services.leaderboards.reading import read_records
+from tools.standings_feed import interleave, population, publish
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class _Head(msgspec.Struct):
+    type: str = ""
+    table_id: str = ""
+    last_table: str = ""
+
+
+_head = msgspec.json.Decoder(_Head)
+
+
+class Service:
+    def __init__(self, bootstrap: str, prefix: str) -> None:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = int(s.getsockname()[1])
+        log = ROOT / ".cache" / f"bench-leaderboards-{prefix}.log"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "services.leaderboards", "--bootstrap", bootstrap,
+             "--prefix", prefix, "--metrics-port", "0", "--http-port", str(self.port)],
+            cwd=ROOT, stdout=log.open("ab"), stderr=subprocess.STDOUT,
+            env=dict(os.environ, OKEY_LOG_LEVEL="warning"))
+
+    def health(self) -> dict[str, Any]:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=5) as r:
+                return dict(json.loads(r.read()))
+        except OSError:
+            return {"ready": False, "matches": 0}
+
+    async def until(self, matches: int, timeout: float) -> float:
+        started = time.monotonic()
+        while time.monotonic() - started < timeout:
+            health = await asyncio.to_thread(self.health)
+            if health["ready"] and health["matches"] >= matches:
+                return time.monotonic() - started
+            await asyncio.sleep(0.1)
+        raise TimeoutError(f"not {matches} matches in {timeout:.0f} s")
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(30)
+
+
+def percentile(values: list[float], q: float) -> float:
+    return statistics.quantiles(values, n=100, method="inclusive")[int(q) - 1] \
+        if len(values) > 1 else values[0]
+
+
+async def live(bootstrap: str, rate: float, seconds: float, seed: int) -> None:
+    prefix = f"benchlb{uuid.uuid4().hex[:6]}"
+    partitions = await provision(bootstrap, prefix)
+    matches = max(1, int(rate * seconds))
+    tables = population(seed, matches, accounts=max(40, matches // 5), prefix="L")
+    records = interleave(tables, width=max(1, int(rate)))
+    service = Service(bootstrap, prefix)
+    try:
+        await service.until(0, 120)
+        started = time.monotonic()
+        await publish(bootstrap, topics.EVENTS.name(prefix), records,
+                      rate=len(records) / seconds, per_transaction=10)
+        await service.until(matches, 120)
+        elapsed = time.monotonic() - started
+    finally:
+        service.stop()
+    wanted = [(topics.EVENTS.name(prefix), p) for p in range(partitions)]
+    ended: dict[str, int] = {}
+    for rs in (await read_records(bootstrap, wanted)).values():
+        for r in rs:
+            head = _head.decode(r.value)
+            if head.type == "match_ended":
+                ended[head.table_id] = r.timestamp
+    first: dict[str, int] = {}
+    wanted = [(topics.STANDINGS.name(prefix), p) for p in range(partitions)]
+    for rs in (await read_records(bootstrap, wanted)).values():
+        for r in rs:
+            table = _head.decode(r.value).last_table
+            first[table] = min(first.get(table, r.timestamp), r.timestamp)
+    delays = [(first[t] - ended[t]) / 1000 for t in ended if t in first]
+    print(f"live: {matches} matches ({len(records)} event records) offered at {rate:g} "
+          f"matches/s for {seconds:g} s; all applied in {elapsed:.1f} s "
+          f"({matches / elapsed:.1f} matches/s)")
+    print(f"  match_ended -> standings record: p50 {percentile(delays, 50) * 1000:.0f} ms, "
+          f"p99 {percentile(delays, 99) * 1000:.0f} ms, max {max(delays) * 1000:.0f} ms "
+          f"over {len(delays)} matches (goal: p99 <= 1000 ms)")
+
+
+async def rebuild(bootstrap: str, matches: int, seed: int) -> None:
+    prefix = f"benchlb{uuid.uuid4().hex[:6]}"
+    await provision(bootstrap, prefix)
+    started = time.perf_counter()
+    tables = population(seed, matches, accounts=max(200, matches // 50), prefix="R")
+    records = interleave(tables, width=200)
+    made = time.perf_counter() - started
+    started = time.perf_counter()
+    await publish(bootstrap, topics.EVENTS.name(prefix), records, per_transaction=2000)
+    wrote = time.perf_counter() - started
+    print(f"rebuild: {matches} matches synthesised ({len(records)} event records) in "
+          f"{made:.1f} s, written to Kafka in {wrote:.1f} s "
+          f"({len(records) / wrote:,.0f} records/s)")
+    ledger = Ledger(buffering=True)
+    started = time.perf_counter()
+    for offset, (_, value) in enumerate(records):
+        ledger.read(value, 0, offset)
+    ledger.flush()
+    folded = time.perf_counter() - started
+    del records, tables
+    print(f"  (a) pure fold in process, no Kafka: {folded:.1f} s "
+          f"({matches / folded:,.0f} matches/s, {ledger.records / folded:,.0f} records/s; "
+          f"{len(ledger.board.standings)} standings)")
+    service = Service(bootstrap, prefix)
+    try:
+        took = await service.until(matches, 1800)
+    finally:
+        service.stop()
+    print(f"  (b) a fresh leaderboards service to ready (start-up, read every partition, "
+          f"fold, apply sorted, write every standing): {took:.1f} s "
+          f"({matches / took:,.0f} matches/s)")
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(prog="python -m tools.bench.standings", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--rate", type=float, default=50, help="matches/s offered live")
+    p.add_argument("--seconds", type=float, default=20)
+    p.add_argument("--rebuild", type=int, default=100_000, help="matches to rebuild (0: skip)")
+    p.add_argument("--seed", type=int, default=1)
+    args = p.parse_args()
+    bootstrap = bootstrap_servers()
+    if not os.environ.get("KAFKA_BOOTSTRAP"):
+        subprocess.run(["bash", str(ROOT / "tools" / "kafka" / "broker.sh"), "start"],
+                       check=True)
+    print("standings benchmark (tools.bench.standings)")
+    asyncio.run(live(bootstrap, args.rate, args.seconds, args.seed))
+    if args.rebuild:
+        asyncio.run(rebuild(bootstrap, args.rebuild, args.seed))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
