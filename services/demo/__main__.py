@@ -4,6 +4,10 @@ Starts the local Kafka broker (unless KAFKA_BOOTSTRAP points elsewhere), the rul
 processor, the turn timers and the bots; opens one table per house with four bots each;
 plays whole matches while showing each table's progress; prints the standings and every
 hand's outcome, and where the metrics are; then stops everything it started.
+
+The screen shows only the demo: the services log JSON to .cache/demo/<service>.log and the
+demo's own library warnings (aiokafka's) go to .cache/demo/demo.log. The progress display
+is `rich`'s on a terminal and plain lines otherwise (a pipe, a CI log).
 """
 
 from __future__ import annotations
@@ -16,19 +20,29 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
+import aiohttp
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 
 from okey101 import profiles
 from okey101.app import topics
 from okey101.table import messages as E
 from services.common.kafka import bootstrap_servers, provision
+from services.common.logs import configure_logging
 
 ROOT = Path(__file__).resolve().parents[2]
 BROKER = ROOT / "tools" / "kafka" / "broker.sh"
+LOGS = ROOT / ".cache" / "demo"
 LEVELS = (3, 2, 2, 1)  # the bots at each table, by seat
+SERVICES = ("processor", "timers", "bots")  # metrics ports: the base, base + 1, base + 2
+READY_WAIT_S = 120.0
 
 
 @dataclass
@@ -43,8 +57,9 @@ class Table:
 
 
 class Service:
-    def __init__(self, name: str, args: list[str], logs: Path) -> None:
+    def __init__(self, name: str, args: list[str], logs: Path, port: int) -> None:
         self.name = name
+        self.port = port
         self.log = logs / f"{name}.log"
         self.proc = subprocess.Popen([sys.executable, "-m", f"services.{name}", *args],
                                      cwd=ROOT, stdout=self.log.open("wb"),
@@ -85,16 +100,107 @@ def setup_commands(table_id: str, house: str, options: dict[str, object]
     return commands, players
 
 
+def status(table: Table) -> str:
+    if table.ended:
+        return "match over"
+    return table.outcomes[-1] if table.outcomes else "dealing"
+
+
 def bar(table: Table, width: int = 30) -> str:
     filled = int(width * table.done_hands / max(1, table.hands))
-    last = table.outcomes[-1] if table.outcomes else "dealing"
-    state = "match over" if table.ended else last
     return (f"{table.house:<13} [{'#' * filled}{'.' * (width - filled)}] "
-            f"{table.done_hands:>2}/{table.hands} hands  {state}")
+            f"{table.done_hands:>2}/{table.hands} hands  {status(table)}")
 
 
-async def play(args: argparse.Namespace, bootstrap: str, prefix: str) -> dict[str, Table]:
-    await provision(bootstrap, prefix)
+class Display(Protocol):
+    def update(self, tables: dict[str, Table]) -> None: ...
+
+
+class RichDisplay:
+    """A progress bar per table, redrawn in place (a terminal)."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.rows: dict[str, TaskID] = {}
+
+    def update(self, tables: dict[str, Table]) -> None:
+        for t in tables.values():
+            if t.table_id not in self.rows:
+                self.rows[t.table_id] = self.progress.add_task(t.house, total=t.hands,
+                                                               status="dealing")
+            self.progress.update(self.rows[t.table_id], completed=t.done_hands,
+                                 status=status(t))
+
+
+class PlainDisplay:
+    """A line every few seconds, then the final bars (a pipe or a CI log)."""
+
+    def __init__(self, every: float = 5.0) -> None:
+        self.every = every
+        self.last = 0.0
+
+    def update(self, tables: dict[str, Table]) -> None:
+        now = time.monotonic()
+        if now - self.last > self.every:
+            print(" | ".join(f"{t.house} {t.done_hands}/{t.hands}" for t in tables.values()),
+                  flush=True)
+            self.last = now
+
+    def close(self, tables: dict[str, Table]) -> None:
+        for t in tables.values():
+            print(bar(t))
+
+
+@contextmanager
+def display(console: Console, tables: dict[str, Table]) -> Iterator[Display]:
+    if console.is_terminal:
+        progress = Progress(TextColumn("{task.description:<13}"), BarColumn(bar_width=30),
+                            MofNCompleteColumn(), TextColumn("hands"),
+                            TextColumn("{task.fields[status]}"), console=console,
+                            refresh_per_second=8)
+        with progress:
+            shown = RichDisplay(progress)
+            yield shown
+            shown.update(tables)
+    else:
+        plain = PlainDisplay()
+        yield plain
+        plain.close(tables)
+
+
+async def wait_until_ready(services: list[Service], console: Console) -> None:
+    """Until every service's /readyz answers 200 (its partitions assigned and rebuilt)."""
+    deadline = time.monotonic() + READY_WAIT_S
+    pending = list(services)
+    with console.status("waiting for the services to be ready...") if console.is_terminal \
+            else _nothing():
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=2)) as http:
+            while pending:
+                for service in list(pending):
+                    if service.proc.poll() is not None:
+                        raise OSError(f"the {service.name} stopped (exit status "
+                                      f"{service.proc.returncode})")
+                    try:
+                        async with http.get(f"http://127.0.0.1:{service.port}/readyz") as r:
+                            if r.status == 200:
+                                pending.remove(service)
+                    except (aiohttp.ClientError, TimeoutError):
+                        pass
+                if pending and time.monotonic() > deadline:
+                    raise TimeoutError("not ready after "
+                                       f"{READY_WAIT_S:.0f} s: {[s.name for s in pending]}")
+                await asyncio.sleep(0.2)
+
+
+@contextmanager
+def _nothing() -> Iterator[None]:
+    yield
+
+
+async def play(args: argparse.Namespace, bootstrap: str, prefix: str,
+               services: list[Service], console: Console) -> dict[str, Table]:
+    await provision(bootstrap, prefix)  # every partition has a leader before we produce
+    await wait_until_ready(services, console)
     tables: dict[str, Table] = {}
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap, enable_idempotence=True)
     consumer = AIOKafkaConsumer(topics.EVENTS.name(prefix), bootstrap_servers=bootstrap,
@@ -115,30 +221,15 @@ async def play(args: argparse.Namespace, bootstrap: str, prefix: str) -> dict[st
                                     key=table_id.encode())
         await producer.flush()
         deadline = time.monotonic() + args.timeout
-        shown = 0
-        tty = sys.stdout.isatty()
-        last_print = 0.0
-        while not all(t.ended for t in tables.values()):
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"matches not over after {args.timeout:.0f} s")
-            batch = await consumer.getmany(timeout_ms=200, max_records=2000)
-            for records in batch.values():
-                for record in records:
-                    _follow(tables, E.event_decoder.decode(record.value))
-            now = time.monotonic()
-            if tty:
-                if shown:
-                    print(f"\x1b[{shown}F", end="")
-                for t in tables.values():
-                    print(f"\x1b[2K{bar(t)}")
-                shown = len(tables)
-            elif now - last_print > 5:
-                print(" | ".join(f"{t.house} {t.done_hands}/{t.hands}" for t in tables.values()),
-                      flush=True)
-                last_print = now
-        if not tty:
-            for t in tables.values():
-                print(bar(t))
+        with display(console, tables) as shown:
+            while not all(t.ended for t in tables.values()):
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"matches not over after {args.timeout:.0f} s")
+                batch = await consumer.getmany(timeout_ms=200, max_records=2000)
+                for records in batch.values():
+                    for record in records:
+                        _follow(tables, E.event_decoder.decode(record.value))
+                shown.update(tables)
         return tables
     finally:
         await producer.stop()
@@ -160,7 +251,7 @@ def _follow(tables: dict[str, Table], event: E.Event) -> None:
         table.ended = event
 
 
-def report(tables: dict[str, Table]) -> None:
+def report(tables: dict[str, Table], services: list[Service]) -> None:
     print()
     for t in tables.values():
         assert t.ended is not None
@@ -171,8 +262,9 @@ def report(tables: dict[str, Table]) -> None:
         for seat in ranking:
             print(f"   place {t.ended.places[seat]}: seat {seat} {t.players[seat]:<28} "
                   f"total {t.ended.totals[seat]}")
-    print("\nmetrics while it ran: http://127.0.0.1:9101/metrics (processor), "
-          ":9102 (timers), :9103 (bots); logs in .cache/demo/")
+    ports = ", ".join(f":{s.port} ({s.name})" for s in services)
+    print(f"\nmetrics, /healthz and /readyz while it ran: http://127.0.0.1{ports}; "
+          "logs in .cache/demo/")
 
 
 def main() -> int:
@@ -180,7 +272,16 @@ def main() -> int:
     parser.add_argument("--hands", type=int, help="hands per match (shortens the demo; "
                         "each house keeps its own bounds, okeygg 7-21)")
     parser.add_argument("--timeout", type=float, default=900, help="give up after this")
+    parser.add_argument("--metrics-port-base", type=int, default=9101,
+                        help="the processor's metrics port; the timers' and the bots' follow")
     args = parser.parse_args()
+    LOGS.mkdir(parents=True, exist_ok=True)
+    with open(LOGS / "demo.log", "a", encoding="utf-8") as demo_log:
+        configure_logging("warning", demo_log)  # aiokafka's warnings: not on the screen
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     external = os.environ.get("KAFKA_BOOTSTRAP")
     started_broker = False
     if not external:
@@ -191,32 +292,28 @@ def main() -> int:
             started_broker = True
     bootstrap = bootstrap_servers()
     prefix = f"demo{uuid.uuid4().hex[:6]}"
-    logs = ROOT / ".cache" / "demo"
-    logs.mkdir(parents=True, exist_ok=True)
     common = ["--bootstrap", bootstrap, "--prefix", prefix]
-    services = [
-        Service("processor", [*common, "--metrics-port", "9101"], logs),
-        Service("timers", [*common, "--metrics-port", "9102"], logs),
-        Service("bots", [*common, "--metrics-port", "9103"], logs),
-    ]
-    status = 0
+    services = [Service(name, [*common, "--metrics-port", str(args.metrics_port_base + i)],
+                        LOGS, args.metrics_port_base + i) for i, name in enumerate(SERVICES)]
+    console = Console()
+    exit_status = 0
     try:
         print(f"okey101 demo: topics {prefix}.*, one table per house, bots at levels "
               f"{list(LEVELS)} by seat", flush=True)
-        tables = asyncio.run(play(args, bootstrap, prefix))
-        report(tables)
+        tables = asyncio.run(play(args, bootstrap, prefix, services, console))
+        report(tables, services)
     except KeyboardInterrupt:
         print("\nstopped", file=sys.stderr)
-        status = 130
+        exit_status = 130
     except (TimeoutError, OSError) as exc:
         print(f"demo failed: {exc}; see .cache/demo/*.log", file=sys.stderr)
-        status = 1
+        exit_status = 1
     finally:
         for service in services:
             service.stop()
         if started_broker:
             subprocess.run(["bash", str(BROKER), "stop"], check=False)
-    return status
+    return exit_status
 
 
 if __name__ == "__main__":
