@@ -13,6 +13,7 @@ import msgspec
 from okey101 import profiles, solver, tiles
 from okey101.errors import MalformedInput
 from okey101.table import scenario, simulate
+from services.cli import health
 
 
 def _solve(args: argparse.Namespace) -> int:
@@ -121,6 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="hands per match (the house's range applies; okeygg 7-21)")
     sim.add_argument("--json", action="store_true", help="machine-readable standings")
     sim.set_defaults(run=_simulate)
+    health.register(commands)
     return parser
 
 
