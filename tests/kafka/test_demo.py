@@ -22,6 +22,10 @@ async def test_the_short_demo_plays_every_house_to_the_end_and_bots_are_never_re
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=400)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     out = done.stdout
+    # a clean screen: the demo's lines only, no library's (they go to .cache/demo/*.log)
+    assert done.stderr == ""
+    for noise in ("aiokafka", "Traceback", "WARNING", "ERROR", '{"event"', "Unclosed"):
+        assert noise not in out, noise
     for house in ("north-sultan", "okeygg", "classic", "okey-oyna"):
         assert f"== {house} (" in out
     assert out.count("place 1:") >= 4

@@ -51,7 +51,7 @@ def test_panels_lie_on_the_grid_without_overlapping(build) -> None:  # type: ign
     cells: set[tuple[int, int]] = set()
     for p in render(build())["panels"]:
         g = p["gridPos"]
-        assert 0 <= g["x"] and g["x"] + g["w"] <= 24
+        assert g["x"] >= 0 and g["x"] + g["w"] <= 24
         mine = {(x, y) for x in range(g["x"], g["x"] + g["w"])
                 for y in range(g["y"], g["y"] + g["h"])}
         assert not mine & cells, p["title"]

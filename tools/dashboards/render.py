@@ -3,6 +3,7 @@ so that a reviewer can see what the boards show without a Grafana."""
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -34,7 +35,8 @@ def draw(ax: Axes, panel: Panel, run: RealRun) -> int:
     drawn = 0
     for target in panel.targets:
         for series in run.query_range(evaluable(target.expr, RATE_INTERVAL)):
-            points = [(float(t) - run.start, float(v) * scale) for t, v in series["values"]]
+            points = [(float(t) - run.start, float(v) * scale) for t, v in series["values"]
+                      if not math.isnan(float(v))]  # a quantile of no events is NaN
             if not points:
                 continue
             xs, ys = zip(*points, strict=True)
@@ -65,7 +67,7 @@ def board_png(board: Dashboard, run: RealRun, path: Path) -> Path:
         ax.axis("off")
     figure.suptitle(f"{board.title}: the demo's load, {run.end - run.start:.0f} s",
                     fontsize=12)
-    figure.tight_layout()
+    figure.tight_layout(rect=(0, 0, 1, 0.97))
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=80)
     plt.close(figure)
