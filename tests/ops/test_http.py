@@ -65,3 +65,22 @@ async def test_the_broker_probe_says_unreachable_when_nothing_listens() -> None:
     finally:
         await probe.stop()
     assert probe.checked_at and not probe.reachable and probe.error
+
+
+async def test_okey101_health_exits_0_when_ready_and_1_with_the_reason_when_not(
+        capsys: object) -> None:
+    import asyncio
+
+    from services.cli.main import main
+    service = Fake()
+    server, port = HealthServer(service, None), _port()
+    await server.start("127.0.0.1", port)
+    try:
+        alive = await asyncio.to_thread(main, ["health", str(port)])
+        unready = await asyncio.to_thread(main, ["health", f"127.0.0.1:{port}", "--ready"])
+        service.answer = Readiness(True)
+        ready = await asyncio.to_thread(main, ["health", f"127.0.0.1:{port}", "--ready"])
+    finally:
+        await server.stop()
+    gone = await asyncio.to_thread(main, ["health", str(port)])
+    assert (alive, unready, ready, gone) == (0, 1, 0, 1)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tools.dashboards.grafana import RATE, Dashboard, Panel, Row, Target, panel
+from tools.dashboards.grafana import RATE, Dashboard, Row, Target, panel
 
 
 def job(service: str) -> str:
@@ -208,6 +208,3 @@ def bots() -> Dashboard:
 
 BOARDS: tuple[Callable[[], Dashboard], ...] = (overview, processor, timers, bots)
 
-
-def all_panels(board: Dashboard) -> list[Panel]:
-    return board.panels()

@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 import re
 from pathlib import Path
-from typing import Any
 
 import matplotlib
 
@@ -92,6 +91,3 @@ def panel_pngs(board: Dashboard, run: RealRun, folder: Path) -> list[Path]:
 def _slug(title: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
 
-
-def summary(run: RealRun) -> dict[str, Any]:
-    return {"seconds": round(run.end - run.start, 1), "prometheus": run.prometheus}
