@@ -47,20 +47,27 @@ def render(folder: Path, hands: int) -> int:
     from tools.dashboards.render import board_png, panel_pngs
 
     bootstrap = os.environ.get("KAFKA_BOOTSTRAP")
-    if not bootstrap:
-        broker = ROOT / "tools" / "kafka" / "broker.sh"
-        subprocess.run(["bash", str(broker), "start"], check=True)
+    broker = ROOT / "tools" / "kafka" / "broker.sh"
+    started = False
+    if not bootstrap:  # the local broker, as `make demo` does (stopped again if we start it)
+        if subprocess.run(["bash", str(broker), "status"], capture_output=True).returncode:
+            subprocess.run(["bash", str(broker), "start"], check=True)
+            started = True
         bootstrap = subprocess.run(["bash", str(broker), "bootstrap"], check=True,
                                    capture_output=True, text=True).stdout.strip()
     print(f"running the demo's load against {bootstrap} with Prometheus scraping it...",
           flush=True)
-    with real_run(bootstrap, hands=hands) as run:
-        for build in BOARDS:
-            board = build()
-            print(f"drew {board_png(board, run, folder / 'png' / f'{board.uid}.png')}")
-            if board.uid == "okey101-overview":
-                for path in panel_pngs(board, run, folder / "png" / "overview"):
-                    print(f"drew {path}")
+    try:
+        with real_run(bootstrap, hands=hands) as run:
+            for build in BOARDS:
+                board = build()
+                print(f"drew {board_png(board, run, folder / 'png' / f'{board.uid}.png')}")
+                if board.uid == "okey101-overview":
+                    for path in panel_pngs(board, run, folder / "png" / "overview"):
+                        print(f"drew {path}")
+    finally:
+        if started:
+            subprocess.run(["bash", str(broker), "stop"], check=False)
     return 0
 
 
