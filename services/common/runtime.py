@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import logging
 import os
 import signal
 import sys
@@ -102,9 +103,17 @@ async def connect(service: Service, stopping: asyncio.Event, bootstrap: str) -> 
     retrying = AsyncRetrying(
         wait=wait_exponential_jitter(initial=BACKOFF_FIRST_S, max=BACKOFF_MAX_S),
         retry=retry_if_exception_type(BROKER_FAULTS), before_sleep=waiting, reraise=True)
+    # While the broker is awaited, `broker_unreachable` (with the error) is the one line per
+    # attempt: aiokafka's own connection errors would only repeat it.
+    client_log = logging.getLogger("aiokafka")
+    level = client_log.level
+    client_log.setLevel(logging.CRITICAL)
     attempt: asyncio.Task[None] = asyncio.create_task(retrying(service.connect))
     stopped = asyncio.create_task(stopping.wait())
-    await asyncio.wait({attempt, stopped}, return_when=asyncio.FIRST_COMPLETED)
+    try:
+        await asyncio.wait({attempt, stopped}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        client_log.setLevel(level)
     stopped.cancel()
     if not attempt.done():
         attempt.cancel()

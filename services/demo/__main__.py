@@ -276,9 +276,11 @@ def main() -> int:
                         help="the processor's metrics port; the timers' and the bots' follow")
     args = parser.parse_args()
     LOGS.mkdir(parents=True, exist_ok=True)
-    with open(LOGS / "demo.log", "a", encoding="utf-8") as demo_log:
-        configure_logging("warning", demo_log)  # aiokafka's warnings: not on the screen
-        return _run(args)
+    # aiokafka's warnings go to a file, not the screen; it stays open to the process's end
+    # (a warning at exit must not meet a closed file)
+    demo_log = open(LOGS / "demo.log", "a", encoding="utf-8")  # noqa: SIM115
+    configure_logging("warning", demo_log)
+    return _run(args)
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -45,6 +45,9 @@ def test_no_broker_is_a_json_line_per_retry_and_sigterm_ends_the_wait(service: s
     assert all(r["retry_in_s"] > 0 for r in retries)
     assert "Traceback" not in out
     assert lines[-1]["event"] == "stopped_before_connecting"
+    # one line per attempt: nothing else (aiokafka's own connection errors) repeats it
+    assert {line["event"] for line in lines} == {"broker_unreachable",
+                                                 "stopped_before_connecting"}
 
 
 def test_a_taken_metrics_port_is_one_json_line_and_exit_status_1() -> None:
