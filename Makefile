@@ -5,7 +5,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .PHONY: all demo test test-unit test-kafka lint typecheck proto proto-check bench bench-quick \
-        kafka-start kafka-stop kafka-status kafka-wipe system-deps clean
+        dashboards dashboards-check kafka-start kafka-stop kafka-status kafka-wipe system-deps \
+        clean
 
 all: test
 
@@ -46,8 +47,17 @@ test-unit: $(STAMP)
 test-kafka: $(STAMP) system-deps
 	$(BIN)/pytest -q -m kafka
 
-test: $(STAMP) system-deps lint typecheck proto-check
+test: $(STAMP) system-deps lint typecheck proto-check dashboards-check
 	$(BIN)/pytest -q
+
+# Grafana dashboards as code (tools/dashboards): regenerate deploy/grafana/ and draw the
+# boards' panels as PNGs from a real run (the demo's load, scraped by the Debian
+# prometheus server); `dashboards-check` fails when the committed JSON is stale.
+dashboards: $(STAMP) system-deps
+	$(BIN)/python -m tools.dashboards --render deploy/grafana
+
+dashboards-check: $(STAMP)
+	$(BIN)/python -m tools.dashboards --check deploy/grafana
 
 # Speed, printed as figures (never timed tests). The Kafka one starts the local broker.
 bench: $(STAMP)

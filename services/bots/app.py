@@ -15,6 +15,7 @@ this service fills.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import time
 from collections.abc import Callable
@@ -22,13 +23,16 @@ from collections.abc import Callable
 import msgspec
 import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+from aiokafka.errors import KafkaError
 
 from okey101 import bots
 from okey101.app import topics
 from okey101.table import messages as E
 from okey101.table.views import PlayerView, ViewUpdate, view_update_decoder
 from services.bots import metrics
-from services.common.kafka import provision
+from services.bots.settings import BotsSettings
+from services.common.http import Readiness
+from services.common.kafka import provision, record_lag
 
 log = structlog.get_logger("bots")
 _LEVEL = re.compile(r"^bot-l([123])-")
@@ -55,12 +59,31 @@ class Bots:
         self.policies: dict[int, Callable[[PlayerView], E.Command]] = {
             1: bots.level1, 2: bots.level2, 3: bots.Level3()}
         self.acted: dict[tuple[str, int], int] = {}  # (table, seat) -> the seq acted on
+        self.consumer: AIOKafkaConsumer | None = None
+        self.producer: AIOKafkaProducer | None = None
         self._stopping = asyncio.Event()
+
+    @classmethod
+    def from_settings(cls, settings: BotsSettings) -> Bots:
+        return cls(settings.bootstrap, prefix=settings.prefix, group=settings.group,
+                   level=settings.level, think=settings.think_ms / 1000,
+                   fill_seats=settings.fill_seats)
 
     def stop(self) -> None:
         self._stopping.set()
 
-    async def run(self) -> None:
+    def readiness(self) -> Readiness:
+        if self._stopping.is_set():
+            return Readiness(False, "stopping")
+        if self.consumer is None:
+            return Readiness(False, "connecting")
+        if not self.consumer.assignment():
+            return Readiness(False, "no seat-views partition assigned")
+        return Readiness(True)
+
+    async def connect(self) -> None:
+        """The topics provisioned, the consumer and the producer started (closed again on
+        failure)."""
         await provision(self.bootstrap, self.prefix)
         consumer = AIOKafkaConsumer(
             topics.SEAT_VIEWS.name(self.prefix), bootstrap_servers=self.bootstrap,
@@ -68,12 +91,25 @@ class Bots:
             auto_offset_reset="earliest", fetch_max_wait_ms=20)
         producer = AIOKafkaProducer(bootstrap_servers=self.bootstrap, enable_idempotence=True,
                                     linger_ms=1)
-        await consumer.start()
-        await producer.start()
-        log.info("bots_started", group=self.group, prefix=self.prefix, level=self.level)
+        try:
+            await consumer.start()
+            await producer.start()
+        except BaseException:
+            await _close_quietly(consumer, producer)
+            raise
+        self.consumer, self.producer = consumer, producer
+        log.info("bots_started", group=self.group, prefix=self.prefix, bot_level=self.level)
+
+    async def run(self) -> None:
+        if self.consumer is None:
+            await self.connect()
+        consumer, producer = self.consumer, self.producer
+        assert consumer is not None and producer is not None
+        views = topics.SEAT_VIEWS.name(self.prefix)
         try:
             while not self._stopping.is_set():
                 batches = await consumer.getmany(timeout_ms=200, max_records=500)
+                await record_lag(consumer, views)
                 latest: dict[tuple[str, int], ViewUpdate] = {}
                 for records in batches.values():
                     for record in records:
@@ -83,6 +119,7 @@ class Bots:
                             log.warning("bad_view", error=str(exc))
                             continue
                         latest[(update.table_id, update.seat)] = update
+                metrics.VIEWS.inc(len(latest))
                 for update in latest.values():  # only the newest view of each seat counts
                     command = self.respond(update)
                     if command is not None:
@@ -91,8 +128,8 @@ class Bots:
                         await producer.send(topics.COMMANDS.name(self.prefix),
                                             E.encode(command), key=command.table_id.encode())
         finally:
-            await producer.stop()
-            await consumer.stop()
+            await _close_quietly(consumer, producer)
+            log.info("bots_stopped")
 
     def respond(self, update: ViewUpdate) -> E.Command | None:
         """The command a view calls for, if any (pure apart from the acted-on memory)."""
@@ -133,3 +170,9 @@ class Bots:
         return E.ReplaceWithBot(table_id=view.table_id, seq=view.seq, seat=seat,
                                 command_id=f"fill-{view.table_id}-{seat}-{view.seq}",
                                 bot_id=bot_id(self.level, view.table_id, seat))
+
+
+async def _close_quietly(consumer: AIOKafkaConsumer, producer: AIOKafkaProducer) -> None:
+    for client in (producer, consumer):
+        with contextlib.suppress(KafkaError, OSError, TimeoutError):
+            await asyncio.wait_for(client.stop(), 10)

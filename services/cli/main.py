@@ -13,7 +13,7 @@ import msgspec
 from okey101 import profiles, solver, tiles
 from okey101.errors import InfrastructureFault, MalformedInput
 from okey101.table import scenario, simulate
-from services.cli import standings
+from services.cli import health, standings
 
 MAX_RACK = 22  # the starter's rack before its first discard
 
@@ -136,6 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--json", action="store_true", help="machine-readable standings")
     sim.set_defaults(run=_simulate)
     standings.register(commands)
+    health.register(commands)
     return parser
 
 

@@ -10,12 +10,18 @@ from typing import Protocol
 
 from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
-from aiokafka.errors import TopicAlreadyExistsError
+from aiokafka.errors import IllegalStateError, TopicAlreadyExistsError
+from prometheus_client import Gauge
 
 from okey101.app import topics
 from okey101.errors import InfrastructureFault
 
 DEFAULT_BOOTSTRAP = "127.0.0.1:19092"
+LEADER_WAIT_S = 30.0
+
+# Every consumer reports its lag the same way, whatever the service.
+LAG = Gauge("okey_consumer_lag", "Records not yet consumed, by partition of the consumed "
+            "topic (a transactional topic leaves 1: its last commit marker)", ["partition"])
 
 
 def bootstrap_servers(explicit: str | None = None) -> str:
@@ -52,9 +58,48 @@ async def provision(bootstrap: str, prefix: str = "okey",
             raise InfrastructureFault(f"topics {names} did not appear")
         if len(set(counts.values())) != 1:
             raise InfrastructureFault(f"topics must share one partition count: {counts}")
+        await wait_for_leaders(admin, [spec.name(prefix) for spec in topics.ALL])
         return next(iter(counts.values()))
     finally:
         await admin.close()
+
+
+async def wait_for_leaders(admin: AIOKafkaAdminClient, names: list[str],
+                           timeout: float = LEADER_WAIT_S) -> None:
+    """Until every partition of `names` has a leader: a producer that starts before that
+    only logs LEADER_NOT_AVAILABLE and retries."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        described = await admin.describe_topics(names)
+        leaderless = [f"{d['topic']}/{p['partition']}" for d in described
+                      for p in d["partitions"] if p["leader"] < 0] + \
+                     [d["topic"] for d in described if d["error_code"]]
+        if not leaderless:
+            return
+        if asyncio.get_running_loop().time() > deadline:
+            raise InfrastructureFault(f"no leader after {timeout:.0f} s for {leaderless[:5]}")
+        await asyncio.sleep(0.1)
+
+
+async def record_lag(consumer: AIOKafkaConsumer, topic: str) -> None:
+    """`okey_consumer_lag` of every assigned partition of `topic`, from the consumer's last
+    fetch (high watermark minus position)."""
+    for tp in consumer.assignment():
+        high = consumer.highwater(tp)
+        if tp.topic != topic or high is None:
+            continue
+        try:
+            position = await consumer.position(tp)
+        except IllegalStateError:  # revoked meanwhile
+            continue
+        LAG.labels(str(tp.partition)).set(max(0, high - position))
+
+
+def forget_lag(partitions: Sequence[int]) -> None:
+    """No lag series for partitions this instance no longer consumes."""
+    for partition in partitions:
+        with contextlib.suppress(KeyError):
+            LAG.remove(str(partition))
 
 
 async def read_partitions(bootstrap: str, wanted: list[tuple[str, int]]

@@ -1,69 +1,184 @@
-"""What every service's entry point shares: arguments, JSON logs, metrics, signals."""
+"""What every service's entry point shares: settings, JSON logs, the HTTP endpoint, the
+connection to the broker (retried with backoff), signals.
+
+A service's `__main__` is one call: `run(ProcessorSettings, Processor.from_settings)`.
+- a bad setting: one line per bad value on stderr, exit status 2;
+- the metrics port taken: one JSON line, exit status 1;
+- the broker unreachable: a JSON line per attempt and a retry with exponential backoff
+  (tenacity) until it answers or SIGTERM;
+- SIGTERM or SIGINT: the service's `stop()`, then the end of its `run()`, exit status 0.
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import os
 import signal
-from collections.abc import Callable
-from typing import Protocol
+import sys
+from collections.abc import Callable, Sequence
+from typing import Protocol, TypeVar
 
 import structlog
-from prometheus_client import start_http_server
+from aiokafka.errors import KafkaError
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, wait_exponential_jitter
+
+from services.common.http import BrokerProbe, HealthServer, Readiness, ReportsReadiness
+from services.common.logs import configure_logging
+from services.common.settings import ServiceSettings, load
+
+log = structlog.get_logger("runtime")
+S = TypeVar("S", bound=ServiceSettings)
+# What "the broker is not there (yet)" looks like at start: worth waiting for.
+BROKER_FAULTS: tuple[type[BaseException], ...] = (KafkaError, OSError, TimeoutError)
+BACKOFF_FIRST_S = 0.5
+BACKOFF_MAX_S = 30.0
 
 
-class Service(Protocol):
+class Service(ReportsReadiness, Protocol):
+    async def connect(self) -> None:
+        """Provision the topics and start the Kafka clients; raise a `BROKER_FAULTS` error
+        (having closed what it opened) when the broker does not answer."""
+
+    async def run(self) -> None:
+        """Until `stop()`; connects first when `connect()` has not been called."""
+
+    def stop(self) -> None: ...
+
+
+def run(settings_class: type[S], build: Callable[[S], Service],
+        argv: Sequence[str] | None = None) -> int:
+    """Load and check the settings, then serve the service; the process's exit status."""
+    loaded = load(settings_class, argv)
+    if isinstance(loaded, list):
+        for line in loaded:
+            print(f"{settings_class.program}: {line}", file=sys.stderr)
+        return 2
+    configure_logging(loaded.log_level)
+    return asyncio.run(serve_settings(loaded, build))
+
+
+async def serve_settings(settings: S, build: Callable[[S], Service]) -> int:
+    service = build(settings)
+    stopping = asyncio.Event()
+
+    def stop() -> None:
+        stopping.set()
+        service.stop()
+
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop)
+    probe = BrokerProbe(settings.bootstrap)
+    server = HealthServer(service, probe)
+    if settings.metrics_port:
+        try:
+            await server.start(settings.metrics_addr, settings.metrics_port)
+        except OSError as exc:
+            log.error("metrics_port_unavailable", addr=settings.metrics_addr,
+                      port=settings.metrics_port, error=str(exc))
+            return 1
+        probe.start()
+    try:
+        if await connect(service, stopping, settings.bootstrap):
+            await service.run()
+        return 0
+    except Exception as exc:
+        log.exception("service_failed", error=repr(exc))
+        return 1
+    finally:
+        await probe.stop()
+        await server.stop()
+
+
+async def connect(service: Service, stopping: asyncio.Event, bootstrap: str) -> bool:
+    """`service.connect()` until it succeeds (True) or the service is stopped (False)."""
+    def waiting(state: RetryCallState) -> None:
+        error = state.outcome.exception() if state.outcome is not None else None
+        log.warning("broker_unreachable", bootstrap=bootstrap, attempt=state.attempt_number,
+                    retry_in_s=round(state.upcoming_sleep, 2), error=repr(error))
+
+    retrying = AsyncRetrying(
+        wait=wait_exponential_jitter(initial=BACKOFF_FIRST_S, max=BACKOFF_MAX_S),
+        retry=retry_if_exception_type(BROKER_FAULTS), before_sleep=waiting, reraise=True)
+    # While the broker is awaited, `broker_unreachable` (with the error) is the one line per
+    # attempt: aiokafka's own connection errors would only repeat it.
+    client_log = logging.getLogger("aiokafka")
+    level = client_log.level
+    client_log.setLevel(logging.CRITICAL)
+    attempt: asyncio.Task[None] = asyncio.create_task(retrying(service.connect))
+    stopped = asyncio.create_task(stopping.wait())
+    try:
+        await asyncio.wait({attempt, stopped}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        client_log.setLevel(level)
+    stopped.cancel()
+    if not attempt.done():
+        attempt.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await attempt
+        log.info("stopped_before_connecting")
+        return False
+    attempt.result()  # a fault that is not the broker's: the caller reports it
+    return not stopping.is_set()
+
+
+# ---------------------------------------------------------------- services not yet migrated
+class LegacyService(Protocol):
     async def run(self) -> None: ...
 
     def stop(self) -> None: ...
 
 
+class _Legacy:
+    """A service with only run() and stop(): ready once running, no retried connect."""
+
+    def __init__(self, inner: LegacyService) -> None:
+        self.inner = inner
+        self.running = False
+
+    async def connect(self) -> None:
+        return None
+
+    async def run(self) -> None:
+        self.running = True
+        await self.inner.run()
+
+    def stop(self) -> None:
+        self.inner.stop()
+
+    def readiness(self) -> Readiness:
+        return Readiness(self.running, "" if self.running else "starting")
+
+
 def parser(prog: str, doc: str | None, group: str, metrics_port: int) -> argparse.ArgumentParser:
-    """An argument parser with the options every service takes."""
+    """The argparse options of a service that has no settings class yet (prefer
+    `ServiceSettings` and `run`)."""
     p = argparse.ArgumentParser(prog=f"python -m {prog}", description=doc,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--bootstrap", help="Kafka bootstrap servers (or KAFKA_BOOTSTRAP)")
     p.add_argument("--prefix", default="okey", help="topic name prefix")
     p.add_argument("--group", default=group, help="consumer group")
     p.add_argument("--metrics-port", type=int, default=metrics_port,
-                   help="Prometheus /metrics port (0: none)")
+                   help="port of /metrics, /healthz, /readyz (0: none)")
     p.add_argument("--metrics-addr", default="127.0.0.1")
     return p
 
 
 def instance_id_argument(p: argparse.ArgumentParser) -> None:
     p.add_argument("--instance-id", default=os.environ.get("OKEY_INSTANCE_ID"),
-                   help="static group membership id (KIP-345): a restarted instance takes "
-                        "its partitions back at once (or OKEY_INSTANCE_ID)")
+                   help="static group membership id (KIP-345) (or OKEY_INSTANCE_ID)")
 
 
-def configure_logging(level: str) -> None:
-    structlog.configure(
-        processors=[
-            structlog.contextvars.merge_contextvars,
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
-            structlog.processors.JSONRenderer(),
-        ],
-        wrapper_class=structlog.make_filtering_bound_logger(
-            logging.getLevelNamesMapping()[level.upper()]),
-    )
-
-
-def serve(args: argparse.Namespace, build: Callable[[], Service]) -> int:
-    """JSON logs, the metrics endpoint, then the service until SIGTERM or SIGINT."""
-    configure_logging(os.environ.get("OKEY_LOG_LEVEL", "info"))
-    if args.metrics_port:
-        start_http_server(args.metrics_port, addr=args.metrics_addr)
-
-    async def main() -> None:
-        service = build()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, service.stop)
-        await service.run()
-
-    asyncio.run(main())
-    return 0
+def serve(args: argparse.Namespace, build: Callable[[], LegacyService]) -> int:
+    """`run` for a service parsed with `parser()`."""
+    from services.common.settings import DEFAULT_BOOTSTRAP
+    settings = ServiceSettings.model_construct(
+        bootstrap=args.bootstrap or os.environ.get("KAFKA_BOOTSTRAP") or DEFAULT_BOOTSTRAP,
+        prefix=args.prefix, group=args.group, metrics_port=args.metrics_port,
+        metrics_addr=args.metrics_addr, log_level=os.environ.get("OKEY_LOG_LEVEL", "info"),
+        instance_id=getattr(args, "instance_id", None))
+    configure_logging(settings.log_level)
+    return asyncio.run(serve_settings(settings, lambda _: _Legacy(build())))

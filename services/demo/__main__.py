@@ -6,6 +6,10 @@ four bots each; plays whole matches while showing each table's progress; prints 
 standings and every hand's outcome, then each house's board as the leaderboards service
 serves it (bots left off where the house ranks no bots), and where the metrics are; then
 stops everything it started.
+
+The screen shows only the demo: the services log JSON to .cache/demo/<service>.log and the
+demo's own library warnings (aiokafka's) go to .cache/demo/demo.log. The progress display
+is `rich`'s on a terminal and plain lines otherwise (a pipe, a CI log).
 """
 
 from __future__ import annotations
@@ -18,12 +22,17 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
+import aiohttp
 import msgspec
-from aiohttp import ClientError, ClientSession
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 
 from okey101 import profiles
 from okey101.app import topics
@@ -31,11 +40,16 @@ from okey101.standings import HOUSE_RULES, BoardRow
 from okey101.table import messages as E
 from services.cli.standings import render
 from services.common.kafka import bootstrap_servers, provision
+from services.common.logs import configure_logging
 
 ROOT = Path(__file__).resolve().parents[2]
 BROKER = ROOT / "tools" / "kafka" / "broker.sh"
+LOGS = ROOT / ".cache" / "demo"
 LEVELS = (3, 2, 2, 1)  # the bots at each table, by seat
-BOARDS = "http://127.0.0.1:9110"  # the leaderboards service's HTTP reads
+# metrics ports: the base, base + 1, ...; the leaderboards' HTTP reads on base + BOARDS_PORT
+SERVICES = ("processor", "timers", "bots", "leaderboards")
+BOARDS_PORT = 9
+READY_WAIT_S = 120.0
 
 
 @dataclass
@@ -50,8 +64,9 @@ class Table:
 
 
 class Service:
-    def __init__(self, name: str, args: list[str], logs: Path) -> None:
+    def __init__(self, name: str, args: list[str], logs: Path, port: int) -> None:
         self.name = name
+        self.port = port
         self.log = logs / f"{name}.log"
         self.proc = subprocess.Popen([sys.executable, "-m", f"services.{name}", *args],
                                      cwd=ROOT, stdout=self.log.open("wb"),
@@ -92,16 +107,107 @@ def setup_commands(table_id: str, house: str, options: dict[str, object]
     return commands, players
 
 
+def status(table: Table) -> str:
+    if table.ended:
+        return "match over"
+    return table.outcomes[-1] if table.outcomes else "dealing"
+
+
 def bar(table: Table, width: int = 30) -> str:
     filled = int(width * table.done_hands / max(1, table.hands))
-    last = table.outcomes[-1] if table.outcomes else "dealing"
-    state = "match over" if table.ended else last
     return (f"{table.house:<13} [{'#' * filled}{'.' * (width - filled)}] "
-            f"{table.done_hands:>2}/{table.hands} hands  {state}")
+            f"{table.done_hands:>2}/{table.hands} hands  {status(table)}")
 
 
-async def play(args: argparse.Namespace, bootstrap: str, prefix: str) -> dict[str, Table]:
-    await provision(bootstrap, prefix)
+class Display(Protocol):
+    def update(self, tables: dict[str, Table]) -> None: ...
+
+
+class RichDisplay:
+    """A progress bar per table, redrawn in place (a terminal)."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.rows: dict[str, TaskID] = {}
+
+    def update(self, tables: dict[str, Table]) -> None:
+        for t in tables.values():
+            if t.table_id not in self.rows:
+                self.rows[t.table_id] = self.progress.add_task(t.house, total=t.hands,
+                                                               status="dealing")
+            self.progress.update(self.rows[t.table_id], completed=t.done_hands,
+                                 status=status(t))
+
+
+class PlainDisplay:
+    """A line every few seconds, then the final bars (a pipe or a CI log)."""
+
+    def __init__(self, every: float = 5.0) -> None:
+        self.every = every
+        self.last = 0.0
+
+    def update(self, tables: dict[str, Table]) -> None:
+        now = time.monotonic()
+        if now - self.last > self.every:
+            print(" | ".join(f"{t.house} {t.done_hands}/{t.hands}" for t in tables.values()),
+                  flush=True)
+            self.last = now
+
+    def close(self, tables: dict[str, Table]) -> None:
+        for t in tables.values():
+            print(bar(t))
+
+
+@contextmanager
+def display(console: Console, tables: dict[str, Table]) -> Iterator[Display]:
+    if console.is_terminal:
+        progress = Progress(TextColumn("{task.description:<13}"), BarColumn(bar_width=30),
+                            MofNCompleteColumn(), TextColumn("hands"),
+                            TextColumn("{task.fields[status]}"), console=console,
+                            refresh_per_second=8)
+        with progress:
+            shown = RichDisplay(progress)
+            yield shown
+            shown.update(tables)
+    else:
+        plain = PlainDisplay()
+        yield plain
+        plain.close(tables)
+
+
+async def wait_until_ready(services: list[Service], console: Console) -> None:
+    """Until every service's /readyz answers 200 (its partitions assigned and rebuilt)."""
+    deadline = time.monotonic() + READY_WAIT_S
+    pending = list(services)
+    with console.status("waiting for the services to be ready...") if console.is_terminal \
+            else _nothing():
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=2)) as http:
+            while pending:
+                for service in list(pending):
+                    if service.proc.poll() is not None:
+                        raise OSError(f"the {service.name} stopped (exit status "
+                                      f"{service.proc.returncode})")
+                    try:
+                        async with http.get(f"http://127.0.0.1:{service.port}/readyz") as r:
+                            if r.status == 200:
+                                pending.remove(service)
+                    except (aiohttp.ClientError, TimeoutError):
+                        pass
+                if pending and time.monotonic() > deadline:
+                    raise TimeoutError("not ready after "
+                                       f"{READY_WAIT_S:.0f} s: {[s.name for s in pending]}")
+                await asyncio.sleep(0.2)
+
+
+@contextmanager
+def _nothing() -> Iterator[None]:
+    yield
+
+
+async def play(args: argparse.Namespace, bootstrap: str, prefix: str,
+               services: list[Service], console: Console) -> dict[str, Table]:
+    await provision(bootstrap, prefix)  # every partition has a leader before we produce
+    await wait_until_ready(services, console)
     tables: dict[str, Table] = {}
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap, enable_idempotence=True)
     consumer = AIOKafkaConsumer(topics.EVENTS.name(prefix), bootstrap_servers=bootstrap,
@@ -122,30 +228,15 @@ async def play(args: argparse.Namespace, bootstrap: str, prefix: str) -> dict[st
                                     key=table_id.encode())
         await producer.flush()
         deadline = time.monotonic() + args.timeout
-        shown = 0
-        tty = sys.stdout.isatty()
-        last_print = 0.0
-        while not all(t.ended for t in tables.values()):
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"matches not over after {args.timeout:.0f} s")
-            batch = await consumer.getmany(timeout_ms=200, max_records=2000)
-            for records in batch.values():
-                for record in records:
-                    _follow(tables, E.event_decoder.decode(record.value))
-            now = time.monotonic()
-            if tty:
-                if shown:
-                    print(f"\x1b[{shown}F", end="")
-                for t in tables.values():
-                    print(f"\x1b[2K{bar(t)}")
-                shown = len(tables)
-            elif now - last_print > 5:
-                print(" | ".join(f"{t.house} {t.done_hands}/{t.hands}" for t in tables.values()),
-                      flush=True)
-                last_print = now
-        if not tty:
-            for t in tables.values():
-                print(bar(t))
+        with display(console, tables) as shown:
+            while not all(t.ended for t in tables.values()):
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"matches not over after {args.timeout:.0f} s")
+                batch = await consumer.getmany(timeout_ms=200, max_records=2000)
+                for records in batch.values():
+                    for record in records:
+                        _follow(tables, E.event_decoder.decode(record.value))
+                shown.update(tables)
         return tables
     finally:
         await producer.stop()
@@ -167,7 +258,7 @@ def _follow(tables: dict[str, Table], event: E.Event) -> None:
         table.ended = event
 
 
-def report(tables: dict[str, Table]) -> None:
+def report(tables: dict[str, Table], services: list[Service]) -> None:
     print()
     for t in tables.values():
         assert t.ended is not None
@@ -178,8 +269,9 @@ def report(tables: dict[str, Table]) -> None:
         for seat in ranking:
             print(f"   place {t.ended.places[seat]}: seat {seat} {t.players[seat]:<28} "
                   f"total {t.ended.totals[seat]}")
-    print("\nmetrics while it ran: http://127.0.0.1:9101/metrics (processor), "
-          ":9102 (timers), :9103 (bots), :9104 (leaderboards); logs in .cache/demo/")
+    ports = ", ".join(f":{s.port} ({s.name})" for s in services)
+    print(f"\nmetrics, /healthz and /readyz while it ran: http://127.0.0.1{ports}; "
+          "logs in .cache/demo/")
 
 
 class _Board(msgspec.Struct):
@@ -187,17 +279,17 @@ class _Board(msgspec.Struct):
     bots_excluded: int = 0
 
 
-async def boards(tables: int, timeout: float = 60) -> None:
+async def boards(url: str, tables: int, timeout: float = 60) -> None:
     """Each house's board from the leaderboards service, once it has every match."""
     deadline = time.monotonic() + timeout
-    async with ClientSession() as http:
+    async with aiohttp.ClientSession() as http:
         while True:
             try:
-                async with http.get(f"{BOARDS}/healthz") as response:
+                async with http.get(f"{url}/healthz") as response:
                     health = await response.json()
                 if health["ready"] and health["matches"] >= tables:
                     break
-            except (ClientError, OSError):
+            except (aiohttp.ClientError, OSError):
                 pass
             if time.monotonic() > deadline:
                 raise TimeoutError(f"the leaderboards did not apply {tables} matches in "
@@ -205,7 +297,7 @@ async def boards(tables: int, timeout: float = 60) -> None:
             await asyncio.sleep(0.2)
         print("\n== boards (the leaderboards service, GET /houses/{house}/board)")
         for house, rules in HOUSE_RULES.items():
-            async with http.get(f"{BOARDS}/houses/{house}/board?top=10") as response:
+            async with http.get(f"{url}/houses/{house}/board?top=10") as response:
                 board = msgspec.json.decode(await response.read(), type=_Board)
             print(render(rules, board.rows, None, board.bots_excluded))
 
@@ -215,7 +307,20 @@ def main() -> int:
     parser.add_argument("--hands", type=int, help="hands per match (shortens the demo; "
                         "each house keeps its own bounds, okeygg 7-21)")
     parser.add_argument("--timeout", type=float, default=900, help="give up after this")
+    parser.add_argument("--metrics-port-base", type=int, default=9101,
+                        help="the processor's metrics port; the other services' follow "
+                             f"({', '.join(SERVICES)}), the boards' HTTP on base + "
+                             f"{BOARDS_PORT}")
     args = parser.parse_args()
+    LOGS.mkdir(parents=True, exist_ok=True)
+    # aiokafka's warnings go to a file, not the screen; it stays open to the process's end
+    # (a warning at exit must not meet a closed file)
+    demo_log = open(LOGS / "demo.log", "a", encoding="utf-8")  # noqa: SIM115
+    configure_logging("warning", demo_log)
+    return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     external = os.environ.get("KAFKA_BOOTSTRAP")
     started_broker = False
     if not external:
@@ -226,35 +331,32 @@ def main() -> int:
             started_broker = True
     bootstrap = bootstrap_servers()
     prefix = f"demo{uuid.uuid4().hex[:6]}"
-    logs = ROOT / ".cache" / "demo"
-    logs.mkdir(parents=True, exist_ok=True)
     common = ["--bootstrap", bootstrap, "--prefix", prefix]
-    services = [
-        Service("processor", [*common, "--metrics-port", "9101"], logs),
-        Service("timers", [*common, "--metrics-port", "9102"], logs),
-        Service("bots", [*common, "--metrics-port", "9103"], logs),
-        Service("leaderboards", [*common, "--metrics-port", "9104", "--http-port", "9110"],
-                logs),
-    ]
-    status = 0
+    boards_port = args.metrics_port_base + BOARDS_PORT
+    extra = {"leaderboards": ["--http-port", str(boards_port)]}
+    services = [Service(name, [*common, "--metrics-port", str(args.metrics_port_base + i),
+                               *extra.get(name, [])],
+                        LOGS, args.metrics_port_base + i) for i, name in enumerate(SERVICES)]
+    console = Console()
+    exit_status = 0
     try:
         print(f"okey101 demo: topics {prefix}.*, one table per house, bots at levels "
               f"{list(LEVELS)} by seat", flush=True)
-        tables = asyncio.run(play(args, bootstrap, prefix))
-        report(tables)
-        asyncio.run(boards(len(tables)))
+        tables = asyncio.run(play(args, bootstrap, prefix, services, console))
+        report(tables, services)
+        asyncio.run(boards(f"http://127.0.0.1:{boards_port}", len(tables)))
     except KeyboardInterrupt:
         print("\nstopped", file=sys.stderr)
-        status = 130
+        exit_status = 130
     except (TimeoutError, OSError) as exc:
         print(f"demo failed: {exc}; see .cache/demo/*.log", file=sys.stderr)
-        status = 1
+        exit_status = 1
     finally:
         for service in services:
             service.stop()
         if started_broker:
             subprocess.run(["bash", str(BROKER), "stop"], check=False)
-    return status
+    return exit_status
 
 
 if __name__ == "__main__":

@@ -26,12 +26,28 @@ from aiokafka.errors import KafkaError, ProducerFenced
 from okey101.app import topics
 from okey101.app.processing import Output, PartitionTables
 from okey101.table import messages as E
-from services.common.kafka import Rebalance, provision, read_partitions
+from okey101.table.state import TableState
+from services.common.http import Readiness
+from services.common.kafka import (
+    Rebalance,
+    forget_lag,
+    provision,
+    read_partitions,
+    record_lag,
+)
 from services.processor import metrics
+from services.processor.settings import ProcessorSettings
 
 log = structlog.get_logger("processor")
 MAX_QUEUED = 5000  # records waiting for one partition's worker before fetching pauses
 _FAULTS = (KafkaError, OSError, TimeoutError)
+# A graceful stop (SIGTERM, a revoked partition): the transaction under way may take this
+# long to commit before it is abandoned (the next owner's init_transactions aborts it),
+# then each producer this long to close; the partitions close concurrently. With the
+# consumer's leave-group, a stop takes at most about TRANSACTION_GRACE_S + 2 *
+# CLOSE_TIMEOUT_S: the systemd unit's TimeoutStopSec leaves room above that.
+TRANSACTION_GRACE_S = 10.0
+CLOSE_TIMEOUT_S = 5.0
 
 
 class Processor:
@@ -55,20 +71,36 @@ class Processor:
         self.consumer: AIOKafkaConsumer | None = None
         self._stopping = asyncio.Event()
 
+    @classmethod
+    def from_settings(cls, settings: ProcessorSettings) -> Processor:
+        return cls(settings.bootstrap, prefix=settings.prefix, group=settings.group,
+                   allow_stacked_deals=settings.allow_stacked_deals,
+                   instance_id=settings.instance_id, linger=settings.linger_ms / 1000)
+
     # ------------------------------------------------------------ lifecycle
-    async def run(self) -> None:
+    async def connect(self) -> None:
+        """The topics provisioned and the group consumer started (closed again on failure)."""
         self.partitions = await provision(self.bootstrap, self.prefix, self.partitions)
-        self.consumer = AIOKafkaConsumer(
+        consumer = AIOKafkaConsumer(
             bootstrap_servers=self.bootstrap, group_id=self.group, enable_auto_commit=False,
             isolation_level="read_committed", auto_offset_reset="earliest",
             max_poll_interval_ms=300000, session_timeout_ms=10000, heartbeat_interval_ms=1000,
             group_instance_id=self.instance_id,
             # a read_committed fetch is not woken by a commit marker: keep its wait short
             fetch_max_wait_ms=20)
-        await self.consumer.start()
-        self.consumer.subscribe([self.commands], listener=Rebalance(self))
+        try:
+            await consumer.start()
+        except BaseException:
+            await _stop_consumer_quietly(consumer)
+            raise
+        consumer.subscribe([self.commands], listener=Rebalance(self))
+        self.consumer = consumer
         log.info("processor_started", bootstrap=self.bootstrap, group=self.group,
                  prefix=self.prefix, partitions=self.partitions)
+
+    async def run(self) -> None:
+        if self.consumer is None:
+            await self.connect()
         try:
             while not self._stopping.is_set():
                 await self._poll_once()
@@ -78,11 +110,26 @@ class Processor:
     def stop(self) -> None:
         self._stopping.set()
 
+    def readiness(self) -> Readiness:
+        if self._stopping.is_set():
+            return Readiness(False, "stopping")
+        if self.consumer is None:
+            return Readiness(False, "connecting")
+        assigned = {tp.partition for tp in self.consumer.assignment()
+                    if tp.topic == self.commands}
+        if not assigned:
+            return Readiness(False, "no commands partition assigned")
+        missing = sorted(assigned - set(self.workers))
+        if missing:
+            return Readiness(False, f"partitions {missing} not rebuilt yet")
+        return Readiness(True)
+
     async def _shutdown(self) -> None:
+        started = time.perf_counter()
         await self.revoke([TopicPartition(self.commands, p) for p in list(self.workers)])
         if self.consumer is not None:
-            await self.consumer.stop()
-        log.info("processor_stopped")
+            await _stop_consumer_quietly(self.consumer)
+        log.info("processor_stopped", seconds=round(time.perf_counter() - started, 3))
 
     # ------------------------------------------------------------ partitions
     async def assign(self, assigned: Sequence[TopicPartition]) -> None:
@@ -91,12 +138,18 @@ class Processor:
         await self._take_partitions(new)
 
     async def revoke(self, revoked: Sequence[TopicPartition]) -> None:
-        for tp in revoked:
-            worker = self.workers.pop(tp.partition, None)
-            if worker is not None:
-                await worker.close()
-                log.info("partition_revoked", partition=tp.partition)
+        """Close the partitions' workers together, each finishing its transaction."""
+        closing = [(tp.partition, self.workers.pop(tp.partition)) for tp in revoked
+                   if tp.topic == self.commands and tp.partition in self.workers]
+        await asyncio.gather(*(worker.close() for _, worker in closing))
+        for partition, _ in closing:
+            log.info("partition_revoked", partition=partition)
+        forget_lag([tp.partition for tp in revoked if tp.topic == self.commands])
+        self._gauge()
+
+    def _gauge(self) -> None:
         metrics.ACTIVE_TABLES.set(sum(w.tables.active_tables() for w in self.workers.values()))
+        metrics.OWNED_PARTITIONS.set(len(self.workers))
 
     async def _take_partitions(self, partitions: list[int]) -> None:
         """Fence older owners (one transactional producer per partition), then rebuild the
@@ -113,7 +166,7 @@ class Processor:
         for partition in partitions:
             tp = TopicPartition(self.commands, partition)
             self.workers[partition] = _Worker(self, tp, producers[partition], tables[partition])
-        metrics.ACTIVE_TABLES.set(sum(w.tables.active_tables() for w in self.workers.values()))
+        self._gauge()
 
     async def _producer(self, partition: int) -> AIOKafkaProducer:
         producer = AIOKafkaProducer(
@@ -153,11 +206,7 @@ class Processor:
                     self.consumer.seek(tp, records[0].offset)  # not rebuilt yet: again
                 continue
             worker.feed(records)
-        for tp in self.consumer.assignment():
-            high = self.consumer.highwater(tp)
-            if high is not None:
-                position = await self.consumer.position(tp)
-                metrics.LAG.labels(str(tp.partition)).set(max(0, high - position))
+        await record_lag(self.consumer, self.commands)
 
 
 class _Worker:
@@ -188,12 +237,15 @@ class _Worker:
             self.paused = True
 
     async def close(self) -> None:
-        """Let the transaction under way finish (a few ms), then stop."""
+        """Let the transaction under way finish (a few ms; at most TRANSACTION_GRACE_S),
+        then stop."""
         self.closing = True
         self.wake.set()
         try:
-            await asyncio.wait_for(asyncio.shield(self.task), 10)
+            await asyncio.wait_for(asyncio.shield(self.task), TRANSACTION_GRACE_S)
         except TimeoutError:
+            log.warning("transaction_abandoned", partition=self.tp.partition,
+                        grace_s=TRANSACTION_GRACE_S)
             self.task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self.task
@@ -239,14 +291,14 @@ class _Worker:
             return False
         except _FAULTS as exc:
             metrics.TRANSACTION_FAILURES.inc()
+            metrics.ABORTED_COMMANDS.inc(len(records))
             log.warning("transaction_failed", partition=self.tp.partition, error=repr(exc))
             return await self._recover()
         now = time.time()
         metrics.BATCH.observe(time.perf_counter() - started)
         for record, out in outputs:
-            _account(self.tp.partition, record, out, now)
-        metrics.ACTIVE_TABLES.set(
-            sum(w.tables.active_tables() for w in self.p.workers.values()))
+            _account(self.tp.partition, record, out, now, self.tables.tables)
+        self.p._gauge()
         return True
 
     async def _send(self, batches: _Batches, record: Any, out: Output) -> None:
@@ -319,7 +371,8 @@ class _Batches:
         await self.producer.send_batch(batch, topic, partition=self.partition)
 
 
-def _account(partition: int, record: Any, out: Output, now: float) -> None:
+def _account(partition: int, record: Any, out: Output, now: float,
+             tables: dict[str, TableState]) -> None:
     if record.timestamp:
         metrics.LATENCY.observe(max(0.0, now - record.timestamp / 1000))
     if out.dead_letter is not None:
@@ -342,13 +395,28 @@ def _account(partition: int, record: Any, out: Output, now: float) -> None:
     else:
         metrics.COMMANDS.labels(kind, "rejected").inc()
         metrics.REJECTIONS.labels(outcome.code).inc()
+        if is_bot_move(tables.get(command.table_id), command):
+            metrics.BOT_REJECTIONS.labels(outcome.code).inc()
         bound.info("command_rejected", code=outcome.code, reason=outcome.message)
+
+
+def is_bot_move(state: TableState | None, command: E.Command) -> bool:
+    """Sent for a bot's seat by that bot (the seat is a bot's and the player is the
+    seat's)."""
+    return (state is not None and 0 <= command.seat < len(state.bots)
+            and state.bots[command.seat] and command.player_id != ""
+            and state.players[command.seat] == command.player_id)
 
 
 async def _stop_quietly(producer: AIOKafkaProducer | None) -> None:
     if producer is not None:
         with contextlib.suppress(*_FAULTS):
-            await asyncio.wait_for(producer.stop(), 10)
+            await asyncio.wait_for(producer.stop(), CLOSE_TIMEOUT_S)
+
+
+async def _stop_consumer_quietly(consumer: AIOKafkaConsumer) -> None:
+    with contextlib.suppress(*_FAULTS):
+        await asyncio.wait_for(consumer.stop(), CLOSE_TIMEOUT_S)
 
 
 def _entropy() -> str:

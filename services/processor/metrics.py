@@ -1,12 +1,27 @@
-"""The processor's Prometheus metrics."""
+"""The processor's Prometheus metrics.
+
+The labelled counters start with every known label value at 0, so that a rate() over them
+exists before the first increment (alerts and dashboards see 0, not "no data").
+"""
 
 from __future__ import annotations
 
+from typing import get_args
+
 from prometheus_client import Counter, Gauge, Histogram
+
+from okey101.table import messages as E
+from services.common.kafka import LAG as LAG
+
+COMMAND_TYPES = tuple(t.__struct_config__.tag for t in get_args(E.AnyCommand))
+RESULTS = ("accepted", "rejected", "duplicate")
 
 COMMANDS = Counter("okey_commands_total", "Commands processed, by type and result",
                    ["type", "result"])
 REJECTIONS = Counter("okey_rejections_total", "Rejected commands, by code", ["code"])
+BOT_REJECTIONS = Counter("okey_bot_rejections_total",
+                         "Rejected commands sent for a bot's seat by its bot, by code "
+                         "(a bot is never meant to be rejected)", ["code"])
 DEAD_LETTERS = Counter("okey_dead_letters_total", "Records sent to the dead-letter topic")
 DUPLICATES = Counter("okey_duplicate_commands_total",
                      "Commands seen before, answered with their original outcome")
@@ -17,8 +32,16 @@ LATENCY = Histogram("okey_command_latency_seconds",
 BATCH = Histogram("okey_batch_processing_seconds", "Deciding and committing one batch",
                   buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5))
 ACTIVE_TABLES = Gauge("okey_active_tables", "Tables seating or playing, on this instance")
-LAG = Gauge("okey_consumer_lag", "Commands not yet processed, by partition", ["partition"])
+OWNED_PARTITIONS = Gauge("okey_processor_partitions", "Commands partitions this instance "
+                         "owns (assigned and rebuilt)")
 REBUILDS = Counter("okey_partition_rebuilds_total",
                    "Partitions rebuilt from the log (assignment or a failed transaction)")
 TRANSACTION_FAILURES = Counter("okey_transaction_failures_total",
                                "Transactions aborted by an infrastructure fault")
+ABORTED_COMMANDS = Counter("okey_aborted_commands_total",
+                           "Command records in aborted transactions (processed again after "
+                           "the rebuild: late, never lost)")
+
+for _type in COMMAND_TYPES:
+    for _result in RESULTS:
+        COMMANDS.labels(_type, _result)

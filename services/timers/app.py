@@ -32,8 +32,10 @@ from aiokafka.errors import IllegalStateError, KafkaError
 from okey101.app import topics
 from okey101.app.timers import TurnClock
 from okey101.table import messages as E
-from services.common.kafka import Rebalance, provision
+from services.common.http import Readiness
+from services.common.kafka import Rebalance, forget_lag, provision, record_lag
 from services.timers import metrics
+from services.timers.settings import TimersSettings
 
 log = structlog.get_logger("timers")
 
@@ -58,14 +60,20 @@ class Timers:
         self._stopping = asyncio.Event()
         self.ready = asyncio.Event()  # set once every assigned partition has caught up
 
+    @classmethod
+    def from_settings(cls, settings: TimersSettings) -> Timers:
+        return cls(settings.bootstrap, prefix=settings.prefix, group=settings.group,
+                   tick=settings.tick_ms / 1000, instance_id=settings.instance_id)
+
     # ------------------------------------------------------------ lifecycle
-    async def run(self) -> None:
+    async def connect(self) -> None:
+        """The topics provisioned, the producer and the group consumer started (closed
+        again on failure)."""
         self.partitions = await provision(self.bootstrap, self.prefix, self.partitions)
-        self.producer = AIOKafkaProducer(bootstrap_servers=self.bootstrap,
-                                         enable_idempotence=True, linger_ms=0,
-                                         request_timeout_ms=30000)
-        await self.producer.start()
-        self.consumer = AIOKafkaConsumer(
+        producer = AIOKafkaProducer(bootstrap_servers=self.bootstrap,
+                                    enable_idempotence=True, linger_ms=0,
+                                    request_timeout_ms=30000)
+        consumer = AIOKafkaConsumer(
             bootstrap_servers=self.bootstrap, group_id=self.group, enable_auto_commit=False,
             isolation_level="read_committed", auto_offset_reset="earliest",
             session_timeout_ms=10000, heartbeat_interval_ms=1000,
@@ -73,10 +81,21 @@ class Timers:
             # a read_committed fetch is not woken by a commit marker: keep its wait short
             fetch_max_wait_ms=20)
         try:
-            await self.consumer.start()
-            self.consumer.subscribe([self.events], listener=Rebalance(self))
-            log.info("timers_started", bootstrap=self.bootstrap, group=self.group,
-                     prefix=self.prefix, tick_ms=round(self.tick_seconds * 1000))
+            await producer.start()
+            await consumer.start()
+        except BaseException:
+            await _close_quietly(consumer, producer)
+            raise
+        consumer.subscribe([self.events], listener=Rebalance(self))
+        self.producer, self.consumer = producer, consumer
+        log.info("timers_started", bootstrap=self.bootstrap, group=self.group,
+                 prefix=self.prefix, tick_ms=round(self.tick_seconds * 1000))
+
+    async def run(self) -> None:
+        if self.consumer is None:
+            await self.connect()
+        assert self.consumer is not None
+        try:
             next_tick = time.monotonic()
             while not self._stopping.is_set():
                 wait = max(0.0, next_tick - time.monotonic())
@@ -84,6 +103,7 @@ class Timers:
                                                       max_records=10000)
                 for tp, records in batches.items():
                     self._fold(tp, records)
+                await record_lag(self.consumer, self.events)
                 await self._check_caught_up()
                 if time.monotonic() >= next_tick:
                     await self.tick()
@@ -94,13 +114,20 @@ class Timers:
     def stop(self) -> None:
         self._stopping.set()
 
+    def readiness(self) -> Readiness:
+        if self._stopping.is_set():
+            return Readiness(False, "stopping")
+        if self.consumer is None:
+            return Readiness(False, "connecting")
+        if not self.clocks:
+            return Readiness(False, "no events partition assigned")
+        if self.catching_up:
+            return Readiness(False, f"partitions {sorted(self.catching_up)} still being "
+                             "re-read")
+        return Readiness(True)
+
     async def _shutdown(self) -> None:
-        if self.consumer is not None:
-            with contextlib.suppress(KafkaError, OSError, asyncio.TimeoutError):
-                await self.consumer.stop()
-        if self.producer is not None:
-            with contextlib.suppress(KafkaError, OSError, asyncio.TimeoutError):
-                await asyncio.wait_for(self.producer.stop(), 10)
+        await _close_quietly(self.consumer, self.producer)
         log.info("timers_stopped")
 
     # ------------------------------------------------------------ partitions
@@ -123,6 +150,7 @@ class Timers:
             if tp.topic == self.events:
                 self.clocks.pop(tp.partition, None)
                 self.catching_up.pop(tp.partition, None)
+        forget_lag([tp.partition for tp in revoked if tp.topic == self.events])
         self.ready.clear()
         metrics.CATCHING_UP.set(len(self.catching_up))
         self._gauge()
@@ -205,3 +233,11 @@ class Timers:
         future = await self.producer.send(self.commands, E.encode(command),
                                           key=command.table_id.encode())
         await future
+
+
+async def _close_quietly(consumer: AIOKafkaConsumer | None,
+                         producer: AIOKafkaProducer | None) -> None:
+    for client in (consumer, producer):
+        if client is not None:
+            with contextlib.suppress(KafkaError, OSError, TimeoutError):
+                await asyncio.wait_for(client.stop(), 10)

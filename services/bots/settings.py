@@ -1,0 +1,24 @@
+"""The bots' settings: the shared ones and their own."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from services.common.settings import ServiceSettings
+
+
+class BotsSettings(ServiceSettings):
+    """okey101-bots: the bots. Read only the seat-views topic and play the bot seats as a
+    gateway would; hand empty seats to bots where the house allows them."""
+
+    program = "okey101-bots"
+
+    group: str = Field("okey-bots", description="consumer group")
+    metrics_port: int = Field(9103, ge=0, le=65535, description="port of /metrics, "
+                              "/healthz and /readyz (0: no endpoint)")
+    level: Literal[1, 2, 3] = Field(2, description="level of the bots this service seats")
+    think_ms: float = Field(0.0, ge=0, le=60000, description="pause before each move")
+    fill_seats: bool = Field(True, description="hand empty seats to bots where the house "
+                             "allows them")

@@ -1,0 +1,24 @@
+"""The processor's settings: the shared ones and its own."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from services.common.settings import ServiceSettings
+
+
+class ProcessorSettings(ServiceSettings):
+    """okey101-processor: the rules processor. Consumes commands, decides, and writes the
+    events, outcomes and views with the consumed offsets in one Kafka transaction per
+    batch."""
+
+    program = "okey101-processor"
+
+    group: str = Field("okey-processor", description="consumer group (and transactional "
+                       "id prefix)")
+    metrics_port: int = Field(9101, ge=0, le=65535, description="port of /metrics, "
+                              "/healthz and /readyz (0: no endpoint)")
+    linger_ms: float = Field(2.0, ge=0, le=1000, description="wait this long for more "
+                             "commands before a transaction (fewer, larger transactions)")
+    allow_stacked_deals: bool = Field(False, description="accept client seeds and stacked "
+                                      "deals (tests only)")

@@ -1,0 +1,43 @@
+"""What the services count for the dashboards and alerts."""
+
+from __future__ import annotations
+
+from prometheus_client import generate_latest
+
+from okey101.table import messages as E
+from okey101.table.state import TableState
+from services.processor import metrics
+from services.processor.app import is_bot_move
+
+TABLE = TableState(players=("bot-l2-t-0", "alice", "", "bot-l3-t-3"),
+                   bots=(True, False, False, True))
+
+
+def test_a_move_for_a_bots_seat_by_that_bot_is_a_bot_move() -> None:
+    assert is_bot_move(TABLE, E.Draw(table_id="t", command_id="c", seat=0,
+                                     player_id="bot-l2-t-0"))
+    assert is_bot_move(TABLE, E.Discard(table_id="t", command_id="c", seat=3,
+                                        player_id="bot-l3-t-3", tile="R1"))
+
+
+def test_humans_other_players_seat_fills_and_unknown_tables_are_not_bot_moves() -> None:
+    assert not is_bot_move(TABLE, E.Draw(table_id="t", command_id="c", seat=1,
+                                         player_id="alice"))
+    assert not is_bot_move(TABLE, E.Draw(table_id="t", command_id="c", seat=0,
+                                         player_id="alice"))
+    assert not is_bot_move(TABLE, E.ReplaceWithBot(table_id="t", command_id="c", seat=2,
+                                                   bot_id="bot-l2-t-2"))
+    assert not is_bot_move(TABLE, E.Draw(table_id="t", command_id="c", seat=-1,
+                                         player_id="bot-l2-t-0"))
+    assert not is_bot_move(None, E.Draw(table_id="t", command_id="c", seat=0,
+                                        player_id="bot-l2-t-0"))
+
+
+def test_every_command_type_and_result_is_exported_from_the_start() -> None:
+    text = generate_latest().decode()
+    assert len(metrics.COMMAND_TYPES) > 10
+    for kind in metrics.COMMAND_TYPES:
+        for result in metrics.RESULTS:
+            assert f'okey_commands_total{{result="{result}",type="{kind}"}}' in text
+    assert "# TYPE okey_bot_rejections_total counter" in text
+    assert "\nokey_aborted_commands_total " in text

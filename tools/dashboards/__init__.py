@@ -1,0 +1,1 @@
+"""Grafana dashboards as code: `python -m tools.dashboards` (see __main__)."""

@@ -1,0 +1,210 @@
+"""The okey101 dashboards: one function per board, listed in `BOARDS`.
+
+A new service's board is one small function: its own panels in `service_board(...)`, which
+adds the health row every service shares (up, ready, broker reachable, consumer lag), and
+one line in `BOARDS`. Job names are `okey101-<service>` (deploy/prometheus/prometheus.yml).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tools.dashboards.grafana import RATE, Dashboard, Row, Target, panel
+
+
+def job(service: str) -> str:
+    return f"okey101-{service}"
+
+
+def quantiles(metric: str, selector: str = "", by: str = "",
+              levels: tuple[float, ...] = (0.5, 0.99)) -> tuple[Target, ...]:
+    """histogram_quantile targets of a histogram, one per level."""
+    group = f"{by}, le" if by else "le"
+    prefix = f"{{{{{by}}}}} " if by else ""
+    return tuple(Target(f"histogram_quantile({q}, sum by ({group}) "
+                        f"(rate({metric}_bucket{selector}[{RATE}])))",
+                        f"{prefix}p{round(q * 100)}") for q in levels)
+
+
+def health_row(service: str) -> Row:
+    sel = f'{{job="{job(service)}"}}'
+    return Row("Health", (
+        panel("Instances up", Target(f"sum(up{sel})", "up"),
+              Target(f"sum(okey_ready{sel})", "ready"), kind="stat", width=8,
+              description="Instances answering /metrics, and those whose /readyz is 200."),
+        panel("Broker reachable", Target(f"min(okey_broker_reachable{sel})", "reachable"),
+              kind="stat", width=8, description="0 when any instance's last broker probe "
+              "failed."),
+        panel("Consumer lag", Target(f"max(okey_consumer_lag{sel})", "worst partition"),
+              kind="stat", width=8, description="A transactional topic leaves 1 (its last "
+              "commit marker)."),
+        panel("Consumer lag by partition",
+              Target(f"sum by (partition) (okey_consumer_lag{sel})", "partition {{partition}}"),
+              width=24),
+    ))
+
+
+def service_board(service: str, title: str, description: str, *rows: Row) -> Dashboard:
+    return Dashboard(uid=f"okey101-{service}", title=f"okey101 / {title}",
+                     description=description, rows=(health_row(service), *rows))
+
+
+# ---------------------------------------------------------------------------- boards
+def overview() -> Dashboard:
+    return Dashboard(
+        uid="okey101-overview", title="okey101 / overview",
+        description="The whole service at a glance: commands, latency, rejections, dead "
+                    "letters, tables, lag, the services up, the SLOs.",
+        rows=(
+            Row("Services", (
+                panel("Services up",
+                      Target('sum by (job) (up{job=~"okey101-.*"})', "{{job}}"),
+                      kind="stat", width=12,
+                      description="Instances answering /metrics, by service."),
+                panel("Services ready",
+                      Target('sum by (job) (okey_ready{job=~"okey101-.*"})', "{{job}}"),
+                      kind="stat", width=12,
+                      description="Instances whose /readyz is 200, by service."),
+            )),
+            Row("Commands", (
+                panel("Commands by result",
+                      Target(f"sum by (result) (rate(okey_commands_total[{RATE}]))",
+                             "{{result}}"), unit="ops", stack=True),
+                panel("Command latency (produce to commit)",
+                      *quantiles("okey_command_latency_seconds", levels=(0.5, 0.9, 0.99)),
+                      unit="s"),
+                panel("Rejections by code",
+                      Target(f"sum by (code) (rate(okey_rejections_total[{RATE}]))", "{{code}}"),
+                      unit="ops", stack=True),
+                panel("Dead letters",
+                      Target(f"sum(rate(okey_dead_letters_total[{RATE}]))", "dead letters"),
+                      unit="ops",
+                      description="Undecodable or misrouted records (okey.deadletters)."),
+            )),
+            Row("Tables and lag", (
+                panel("Active tables", Target("sum(okey_active_tables)", "seating or playing")),
+                panel("Consumer lag by service",
+                      Target('sum by (job) (okey_consumer_lag{job=~"okey101-.*"})', "{{job}}"),
+                      description="Records not yet consumed; a transactional topic leaves 1 "
+                                  "per partition."),
+            )),
+            Row("SLOs", (
+                panel("Commands over 250 ms (SLO: 1%)",
+                      Target("okey:command_latency_slow:ratio_rate5m", "5m"),
+                      Target("okey:command_latency_slow:ratio_rate1h", "1h"),
+                      unit="percentunit"),
+                panel("Commands in aborted transactions (SLO: 0.1%)",
+                      Target("okey:command_errors:ratio_rate5m", "5m"),
+                      Target("okey:command_errors:ratio_rate1h", "1h"),
+                      unit="percentunit"),
+            )),
+        ))
+
+
+def processor() -> Dashboard:
+    sel = '{job="okey101-processor"}'
+    return service_board(
+        "processor", "processor",
+        "The rules processor: commands in, events, outcomes and views out, one Kafka "
+        "transaction per batch.",
+        Row("Commands", (
+            panel("Commands by type",
+                  Target(f"sum by (type) (rate(okey_commands_total{sel}[{RATE}]))", "{{type}}"),
+                  unit="ops", stack=True),
+            panel("Command latency by instance",
+                  *quantiles("okey_command_latency_seconds", sel, by="instance"), unit="s"),
+            panel("Rejections by code",
+                  Target(f"sum by (code) (rate(okey_rejections_total{sel}[{RATE}]))",
+                         "{{code}}"), unit="ops"),
+            panel("Duplicates and dead letters",
+                  Target(f"sum(rate(okey_duplicate_commands_total{sel}[{RATE}]))", "duplicates"),
+                  Target(f"sum(rate(okey_dead_letters_total{sel}[{RATE}]))", "dead letters"),
+                  unit="ops"),
+        )),
+        Row("Transactions", (
+            panel("Batch: decide and commit",
+                  *quantiles("okey_batch_processing_seconds", sel, levels=(0.5, 0.99)),
+                  unit="s"),
+            panel("Batches committed",
+                  Target(f"sum by (instance) (rate(okey_batch_processing_seconds_count{sel}"
+                         f"[{RATE}]))", "{{instance}}"), unit="ops"),
+            panel("Aborted transactions and their commands",
+                  Target(f"sum(rate(okey_transaction_failures_total{sel}[{RATE}]))",
+                         "transactions"),
+                  Target(f"sum(rate(okey_aborted_commands_total{sel}[{RATE}]))", "commands"),
+                  unit="ops"),
+            panel("Partition rebuilds",
+                  Target(f"sum by (instance) (increase(okey_partition_rebuilds_total{sel}"
+                         f"[{RATE}]))", "{{instance}}")),
+        )),
+        Row("Tables", (
+            panel("Active tables by instance",
+                  Target(f"sum by (instance) (okey_active_tables{sel})", "{{instance}}"),
+                  stack=True),
+            panel("Partitions owned by instance",
+                  Target(f"sum by (instance) (okey_processor_partitions{sel})", "{{instance}}"),
+                  stack=True),
+        )),
+    )
+
+
+def timers() -> Dashboard:
+    sel = '{job="okey101-timers"}'
+    return service_board(
+        "timers", "timers",
+        "The turn timers: each table's turn deadline, and the house's timeout when it passes.",
+        Row("Timeouts", (
+            panel("Timeouts published",
+                  Target(f"sum(rate(okey_timeouts_issued_total{sel}[{RATE}]))", "published"),
+                  Target(f"sum(rate(okey_timeout_send_failures_total{sel}[{RATE}]))",
+                         "failed sends"), unit="ops"),
+            panel("Lateness after the deadline",
+                  *quantiles("okey_timeout_lateness_seconds", sel), unit="s"),
+        )),
+        Row("The loop", (
+            panel("Ticks", Target(f"sum by (instance) (rate(okey_timer_tick_seconds_count{sel}"
+                                  f"[{RATE}]))", "{{instance}}"), unit="ops",
+                  description="About 10/s per instance (--tick-ms 100); 0 is a stuck loop."),
+            panel("Tick duration", *quantiles("okey_timer_tick_seconds", sel), unit="s"),
+            panel("Tables tracked",
+                  Target(f"sum by (instance) (okey_timer_tables_tracked{sel})", "{{instance}}"),
+                  stack=True),
+            panel("Partitions being re-read",
+                  Target(f"sum by (instance) (okey_timer_partitions_catching_up{sel})",
+                         "{{instance}}")),
+            panel("Events not folded",
+                  Target(f"sum(rate(okey_timer_events_ignored_total{sel}[{RATE}]))",
+                         "ignored"), unit="ops", width=24,
+                  description="Re-reads, finished matches, seq gaps."),
+        )),
+    )
+
+
+def bots() -> Dashboard:
+    sel = '{job="okey101-bots"}'
+    return service_board(
+        "bots", "bots",
+        "The bots: they read seat views only and play the bot seats.",
+        Row("Moves", (
+            panel("Commands by level",
+                  Target(f"sum by (level) (rate(okey_bot_commands_total{sel}[{RATE}]))",
+                         "level {{level}}"), unit="ops", stack=True),
+            panel("Commands by type",
+                  Target(f"sum by (type) (rate(okey_bot_commands_total{sel}[{RATE}]))",
+                         "{{type}}"), unit="ops", stack=True),
+            panel("Decision time", *quantiles("okey_bot_decision_seconds", sel), unit="s"),
+            panel("Views read and seats filled",
+                  Target(f"sum(rate(okey_bot_views_total{sel}[{RATE}]))", "views"),
+                  Target(f"sum(rate(okey_bot_seats_filled_total{sel}[{RATE}]))",
+                         "seats filled"), unit="ops"),
+            panel("Bot moves rejected (counted by the processor)",
+                  Target(f"sum by (code) (rate(okey_bot_rejections_total[{RATE}]))", "{{code}}"),
+                  unit="ops", width=24,
+                  description="A bot is never meant to be rejected: see the BotsRejected "
+                              "runbook."),
+        )),
+    )
+
+
+BOARDS: tuple[Callable[[], Dashboard], ...] = (overview, processor, timers, bots)
+
