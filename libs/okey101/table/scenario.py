@@ -19,7 +19,7 @@ from okey101.table.state import TableState
 
 TABLE = "scenario"
 _COMMAND_TAGS = {cls.__struct_config__.tag: cls for cls in E.AnyCommand.__args__}
-_SETUP = {"create_table", "sit", "start_match"}
+_SETUP = {"create_table", "start_match"}  # a substitute may "sit" mid-match
 
 
 def apply(state: TableState, command: E.Command) -> tuple[TableState, E.Rejection | list[E.Event]]:
