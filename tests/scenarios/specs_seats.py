@@ -89,6 +89,26 @@ def _substitute_wins(S: Sc) -> None:
     S.expect(status="over", totals=[404, -202, 404, 404])
 
 
+@scenario("classic", "a_substitute_on_the_losing_team_cannot_lose",
+          "RULES.md §9, §10 (classic, partners): seat 1 finishes, so seats 1 and 3 win and "
+          "seats 0 and 2 lose N (-1); p2 left (-2N, -2) and its substitute s2, on the losing "
+          "team, gets +1 for finishing the match instead of -1",
+          options={"partners": True})
+def _substitute_partners(S: Sc) -> None:
+    def leave_and_substitute(S: Sc) -> None:
+        S.raw(2, "leave", x={"events": ["player_left"]})
+        S.raw(2, "sit", player_id="s2", x={"events": ["player_sat"]})
+    _seat1_opens(S, leave_and_substitute)
+    d2 = S.draw(1)
+    S.lay(1, LAY2)
+    S.discard(1, d2, x={"has": [
+        {"type": "match_ended", "team_totals": [404, -101], "rating_changes": [-1, 1, 1, 1],
+         "results": [_result("p0", 0, 3, -1), _result("p1", 1, 1, 1),
+                     _result("p2", 2, 3, -2, left=True),
+                     _result("s2", 2, 3, 1, substitute=True), _result("p3", 3, 2, 1)]}]})
+    S.expect(status="over", totals=[202, -101, 202, 0])
+
+
 @scenario("north-sultan", "match_results_name_every_account_of_a_seat",
           "RULES.md §9, §11 (north-sultan): p2 leaves and a bot takes the seat; the match "
           "result lists every account that sat in each seat, who left and who substituted "
