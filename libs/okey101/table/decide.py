@@ -174,7 +174,7 @@ def _create_table(ctx: _Ctx, c: E.CreateTable) -> None:
 
 
 def _sit(ctx: _Ctx, c: E.Sit) -> None:
-    if ctx.s.status != "over" and not c.player_id:
+    if not c.player_id:
         raise MalformedInput("sit: player_id is empty")
     R.check_sit(ctx.s, c.seat, c.player_id)
     if c.bot:
@@ -522,15 +522,23 @@ def _end_match(ctx: _Ctx) -> None:
         rate = scoring.classic_team_rating_changes if p.partners else \
             scoring.classic_rating_changes
         rating = rate(totals, hands, left, substitute)
-    results = [
-        E.MatchResult(player_id=x.player_id, seat=seat, place=places[seat],
-                      change=None if rating is None else
-                      scoring.leaving_change(hands) if x.left else rating[seat],
-                      left=x.left, substitute=x.substitute)
-        for seat, sitters in enumerate(s.sitters) for x in sitters]
     teams = list(scoring.team_totals(totals)) if p.partners else None
     ctx.emit(E.MatchEnded(**ctx.head(), totals=totals, places=places, rating_changes=rating,
-                          team_totals=teams, results=results))
+                          team_totals=teams, results=_results(s, places, rating, hands)))
+
+
+def _results(s: TableState, places: list[int], rating: list[int] | None, hands: int
+             ) -> list[E.MatchResult]:
+    """Every account that sat in a seat while the match ran: a leaver loses 2N where the
+    house is rated (section 9), whoever sat there at the end gets the seat's change."""
+    out = []
+    for seat, sitters in enumerate(s.sitters):
+        for x in sitters:
+            change = None if rating is None else \
+                scoring.leaving_change(hands) if x.left else rating[seat]
+            out.append(E.MatchResult(player_id=x.player_id, seat=seat, place=places[seat],
+                                     change=change, left=x.left, substitute=x.substitute))
+    return out
 
 
 # ---------------------------------------------------------------- time-outs
