@@ -138,7 +138,7 @@ def _seated(s: TableState, seat: int, player_id: str, bot: bool, level: int | No
 
 
 def _player_sat(s: TableState, e: E.PlayerSat) -> TableState:
-    return _seated(s, e.seat, e.player_id, e.bot or e.bot_level is not None, e.bot_level)
+    return _seated(s, e.seat, e.player_id, e.is_bot, e.bot_level)
 
 
 def _player_left(s: TableState, e: E.PlayerLeft) -> TableState:

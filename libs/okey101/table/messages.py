@@ -164,6 +164,12 @@ class PlayerSat(Event, tag="player_sat", frozen=True):
     bot: bool = False  # a bot sat: said only where the house labels bots (bots_labelled)
     bot_level: int | None = None  # server only (never on a views topic): a bot of this level
 
+    @property
+    def is_bot(self) -> bool:
+        """Whether a bot sat, as the server record (the events topic) knows it; on a views
+        topic it is `bot`, which north-sultan never sets."""
+        return self.bot or self.bot_level is not None
+
 
 class PlayerLeft(Event, tag="player_left", frozen=True):
     seat: int
