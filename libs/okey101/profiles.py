@@ -80,8 +80,10 @@ class Profile(msgspec.Struct, frozen=True, kw_only=True):
     hands_per_match: int = 11
     hands_range: tuple[int, int] = (1, 99)
     turn_seconds_range: tuple[int, int] = (5, 600)
-    rating: Rating = "none"
-    rating_start: int = 1500
+    rating: Rating = "none"  # how match results move standings (classic: in the engine)
+    rating_start: int = 1500  # standings data: every player's classic rating before a match
+    # a disconnected player has this long to come back (classic: 7 minutes); then the seat
+    # is left (-2N where rated) and a substitute or a bot may take it. None: no window
     reconnect_seconds: int | None = None
     # §10 partners
     partners_allowed: bool = False
@@ -90,13 +92,8 @@ class Profile(msgspec.Struct, frozen=True, kw_only=True):
     partner_of_finisher_scores_zero: bool = True
     # §11 bots
     bots_allowed: bool = True
-
-    def threshold_points(self) -> int:
-        return self.opening_points
-
-    def penalty(self, amount: int) -> int:
-        """An in-game penalty as this house charges it: nothing when penalties are off."""
-        return amount if self.penalties else 0
+    bots_labelled: bool = True  # north-sultan: nothing public tells a bot seat from a person's
+    private_room_bots_on_request: bool = False  # north-sultan: only if the room's owner asks
 
 
 NORTH_SULTAN = Profile(
@@ -115,6 +112,8 @@ NORTH_SULTAN = Profile(
     elden_finisher_multiplier=2,
     rating="sp_league_xp",
     bots_allowed=True,
+    bots_labelled=False,
+    private_room_bots_on_request=True,
 )
 
 OKEYGG = Profile(
@@ -228,3 +227,5 @@ def validate(p: Profile) -> None:
             raise MalformedInput(f"{field} must be at least 1")
     if p.lay_off_wait_rounds < 0:
         raise MalformedInput("lay_off_wait_rounds must not be negative")
+    if p.reconnect_seconds is not None and p.reconnect_seconds < 1:
+        raise MalformedInput("reconnect_seconds must be at least 1 (or none)")

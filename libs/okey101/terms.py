@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Final, Literal, TypeAlias
 
 SEATS: Final = 4  # RULES.md section 2: four seats; partners face each other (s, s + 2)
+BOT_LEVELS: Final = (0, 1, 2, 3)  # okey101.bots: 0 plain rule-follower, 1-3 houses' bots
+DEFAULT_BOT_LEVEL: Final = 2  # a bot seated without a level is played at this one
 
 OpeningKind: TypeAlias = Literal["points", "pairs"]
 Opened: TypeAlias = OpeningKind | None
@@ -34,4 +36,9 @@ PenaltyReason: TypeAlias = Literal[
     "okey_taken",  # okeygg: your okey was taken from the table
     "invalid_opening",  # a retracted invalid opening (classic, okeygg)
     "siler",  # okeygg: 150+ points or 7+ pairs erase 101 (negative points)
+]
+
+LeaveReason: TypeAlias = Literal[
+    "left",  # the player left (or handed the seat to a bot)
+    "disconnected",  # the reconnect window passed (section 9): left, as if by choice
 ]

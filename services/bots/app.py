@@ -5,19 +5,23 @@ rack and the public table), so a bot cannot see the deck or another rack by cons
 When a bot seat is to act it publishes the policy's command to the commands topic, keyed by
 table, with the view's seq and a command id made of (table, seat, seq): a restarted service
 that acts again on the same view gets the original outcome back (duplicate detection).
-A spectators' view (seat -1) with an empty seat, at a table whose house allows bots, gets a
-`replace_with_bot` for that seat.
+A spectators' view (seat -1) with an empty seat, where the view says a bot may sit
+(`bots_may_sit`: the house has bots and, in a private room of north-sultan, the owner asked
+for them), gets a `replace_with_bot` for that seat.
 
-A bot's level is in its player id (``bot-l3-...``); `--level` is the default for the seats
-this service fills.
+Which seats are bots, and at which level, is the server's record: a seat view is published
+only for a bot seat, with the level beside the view (`ViewUpdate.bot_level`), never in it.
+A bot's player id is minted like any account's (`mint_id`), so nothing a player sees tells
+it from a person where the house does not label bots (RULES.md section 11). `--level` is
+the level of the seats this service fills, and of bot seats recorded without one.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 import time
+import uuid
 from collections.abc import Callable
 
 import msgspec
@@ -35,29 +39,26 @@ from services.common.http import Readiness
 from services.common.kafka import provision, record_lag
 
 log = structlog.get_logger("bots")
-_LEVEL = re.compile(r"^bot-l([123])-")
 
 
-def bot_id(level: int, table_id: str, seat: int) -> str:
-    return f"bot-l{level}-{table_id}-{seat}"
-
-
-def level_of(player_id: str, default: int) -> int:
-    match = _LEVEL.match(player_id)
-    return int(match.group(1)) if match else default
+def mint_id() -> str:
+    """A new bot's player id: random, shaped like an account id, saying nothing of a bot."""
+    return uuid.uuid4().hex
 
 
 class Bots:
     def __init__(self, bootstrap: str, prefix: str = "okey", group: str = "okey-bots",
-                 level: int = 2, think: float = 0.0, fill_seats: bool = True) -> None:
+                 level: int = 2, think: float = 0.0, fill_seats: bool = True,
+                 new_id: Callable[[], str] = mint_id) -> None:
         self.bootstrap = bootstrap
         self.prefix = prefix
         self.group = group
         self.level = level
         self.think = think
         self.fill_seats = fill_seats
+        self.new_id = new_id
         self.policies: dict[int, Callable[[PlayerView], E.Command]] = {
-            1: bots.level1, 2: bots.level2, 3: bots.Level3()}
+            0: bots.level0, 1: bots.level1, 2: bots.level2, 3: bots.Level3()}
         self.acted: dict[tuple[str, int], int] = {}  # (table, seat) -> the seq acted on
         self.consumer: AIOKafkaConsumer | None = None
         self.producer: AIOKafkaProducer | None = None
@@ -144,19 +145,19 @@ class Bots:
         if self.acted.get(key, -1) >= view.seq:
             return None
         self.acted[key] = view.seq
-        level = level_of(view.players[update.seat], self.level)
+        level = update.bot_level if update.bot_level in self.policies else self.level
         started = time.perf_counter()
         intent = self.policies[level](view)
         metrics.DECISION.observe(time.perf_counter() - started)
         command = msgspec.structs.replace(
             intent, table_id=view.table_id, seat=update.seat, seq=view.seq,
             player_id=view.players[update.seat],
-            command_id=f"bot-{view.table_id}-{update.seat}-{view.seq}")
+            command_id=f"bot-{view.table_id}-{update.seat}-{view.seq}")  # server-side only
         metrics.COMMANDS.labels(str(level), type(command).__struct_config__.tag).inc()
         return command
 
     def _fill(self, view: PlayerView) -> E.Command | None:
-        if view.profile is None or not view.profile.bots_allowed:
+        if not view.bots_may_sit:
             return None
         empty = [seat for seat, player in enumerate(view.players) if not player]
         if not empty:
@@ -169,7 +170,7 @@ class Bots:
         metrics.SEATS_FILLED.inc()
         return E.ReplaceWithBot(table_id=view.table_id, seq=view.seq, seat=seat,
                                 command_id=f"fill-{view.table_id}-{seat}-{view.seq}",
-                                bot_id=bot_id(self.level, view.table_id, seat))
+                                bot_id=self.new_id(), bot_level=self.level)
 
 
 async def _close_quietly(consumer: AIOKafkaConsumer, producer: AIOKafkaProducer) -> None:

@@ -96,12 +96,15 @@ def house_options(house: str, hands: int | None) -> dict[str, object]:
 
 def setup_commands(table_id: str, house: str, options: dict[str, object]
                    ) -> tuple[list[E.Command], list[str]]:
-    players = [f"bot-l{level}-{table_id}-{seat}" for seat, level in enumerate(LEVELS)]
+    # a bot's id says nothing of a bot (north-sultan does not label them); its level is a
+    # server-only field of the command
+    players = [f"{table_id}-player{seat}" for seat in range(len(LEVELS))]
     commands: list[E.Command] = [E.CreateTable(table_id=table_id, command_id=f"{table_id}-new",
                                                profile=house, options=options)]
-    for seat, player in enumerate(players):
+    for seat, (player, level) in enumerate(zip(players, LEVELS, strict=True)):
         commands.append(E.Sit(table_id=table_id, command_id=f"{table_id}-sit{seat}",
-                              player_id=player, seat=seat, bot=True, seq=1 + seat))
+                              player_id=player, seat=seat, bot=True, bot_level=level,
+                              seq=1 + seat))
     commands.append(E.StartMatch(table_id=table_id, command_id=f"{table_id}-start",
                                  player_id=players[0], seat=0, seq=5))
     return commands, players

@@ -7,11 +7,13 @@ rebalance the deadlines are rebuilt exactly as they were. A partition issues not
 its re-read has reached the end offset it had when it was assigned (no timeouts against an
 old seq). No offsets are committed: the log is the timer's only state.
 
-Every tick the due `TimeOut` commands are published to the commands topic, keyed by the
-table id (the murmur2 partitioner puts them with the table's other commands), from an
-idempotent producer. The command id is (table, turn, seq): a restarted timer that issues a
-timeout again gets the processor's original outcome back (duplicate detection); a timeout
-for a turn that was played meanwhile is rejected by its turn and seq.
+Every tick the due `TimeOut` and `ExpireReconnectWindow` commands are published to the
+commands topic, keyed by the table id (the murmur2 partitioner puts them with the table's
+other commands), from an idempotent producer. A timeout's command id is (table, turn, seq),
+an expiry's (table, seat, window, seq): a restarted timer that issues one again gets the
+processor's original outcome back (duplicate detection); a timeout for a turn that was
+played meanwhile is rejected by its turn and seq, an expiry for a window closed meanwhile
+by the window.
 
 The clock is injected (`now`, seconds on the same scale as the record timestamps).
 """
@@ -38,6 +40,7 @@ from services.timers import metrics
 from services.timers.settings import TimersSettings
 
 log = structlog.get_logger("timers")
+Due = E.TimeOut | E.ExpireReconnectWindow
 
 
 class Timers:
@@ -202,33 +205,40 @@ class Timers:
         assert self.producer is not None
         started = time.perf_counter()
         now = self.now()
-        due: list[tuple[TurnClock, E.TimeOut, float]] = []
+        due: list[tuple[TurnClock, Due, float]] = []
         for partition, clock in self.clocks.items():
             if partition in self.catching_up:
                 continue
             for command in clock.due(now):
-                deadline = clock.deadline(command.table_id)
-                due.append((clock, command, deadline.at if deadline is not None else now))
+                deadline = clock.when(command)
+                due.append((clock, command, deadline if deadline is not None else now))
         sent = 0
         if due:
             results = await asyncio.gather(*(self._send(c) for _, c, _ in due),
                                            return_exceptions=True)
             for (clock, command, at), result in zip(due, results, strict=True):
                 bound = log.bind(table_id=command.table_id, command_id=command.command_id,
-                                 seat=command.seat, turn=command.turn, seq=command.seq)
+                                 seat=command.seat, seq=command.seq)
+                what = "reconnect_expiry" if isinstance(command, E.ExpireReconnectWindow) \
+                    else "timeout"
                 if isinstance(result, BaseException):
                     clock.release(command)  # issued again next tick
                     metrics.SEND_FAILURES.inc()
-                    bound.warning("timeout_send_failed", error=repr(result))
+                    bound.warning(f"{what}_send_failed", error=repr(result))
                     continue
                 sent += 1
-                metrics.TIMEOUTS.inc()
-                metrics.LATENESS.observe(max(0.0, now - at))
-                bound.info("timeout_issued", lateness=round(now - at, 3))
+                if isinstance(command, E.ExpireReconnectWindow):
+                    metrics.EXPIRIES.inc()
+                    bound = bound.bind(since=command.since)
+                else:
+                    metrics.TIMEOUTS.inc()
+                    metrics.LATENESS.observe(max(0.0, now - at))
+                    bound = bound.bind(turn=command.turn)
+                bound.info(f"{what}_issued", lateness=round(now - at, 3))
         metrics.TICK.observe(time.perf_counter() - started)
         return sent
 
-    async def _send(self, command: E.TimeOut) -> None:
+    async def _send(self, command: Due) -> None:
         assert self.producer is not None
         future = await self.producer.send(self.commands, E.encode(command),
                                           key=command.table_id.encode())

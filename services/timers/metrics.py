@@ -5,8 +5,11 @@ from __future__ import annotations
 from prometheus_client import Counter, Gauge, Histogram
 
 TIMEOUTS = Counter("okey_timeouts_issued_total", "TimeOut commands published")
+EXPIRIES = Counter("okey_reconnect_expiries_issued_total",
+                   "ExpireReconnectWindow commands published (a disconnected player's window "
+                   "passed)")
 SEND_FAILURES = Counter("okey_timeout_send_failures_total",
-                        "TimeOut commands that could not be published (retried next tick)")
+                        "Timer commands that could not be published (retried next tick)")
 TABLES = Gauge("okey_timer_tables_tracked", "Tables followed (created, match not over)")
 CATCHING_UP = Gauge("okey_timer_partitions_catching_up",
                     "Assigned events partitions still being re-read from the beginning")

@@ -253,3 +253,61 @@ async def _until(condition: Callable[[], bool], seconds: float) -> None:
         if time.monotonic() > deadline:
             raise AssertionError(f"not within {seconds}s")
         await asyncio.sleep(0.05)
+
+
+async def test_a_disconnected_players_window_expires_and_the_seat_is_left(
+        kafka_bootstrap: str) -> None:
+    """classic, with a 2 s reconnect window (RULES.md section 9; the house's is 7 minutes)
+    and no turn clock: the gateway reports seat 2 disconnected; the timers service expires
+    the window at its deadline, taken from the event's time, never before; the processor
+    records the seat as left and a substitute may sit in it."""
+    tag = _tag()
+    prefix = f"tr{tag}"
+    assert await provision(kafka_bootstrap, prefix) == topics.PARTITIONS
+    table = f"{prefix}-cl"
+    commands = table_commands(table, "classic", {"reconnect_seconds": 2, "turn_seconds": None,
+                                                 "hands_per_match": 1})
+    state = NEW_TABLE
+    for command in commands:
+        state, _ = apply(state, command)
+    away = E.ReportDisconnect(table_id=table, command_id="away", seat=2,
+                              player_id=f"{table}-p2", seq=state.seq)
+    proc = ProcessorProcess(kafka_bootstrap, prefix, f"proc-{tag}")
+    timers = TimersProcess(kafka_bootstrap, prefix, f"timers-{tag}")
+    proc.start()
+    timers.start()
+    try:
+        await publish(kafka_bootstrap, prefix, [*commands, away])
+        await timers.wait_for('"reconnect_expiry_issued"', timeout=60)
+        got = await _until_state(kafka_bootstrap, prefix, table,
+                                 lambda s: bool(s.sitters[2]) and s.sitters[2][-1].left,
+                                 proc)
+        await publish(kafka_bootstrap, prefix, [E.Sit(
+            table_id=table, command_id="substitute", seat=2, player_id=f"{table}-s2",
+            seq=got.state.seq)])
+        got = await _until_state(kafka_bootstrap, prefix, table,
+                                 lambda s: len(s.sitters[2]) == 2, proc)
+    finally:
+        timers.terminate()
+        proc.terminate()
+    [disconnected] = [e for e in got.events if isinstance(e, E.PlayerDisconnected)]
+    [left] = [e for e in got.events if isinstance(e, E.PlayerLeft)]
+    assert disconnected.reconnect_by == disconnected.at + 2000
+    assert left.reason == "disconnected" and left.player_id == f"{table}-p2"
+    assert left.at >= disconnected.reconnect_by, "the window expired early"
+    assert got.state.players[2] == f"{table}-s2"
+    assert [x.player_id for x in got.state.sitters[2]] == [f"{table}-p2", f"{table}-s2"]
+    outcomes = [E.outcome_decoder.decode(v)
+                for _, v in await read_log(kafka_bootstrap, topics.OUTCOMES.name(prefix))]
+    expiries = [o for o in outcomes if o.command_id.startswith("reconnect-")]
+    assert [o.accepted for o in expiries if not o.duplicate] == [True], expiries
+
+
+async def _until_state(bootstrap: str, prefix: str, table_id: str,
+                       condition: Callable[[TableState], bool], proc: ProcessorProcess,
+                       seconds: float = 30) -> Played:
+    deadline = time.monotonic() + seconds
+    while not condition((got := await played(bootstrap, prefix, table_id)).state):
+        assert time.monotonic() < deadline, proc.tail()
+        await asyncio.sleep(0.2)
+    return got

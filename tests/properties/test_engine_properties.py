@@ -18,9 +18,10 @@ from hypothesis import event as tally
 from hypothesis import strategies as st
 
 from okey101 import solver, tiles
+from okey101.bots import level0
 from okey101.profiles import Profile
 from okey101.table import messages as E
-from okey101.table.decide import decide
+from okey101.table.decide import decide, decide_and_fold
 from okey101.table.evolve import NEW_TABLE, evolve, replay
 from okey101.table.scenario import apply
 from okey101.table.state import TableState
@@ -121,6 +122,10 @@ FIELDS: dict[str, Any] = {
         json_value, max_size=3),
     "bot": st.booleans(),
     "bot_id": st.text(max_size=4),
+    "bot_level": int_value,
+    "private": st.booleans(),
+    "since": int_value,
+    "at": int_value,
     "deals": st.none() | st.lists(st.fixed_dictionaries(
         {"indicator": token, "starter": int_value,
          "racks": st.lists(st.lists(token, max_size=22), max_size=5),
@@ -178,7 +183,8 @@ def typed_command(draw: st.DrawFn, state: TableState) -> E.Command:
                 "player_id": state.players[seat], "seq": state.seq}
     playing = ["put_back", "declare", "show", "open_m", "open_p", "lay_m", "lay_p",
                "lay_off", "take_okey", "discard"]
-    anytime = ["draw", "take", "timeout", "leave", "bot", "sit", "start"]
+    anytime = ["draw", "take", "timeout", "leave", "bot", "sit", "start", "request_bots",
+               "away", "back", "expire"]
     in_play = hand is not None and hand.phase == "play"
     kind = draw(st.sampled_from(playing * 3 + anytime if in_play else playing + anytime))
     meld_index = st.integers(-1, n_melds)
@@ -201,7 +207,14 @@ def typed_command(draw: st.DrawFn, state: TableState) -> E.Command:
         "timeout": st.builds(lambda d: E.TimeOut(**envelope, turn=state.turn + d),
                              st.sampled_from([0, 0, 0, -1, 1])),
         "leave": st.just(E.Leave(**envelope)),
-        "bot": st.just(E.ReplaceWithBot(**envelope)),
+        "bot": st.builds(lambda b, lv: E.ReplaceWithBot(**envelope, bot_id=b, bot_level=lv),
+                         st.sampled_from(["u7", "", "p0"]), st.integers(-1, 4)),
+        "request_bots": st.just(E.RequestBots(**envelope)),
+        "away": st.builds(lambda at: E.ReportDisconnect(**envelope, at=at),
+                          st.integers(0, 10**6)),
+        "back": st.just(E.ReportReconnect(**envelope)),
+        "expire": st.builds(lambda since, at: E.ExpireReconnectWindow(
+            **envelope, since=since, at=at), st.integers(0, state.seq), st.integers(0, 10**7)),
         "sit": st.builds(lambda p: E.Sit(**envelope | {"player_id": p}),
                          st.sampled_from(["p0", "new", ""])),
         "start": st.builds(lambda s: E.StartMatch(**envelope, seed=s), FIELDS["seed"]),
@@ -372,7 +385,8 @@ def test_event_for_never_shows_server_events_or_another_seats_tiles(
                 assert seen is None
                 continue
             if kind == "public":
-                assert seen is event
+                blank = E.SERVER_FIELDS.get(type(event), {})
+                assert seen == msgspec.structs.replace(event, **blank)
                 if not isinstance(event, E.HandEnded):  # the seed is revealed after the hand
                     assert not _keys(msgspec.to_builtins(event)) & FORBIDDEN_KEYS
                 continue
@@ -384,3 +398,73 @@ def test_event_for_never_shows_server_events_or_another_seats_tiles(
                 assert seen.tile == (event.tile if own else "")
             else:
                 pytest.fail(f"a seat-private event the test does not know: {event}")
+
+
+# ---------------------------------------------------------------- (f) bots not labelled
+def _twin(seed: str, bot_seats: frozenset[int], leaver: int, leave_at: int, bots: bool
+          ) -> tuple[list[list[Any]], list[list[bytes]]]:
+    """One north-sultan match: seats in `bot_seats` sit as bots (when `bots`) or as people
+    with the same ids; after `leave_at` moves seat `leaver` leaves and "u9" takes it (a bot
+    handed the seat, or a person sitting down). Every seat (and the spectators) gets: the
+    events as `event_for` shows them, and its view after every command."""
+    state = NEW_TABLE
+    seen: list[list[Any]] = [[] for _ in range(5)]
+    views: list[list[bytes]] = [[] for _ in range(5)]
+
+    def send(command: E.Command) -> bool:
+        nonlocal state
+        state, decision = decide_and_fold(state, msgspec.structs.replace(
+            command, table_id="twin", seq=state.seq))
+        if isinstance(decision, E.Rejection):
+            return False
+        for i, seat in enumerate((0, 1, 2, 3, -1)):
+            seen[i] += [event_for(e, seat) for e in decision]
+            views[i].append(E.encode(player_view(state, seat)))
+        return True
+
+    def sit(seat: int, player: str) -> E.Command:
+        if bots:
+            return E.Sit(table_id="", command_id=f"s{player}", seat=seat, player_id=player,
+                         bot=True, bot_level=seat)
+        return E.Sit(table_id="", command_id=f"s{player}", seat=seat, player_id=player)
+
+    assert send(E.CreateTable(table_id="", command_id="c", profile="north-sultan",
+                              options={"hands_per_match": 1}))
+    for seat in range(4):
+        player = f"u{seat}"
+        assert send(sit(seat, player) if seat in bot_seats else
+                    E.Sit(table_id="", command_id=f"s{player}", seat=seat, player_id=player))
+    assert send(E.StartMatch(table_id="", command_id="go", seat=0, player_id="u0", seed=seed))
+    moves = 0
+    while state.status == "playing" and moves < 3000:
+        if moves == leave_at:
+            assert send(E.Leave(table_id="", command_id="bye", seat=leaver,
+                                player_id=state.players[leaver]))
+            assert send(E.ReplaceWithBot(table_id="", command_id="in", seat=leaver,
+                                         bot_id="u9") if bots else
+                        E.Sit(table_id="", command_id="in", seat=leaver, player_id="u9"))
+        hand = state.hand
+        assert hand is not None
+        seat = hand.to_act
+        intent = level0(player_view(state, seat))
+        if not send(msgspec.structs.replace(intent, command_id=f"m{moves}", seat=seat,
+                                            player_id=state.players[seat])):
+            assert send(E.TimeOut(table_id="", command_id=f"t{moves}", seat=seat,
+                                  turn=state.turn))
+        moves += 1
+    return seen, views
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=seeds, bot_seats=st.frozensets(st.integers(0, 3), min_size=1),
+       leaver=st.integers(0, 3), leave_at=st.integers(0, 40))
+def test_north_sultan_nothing_a_seat_or_spectator_receives_tells_a_bot(
+        seed: str, bot_seats: frozenset[int], leaver: int, leave_at: int) -> None:
+    """RULES.md section 11: the same match with bots in some seats (and a bot taking a seat
+    left mid-match) and with people in them: every seat and the spectators receive exactly
+    the same events and views, byte for byte."""
+    seen_bots, views_bots = _twin(seed, bot_seats, leaver, leave_at, bots=True)
+    seen_people, views_people = _twin(seed, bot_seats, leaver, leave_at, bots=False)
+    assert seen_bots == seen_people
+    assert views_bots == views_people
+    assert any(isinstance(e, E.MatchEnded) for e in seen_bots[4])

@@ -304,21 +304,38 @@ def _timeout_put_back(S: Sc) -> None:
 
 @scenario("north-sultan", "a_bot_replaces_a_seat",
           "RULES.md §2, §11 (north-sultan): a seat left by a player may be handed to a bot, "
-          "which then plays that seat by the same rules")
+          "which then plays that seat by the same rules; it sits like any player (no bot "
+          "label, an id of the sender's choosing) and its level is the server record's")
 def _bot(S: Sc) -> None:
     S.deal("Y5", 0)
     S.discard(0)
     S.raw(1, "leave", x={"events": ["player_left"]})
     S.draw(1, x="not_your_seat")
-    S.raw(1, "replace_with_bot", x={"has": [{"type": "seat_handed_to_bot", "seat": 1}]},
-          bot_id="bot-1")
+    S.raw(1, "replace_with_bot", x={"events": ["player_sat"], "has": [
+        {"type": "player_sat", "seat": 1, "player_id": "u5c1e", "bot": False,
+         "bot_level": 3}]}, bot_id="u5c1e", bot_level=3)
     S.draw(1)
     S.discard(1)
-    S.raw(2, "replace_with_bot", x="seat_taken", bot_id="bot-2", player_id="p0")
-    S.raw(2, "replace_with_bot", bot_id="bot-2")
+    S.raw(2, "replace_with_bot", x="seat_taken", bot_id="u90b2", player_id="p0")
+    S.raw(2, "replace_with_bot", x={"events": ["player_left", "player_sat"]}, bot_id="u90b2")
     S.draw(2)
     S.discard(2)
     S.expect(turn=4, to_act=3, racks=S.racks())
+
+
+@scenario("okey-oyna", "bots_are_labelled_at_the_table",
+          "RULES.md §11 (okey-oyna): where the house labels bots, a bot taking a left seat "
+          "sits as a bot for everyone to see")
+def _bot_labelled(S: Sc) -> None:
+    S.deal("Y5", 0)
+    S.discard(0)
+    S.raw(1, "leave", x={"events": ["player_left"]})
+    S.raw(1, "replace_with_bot", x={"has": [
+        {"type": "player_sat", "seat": 1, "player_id": "bot-1", "bot": True,
+         "bot_level": 2}]}, bot_id="bot-1")
+    S.draw(1)
+    S.discard(1)
+    S.expect(turn=3, to_act=2, racks=S.racks())
 
 
 @scenario("classic", "classic_has_no_bots",

@@ -7,7 +7,7 @@ import msgspec
 import pytest
 
 from okey101 import tiles
-from okey101.app.timers import TurnClock, command_id
+from okey101.app.timers import TurnClock, command_id, expiry_command_id
 from okey101.table import messages as E
 from okey101.table.decide import decide
 from okey101.table.evolve import NEW_TABLE, evolve
@@ -28,7 +28,9 @@ class Table:
         self.log: list[tuple[E.Event, float]] = []
 
     def apply(self, command: E.Command, at: float) -> list[E.Event]:
-        command = msgspec.structs.replace(command, table_id=self.table_id, seq=self.state.seq)
+        """`command` as the processor applies it: its seq, its record's time (ms)."""
+        command = msgspec.structs.replace(command, table_id=self.table_id, seq=self.state.seq,
+                                          at=round(at * 1000))
         decision = decide(self.state, command)
         assert isinstance(decision, list), f"{command} rejected: {decision}"
         for event in decision:
@@ -182,8 +184,8 @@ def test_the_clock_stops_when_the_last_human_hands_the_seat_to_a_bot() -> None:
     table = Table(clock)
     table.setup("okeygg", bots=(True, True, True, False))
     assert clock.deadline(TABLE) is not None
-    table.apply(E.ReplaceWithBot(table_id="", command_id="bot3", seat=3, player_id="p3"),
-                T0 + 5)
+    table.apply(E.ReplaceWithBot(table_id="", command_id="bot3", seat=3, player_id="p3",
+                                 bot_id="b3"), T0 + 5)
     assert clock.due(T0 + 10**9) == []
 
 
@@ -286,3 +288,121 @@ def test_tables_are_timed_independently_earliest_first() -> None:
     due = clock.due(T0 + 50)
     assert [c.table_id for c in due] == ["early", "late"]
     assert [d.table_id for d in clock.deadlines()] == ["early", "late"]
+
+
+# ---------------------------------------------------------------- reconnect windows (§9)
+UNTIMED = {"turn_seconds": None}  # classic without a turn clock: only the window is timed
+
+
+def disconnect(table: Table, seat: int, at: float) -> E.PlayerDisconnected:
+    [event] = table.apply(E.ReportDisconnect(table_id="", command_id=f"away{seat}-{at}",
+                                             seat=seat, player_id=f"p{seat}"), at)
+    assert isinstance(event, E.PlayerDisconnected)
+    return event
+
+
+def expiry(table: Table, seat: int, since: int) -> E.ExpireReconnectWindow:
+    s = table.state
+    return E.ExpireReconnectWindow(
+        table_id=TABLE, command_id=expiry_command_id(TABLE, seat, since, s.seq), seat=seat,
+        player_id=f"p{seat}", since=since, seq=s.seq)
+
+
+def test_classic_a_disconnected_player_has_7_minutes_then_the_seat_is_left() -> None:
+    clock = TurnClock()
+    table = Table(clock)
+    table.setup("classic", options=UNTIMED)
+    away = disconnect(table, 2, T0 + 10)
+    assert away.reconnect_by == round((T0 + 10 + 420) * 1000)  # from the event's time
+    assert [w.at for w in clock.windows(TABLE)] == [T0 + 430]
+    assert clock.due(T0 + 429.999) == []
+    due = clock.due(T0 + 430)
+    assert due == [expiry(table, 2, away.seq)]
+    [left] = table.apply(due[0], T0 + 430.01)  # the engine accepts it as it is
+    assert isinstance(left, E.PlayerLeft) and left.reason == "disconnected"
+    assert table.state.players[2] == "" and table.state.sitters[2][-1].left
+    assert clock.windows(TABLE) == [] and clock.due(T0 + 10**6) == []
+
+
+def test_classic_a_reconnect_in_time_closes_the_window() -> None:
+    clock = TurnClock()
+    table = Table(clock)
+    table.setup("classic", options=UNTIMED)
+    disconnect(table, 1, T0)
+    table.apply(E.ReportReconnect(table_id="", command_id="back", seat=1, player_id="p1"),
+                T0 + 419)
+    assert clock.windows(TABLE) == [] and clock.due(T0 + 10**6) == []
+
+
+def test_classic_an_expiry_before_the_deadline_is_refused_by_the_engine() -> None:
+    """The core reads no clock: it compares the command's server-stamped time with the
+    window, so an early expiry (a clock running ahead) changes nothing."""
+    table = Table()
+    table.setup("classic", options=UNTIMED)
+    away = disconnect(table, 2, T0)
+    early = msgspec.structs.replace(expiry(table, 2, away.seq), at=away.reconnect_by - 1)
+    decision = decide(table.state, early)
+    assert isinstance(decision, E.Rejection) and decision.code == "reconnect_window_open"
+
+
+def test_classic_turns_time_out_as_usual_while_a_player_is_away() -> None:
+    """The starter is away: its turns (and everybody's) time out at 45 s; its window
+    expires at 420 s in between, once, and is accepted like any timer command."""
+    clock = TurnClock()
+    table = Table(clock)
+    table.setup("classic")
+    away = disconnect(table, 0, T0)
+    now, timeouts, expiries = T0, 0, []
+    while True:
+        nxt = clock.next_at()
+        assert nxt is not None
+        if nxt > T0 + 500:
+            break
+        now = nxt
+        for command in clock.due(now):
+            if isinstance(command, E.ExpireReconnectWindow):
+                expiries.append(now)
+            else:
+                timeouts += 1
+            table.apply(command, now)
+    assert expiries == [T0 + 420] and timeouts == 11  # turns end at 45, 90, ... 495 s
+    assert table.state.players[0] == "" and table.state.sitters[0][0].left
+    assert away.reconnect_by == round((T0 + 420) * 1000)
+
+
+def test_a_restarted_clock_issues_the_same_expiry() -> None:
+    first = TurnClock()
+    table = Table(first)
+    table.setup("classic", options=UNTIMED)
+    disconnect(table, 3, T0 + 1)
+    issued = first.due(T0 + 421)
+    assert len(issued) == 1
+    restarted = TurnClock()
+    for event, at in table.log:
+        restarted.fold(event, at)
+    assert restarted.due(T0 + 421) == issued  # same command id: a duplicate for the processor
+    assert restarted.due(T0 + 500) == []
+
+
+def test_a_move_before_the_expiry_lands_gives_a_new_expiry_for_the_new_seq() -> None:
+    clock = TurnClock()
+    table = Table(clock)
+    table.setup("classic", options=UNTIMED)
+    away = disconnect(table, 2, T0)
+    [stale] = clock.due(T0 + 420)
+    table.discard(T0 + 420.1)  # seat 0 moves while the expiry is on its way
+    decision = decide(table.state, stale)
+    assert isinstance(decision, E.Rejection) and decision.code == "stale_seq"
+    [fresh] = clock.due(T0 + 420.2)
+    assert fresh == expiry(table, 2, away.seq) and fresh.command_id != stale.command_id
+    assert clock.due(T0 + 421) == []
+
+
+def test_a_released_expiry_is_issued_again() -> None:
+    clock = TurnClock()
+    table = Table(clock)
+    table.setup("classic", options=UNTIMED)
+    disconnect(table, 2, T0)
+    [command] = clock.due(T0 + 420)
+    clock.release(command)
+    assert clock.due(T0 + 420.5) == [command]

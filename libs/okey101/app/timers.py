@@ -1,4 +1,5 @@
-"""Turn clocks: which seat has overstayed its turn. Pure; time is always an argument.
+"""Turn clocks and reconnect windows: which seat has overstayed its turn, and which
+disconnected player has not come back in time. Pure; time is always an argument.
 
 A `TurnClock` folds each table's events with the real `evolve` (so `turn`, the seat to act
 and the seq mean exactly what the processor means by them), together with the time each
@@ -20,12 +21,22 @@ timeout for a turn already played is rejected by the engine (`turn`, `seq`), so 
 moves twice; within one run the clock also issues each (table, turn, seq) at most once
 (unless `release`d after a failed send). A seq that moves on within the same timed-out turn
 (the player drew as the timeout was sent) gives a new command for the new seq at once.
+
+Reconnect windows (RULES.md section 9, `Profile.reconnect_seconds`): a `PlayerDisconnected`
+carries its deadline, `reconnect_by` (ms, from the event's `at`); the folded state keeps
+every open window (`TableState.disconnected`) until the player is reported back or leaves.
+When a window's deadline has come, `due` gives an `ExpireReconnectWindow` naming the seat,
+the player, the window (the seq that opened it) and the current seq, with a command id made
+of them: issued once per (window, seq), again after a restart (a duplicate for the
+processor), and again at once when the seq moves on before the command lands. The engine
+checks the command's server-stamped `at` against the deadline, so an early one changes
+nothing.
 """
 
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from okey101.errors import IllegalMove
 from okey101.table import messages as E
@@ -36,6 +47,11 @@ from okey101.table.state import TableState
 def command_id(table_id: str, turn: int, seq: int) -> str:
     """The id of the timeout for (table, turn, seq): the same after any restart."""
     return f"timeout-{table_id}-{turn}-{seq}"
+
+
+def expiry_command_id(table_id: str, seat: int, since: int, seq: int) -> str:
+    """The id of the expiry of the window opened at seq `since` for `seat`, sent at `seq`."""
+    return f"reconnect-{table_id}-{seat}-{since}-{seq}"
 
 
 def turn_seconds(state: TableState) -> int | None:
@@ -70,11 +86,38 @@ class Deadline:
             self.table_id, self.turn, self.seq), seat=self.seat, turn=self.turn, seq=self.seq)
 
 
+@dataclass(frozen=True, slots=True)
+class Window:
+    """An open reconnect window: `player_id` at `seat` must be back by `at` (seconds)."""
+
+    table_id: str
+    seat: int
+    player_id: str
+    since: int  # the seq of the PlayerDisconnected that opened it
+    seq: int  # the table's seq now
+    at: float
+
+    def command(self) -> E.ExpireReconnectWindow:
+        return E.ExpireReconnectWindow(
+            table_id=self.table_id, command_id=expiry_command_id(
+                self.table_id, self.seat, self.since, self.seq),
+            seat=self.seat, player_id=self.player_id, since=self.since, seq=self.seq)
+
+
+def windows(state: TableState) -> list[Window]:
+    """The reconnect windows open at `state`, by seat."""
+    if state.status == "over":
+        return []
+    return [Window(state.table_id, seat, d.player_id, d.since, state.seq, d.reconnect_by / 1000)
+            for seat, d in enumerate(state.disconnected) if d is not None]
+
+
 @dataclass(slots=True)
 class _Table:
     state: TableState
     started: float | None = None  # when state.turn started
     issued: tuple[int, int] | None = None  # (turn, seq) of the timeout issued this run
+    expired: dict[int, tuple[int, int]] = field(default_factory=dict)  # seat: (since, seq)
     queued: float | None = None  # the deadline this table sits in the heap under
 
 
@@ -111,11 +154,24 @@ class TurnClock:
         if after.turn != before.turn:
             table.started = at
             table.issued = None
+        if table.expired and after.disconnected != before.disconnected:
+            table.expired = {seat: key for seat, key in table.expired.items()
+                             if after.disconnected[seat] is not None}
         self._enqueue(table_id, table)
         return True
 
+    def _pending(self, table: _Table) -> float | None:
+        """The earliest deadline of `table` not issued yet for the current seq."""
+        state = table.state
+        found = [w.at for w in windows(state)
+                 if table.expired.get(w.seat) != (w.since, w.seq)]
+        turn = turn_deadline(state, table.started)
+        if turn is not None and table.issued != (state.turn, state.seq):
+            found.append(turn)
+        return min(found) if found else None
+
     def _enqueue(self, table_id: str, table: _Table) -> None:
-        deadline = turn_deadline(table.state, table.started)
+        deadline = self._pending(table)
         if deadline is not None and deadline != table.queued:
             table.queued = deadline
             heapq.heappush(self._heap, (deadline, table_id))
@@ -131,6 +187,19 @@ class TurnClock:
         hand = table.state.hand
         assert hand is not None
         return Deadline(table_id, hand.to_act, table.state.turn, table.state.seq, at)
+
+    def windows(self, table_id: str) -> list[Window]:
+        """The open reconnect windows of `table_id`."""
+        table = self._tables.get(table_id)
+        return windows(table.state) if table is not None else []
+
+    def when(self, command: E.Command) -> float | None:
+        """The deadline a command `due` gave answers (seconds), while it is still open."""
+        if isinstance(command, E.ExpireReconnectWindow):
+            return next((w.at for w in self.windows(command.table_id)
+                         if (w.seat, w.since) == (command.seat, command.since)), None)
+        found = self.deadline(command.table_id)
+        return found.at if found is not None else None
 
     def deadlines(self) -> list[Deadline]:
         found = (self.deadline(t) for t in sorted(self._tables))
@@ -150,33 +219,42 @@ class TurnClock:
         return self._heap[0][0] if self._heap else None
 
     # ------------------------------------------------------------ issuing
-    def due(self, now: float) -> list[E.TimeOut]:
-        """A timeout for every table whose turn ran out by `now` and that was not issued
-        for its current (turn, seq) yet; earliest deadline first. Marks them issued."""
-        out: list[E.TimeOut] = []
+    def due(self, now: float) -> list[E.TimeOut | E.ExpireReconnectWindow]:
+        """A timeout for every table whose turn ran out by `now`, and an expiry for every
+        reconnect window that passed, not issued for the current seq yet; earliest
+        deadline first. Marks them issued."""
+        out: list[E.TimeOut | E.ExpireReconnectWindow] = []
         while self._heap and self._heap[0][0] <= now:
             at, table_id = heapq.heappop(self._heap)
             table = self._tables.get(table_id)
             if table is None or table.queued != at:
                 continue  # stale: the table's deadline moved, or its match is over
             table.queued = None
-            found = self.deadline(table_id)
-            if found is None:
-                continue  # untimed now (all bots, the hand over)
-            if found.at > now:  # cannot happen while queued == at; kept for safety
-                self._enqueue(table_id, table)
-                continue
-            if table.issued == (found.turn, found.seq):
-                continue
-            table.issued = (found.turn, found.seq)
-            out.append(found.command())
+            found = self.deadline(table_id)  # None: untimed now (all bots, the hand over)
+            if found is not None and found.at <= now and \
+                    table.issued != (found.turn, found.seq):
+                table.issued = (found.turn, found.seq)
+                out.append(found.command())
+            for window in windows(table.state):
+                if window.at <= now and \
+                        table.expired.get(window.seat) != (window.since, window.seq):
+                    table.expired[window.seat] = (window.since, window.seq)
+                    out.append(window.command())
+            self._enqueue(table_id, table)  # a later deadline of the same table, if any
         return out
 
-    def release(self, command: E.TimeOut) -> None:
+    def release(self, command: E.TimeOut | E.ExpireReconnectWindow) -> None:
         """`command` was not delivered (a failed send): `due` may issue it again."""
         table = self._tables.get(command.table_id)
-        if table is None or table.issued != (command.turn, command.seq):
+        if table is None:
             return
-        table.issued = None
+        if isinstance(command, E.ExpireReconnectWindow):
+            if table.expired.get(command.seat) != (command.since, command.seq):
+                return
+            del table.expired[command.seat]
+        elif table.issued == (command.turn, command.seq):
+            table.issued = None
+        else:
+            return
         table.queued = None
         self._enqueue(command.table_id, table)

@@ -19,11 +19,13 @@ Modules: `seat` (a view read once, with the engine's answers of what is legal), 
 
 from __future__ import annotations
 
+from okey101.terms import BOT_LEVELS
+
 from .level0 import level0
 from .level3 import Level3
 from .levels import Bot, level1, level2
 
-LEVELS = (0, 1, 2, 3)
+LEVELS = BOT_LEVELS
 
 
 def bot(level: int) -> Bot:

@@ -5,7 +5,7 @@ weekly league points, XP levels and rooms (seeds/000) without numbers; the numbe
 this project's, as data. proto/standings-houses.json is generated from `HOUSE_RULES`.
 
 Every house:
-- bots (`player_sat.bot`, `seat_handed_to_bot` in the server record) never get rating, SP,
+- bots (`player_sat.is_bot`, `seat_handed_to_bot` in the server record) never get rating, SP,
   league points or XP; `bots_on_board` says whether the house lists them at all (flagged).
 - `bot_tables`: what a human's result at a table with a bot counts for: "count" (as against
   anyone) or "unrated" (played and won are counted, nothing else moves).

@@ -1,7 +1,8 @@
 """One table's events folded into a `MatchResult`, per account, from the server record.
 
-The events topic keeps what players never see: `player_sat.bot` and `seat_handed_to_bot`
-tell bot seats from human ones (north-sultan labels no bot in public). Who is who:
+The events topic keeps what players never see: `player_sat.is_bot` (its `bot` flag, or the
+server-only `bot_level` where the house labels no bot: north-sultan) and, in old logs,
+`seat_handed_to_bot` tell bot seats from human ones. Who is who:
 - a **starter** sat at the table when `match_started` was decided;
 - a **leaver** left the running match (`player_left`, or a bot was handed the seat it sat
   in) and does not sit at the table when it ends; an account that comes back and sits at
@@ -83,7 +84,7 @@ class TableTrack:
         self.problems = []
         self.last_seq = max(self.last_seq, event.seq)
         if isinstance(event, E.PlayerSat):
-            self._sit(event.seat, event.player_id, event.bot)
+            self._sit(event.seat, event.player_id, event.is_bot)
         elif isinstance(event, E.SeatHandedToBot):
             self._sit(event.seat, event.bot_id, True)
         elif isinstance(event, E.PlayerLeft):

@@ -127,6 +127,14 @@ def _handler_for(c: E.AnyCommand) -> _Handler:
             return _replace_with_bot
         case E.StartMatch():
             return _start_match
+        case E.RequestBots():
+            return _request_bots
+        case E.ReportDisconnect():
+            return _report_disconnect
+        case E.ReportReconnect():
+            return _report_reconnect
+        case E.ExpireReconnectWindow():
+            return _expire_reconnect_window
         case _:
             assert_never(c)
 
@@ -144,7 +152,9 @@ def _check_envelope(s: TableState, c: E.Command) -> None:
         return
     if s.status == "new":
         raise fail("unknown_table", f"table {c.table_id!r} does not exist")
-    if isinstance(c, (E.Sit, E.TimeOut, E.ReplaceWithBot)):
+    if isinstance(c, E.RequestBots):
+        return  # a room's owner need not sit: the handler checks the owner
+    if isinstance(c, (E.Sit, E.TimeOut, E.ReplaceWithBot, E.ExpireReconnectWindow)):
         if not 0 <= c.seat < SEATS:
             raise fail("bad_seat", f"seat {c.seat} does not exist (0-{SEATS - 1})")
         return
@@ -156,23 +166,29 @@ def _check_envelope(s: TableState, c: E.Command) -> None:
 def _create_table(ctx: _Ctx, c: E.CreateTable) -> None:
     if ctx.s.status != "new":
         raise fail("table_exists", f"table {c.table_id!r} already exists")
+    if c.private and not c.player_id:
+        raise MalformedInput("create_table: a private room needs its owner's player_id")
     profile = resolve({"base": c.profile, "options": c.options})
-    ctx.emit(E.TableCreated(**ctx.head(), profile=profile))
+    ctx.emit(E.TableCreated(**ctx.head(), profile=profile, private=c.private,
+                            owner=c.player_id if c.private else ""))
 
 
 def _sit(ctx: _Ctx, c: E.Sit) -> None:
-    s = ctx.s
-    if s.status == "over":
-        raise fail("match_over", "the match is over")
     if not c.player_id:
         raise MalformedInput("sit: player_id is empty")
-    if s.players[c.seat]:
-        raise fail("seat_taken", f"seat {c.seat} is taken by {s.players[c.seat]!r}")
-    if c.player_id in s.players:
-        raise fail("already_seated", f"player {c.player_id!r} already sits at this table")
-    if c.bot and not ctx.profile.bots_allowed:
-        raise fail("no_bots", f"{ctx.profile.id} tables have no bots")
-    ctx.emit(E.PlayerSat(**ctx.head(), seat=c.seat, player_id=c.player_id, bot=c.bot))
+    R.check_sit(ctx.s, c.seat, c.player_id)
+    if c.bot:
+        R.check_bot_may_sit(ctx.s)
+        _seat_bot(ctx, c.seat, c.player_id, R.check_bot_level(c.bot_level, "sit"))
+    else:
+        ctx.emit(E.PlayerSat(**ctx.head(), seat=c.seat, player_id=c.player_id))
+
+
+def _seat_bot(ctx: _Ctx, seat: int, player_id: str, level: int) -> None:
+    """A bot sits: what the public sees of it is a player sitting down, labelled a bot
+    only where the house labels bots; its level is the server record's (section 11)."""
+    ctx.emit(E.PlayerSat(**ctx.head(), seat=seat, player_id=player_id,
+                         bot=ctx.profile.bots_labelled, bot_level=level))
 
 
 def _leave(ctx: _Ctx, c: E.Leave) -> None:
@@ -180,16 +196,41 @@ def _leave(ctx: _Ctx, c: E.Leave) -> None:
 
 
 def _replace_with_bot(ctx: _Ctx, c: E.ReplaceWithBot) -> None:
-    s = ctx.s
-    if not ctx.profile.bots_allowed:
-        raise fail("no_bots", f"{ctx.profile.id} tables have no bots")
-    occupant = s.players[c.seat]
+    """An empty seat, or the sender's own (it leaves), goes to the bot the sender names."""
+    R.check_bot_may_sit(ctx.s)
+    level = R.check_bot_level(c.bot_level, "replace_with_bot")
+    if not c.bot_id:
+        raise MalformedInput("replace_with_bot: bot_id is empty (the sender names the bot)")
+    occupant = ctx.s.players[c.seat]
     if occupant and occupant != c.player_id:
         raise fail("seat_taken", f"seat {c.seat} is taken by {occupant!r}")
-    bot_id = c.bot_id or f"bot-{c.table_id}-{c.seat}"
-    if bot_id in s.players and occupant != bot_id:
-        raise fail("already_seated", f"{bot_id!r} already sits at this table")
-    ctx.emit(E.SeatHandedToBot(**ctx.head(), seat=c.seat, bot_id=bot_id))
+    if occupant:  # a rejection below still changes nothing: the decision is dropped
+        ctx.emit(E.PlayerLeft(**ctx.head(), seat=c.seat, player_id=occupant))
+    R.check_sit(ctx.s, c.seat, c.bot_id)
+    _seat_bot(ctx, c.seat, c.bot_id, level)
+
+
+def _request_bots(ctx: _Ctx, c: E.RequestBots) -> None:
+    R.check_request_bots(ctx.s, c.player_id)
+    ctx.emit(E.BotsRequested(**ctx.head(), player_id=c.player_id))
+
+
+# ---------------------------------------------------------------- connections (section 9)
+def _report_disconnect(ctx: _Ctx, c: E.ReportDisconnect) -> None:
+    window = R.check_report_disconnect(ctx.s, c.seat)
+    ctx.emit(E.PlayerDisconnected(**ctx.head(), seat=c.seat, player_id=c.player_id,
+                                  reconnect_by=c.at + window))
+
+
+def _report_reconnect(ctx: _Ctx, c: E.ReportReconnect) -> None:
+    R.check_report_reconnect(ctx.s, c.seat)
+    ctx.emit(E.PlayerReconnected(**ctx.head(), seat=c.seat, player_id=c.player_id))
+
+
+def _expire_reconnect_window(ctx: _Ctx, c: E.ExpireReconnectWindow) -> None:
+    away = R.check_reconnect_window_passed(ctx.s, c.seat, c.player_id, c.since, c.at)
+    ctx.emit(E.PlayerLeft(**ctx.head(), seat=c.seat, player_id=away.player_id,
+                          reason="disconnected"))
 
 
 def _start_match(ctx: _Ctx, c: E.StartMatch) -> None:
@@ -470,14 +511,34 @@ def _end_hand(ctx: _Ctx, finisher: int | None, finish: FinishKind) -> None:
 def _end_match(ctx: _Ctx) -> None:
     s, p = ctx.s, ctx.profile
     totals = s.totals()
+    places = scoring.places(totals)
+    hands = max(1, len(s.hand_scores))
+    # a seat is rated for whoever sits there at the end: a substitute, or (empty) a leaver
+    last = [seat[-1] if seat else None for seat in s.sitters]
+    left = [x is not None and x.left for x in last]
+    substitute = [x is not None and not x.left and x.substitute for x in last]
     rating = None
     if p.rating == "classic":  # partners are rated by team totals (seeds/003)
         rate = scoring.classic_team_rating_changes if p.partners else \
             scoring.classic_rating_changes
-        rating = rate(totals, max(1, len(s.hand_scores)), s.left)
+        rating = rate(totals, hands, left, substitute)
     teams = list(scoring.team_totals(totals)) if p.partners else None
-    ctx.emit(E.MatchEnded(**ctx.head(), totals=totals, places=scoring.places(totals),
-                          rating_changes=rating, team_totals=teams))
+    ctx.emit(E.MatchEnded(**ctx.head(), totals=totals, places=places, rating_changes=rating,
+                          team_totals=teams, results=_results(s, places, rating, hands)))
+
+
+def _results(s: TableState, places: list[int], rating: list[int] | None, hands: int
+             ) -> list[E.MatchResult]:
+    """Every account that sat in a seat while the match ran: a leaver loses 2N where the
+    house is rated (section 9), whoever sat there at the end gets the seat's change."""
+    out = []
+    for seat, sitters in enumerate(s.sitters):
+        for x in sitters:
+            change = None if rating is None else \
+                scoring.leaving_change(hands) if x.left else rating[seat]
+            out.append(E.MatchResult(player_id=x.player_id, seat=seat, place=places[seat],
+                                     change=change, left=x.left, substitute=x.substitute))
+    return out
 
 
 # ---------------------------------------------------------------- time-outs

@@ -12,7 +12,16 @@ from okey101 import tiles
 from okey101.errors import IllegalMove
 from okey101.table import messages as E
 from okey101.table.notation import build_meld, pair_jokers, placed_tiles, played_tiles, without
-from okey101.table.state import HandState, SeatHand, TableMeld, TableState, TurnScratch
+from okey101.table.state import (
+    NO_SITTERS,
+    Disconnection,
+    HandState,
+    SeatHand,
+    Sitter,
+    TableMeld,
+    TableState,
+    TurnScratch,
+)
 from okey101.terms import SEATS
 
 NEW_TABLE = TableState()
@@ -78,6 +87,12 @@ def _handler_for(e: E.AnyEvent) -> _Handler:
             return _match_seeded
         case E.MatchEnded():
             return _match_ended
+        case E.BotsRequested():
+            return _bots_requested
+        case E.PlayerDisconnected():
+            return _player_disconnected
+        case E.PlayerReconnected():
+            return _player_reconnected
         case _:
             assert_never(e)
 
@@ -108,28 +123,57 @@ def _with(state: TableState, tuple_field: str, index: int, value: Any) -> TableS
 
 # ---------------------------------------------------------------- table handlers
 def _table_created(s: TableState, e: E.TableCreated) -> TableState:
-    return replace(s, table_id=e.table_id, profile=e.profile, status="seating")
+    return replace(s, table_id=e.table_id, profile=e.profile, status="seating",
+                   private=e.private, owner=e.owner)
+
+
+def _seated(s: TableState, seat: int, player_id: str, bot: bool, level: int | None
+            ) -> TableState:
+    """`player_id` sits at `seat`; while the match runs, as a substitute."""
+    s = _with(s, "players", seat, player_id)
+    s = _with(s, "bots", seat, bot)
+    s = _with(s, "bot_levels", seat, level)
+    if s.status == "playing":
+        s = _with(s, "sitters", seat, (*s.sitters[seat], Sitter(player_id, substitute=True)))
+    return s
 
 
 def _player_sat(s: TableState, e: E.PlayerSat) -> TableState:
-    s = _with(s, "players", e.seat, e.player_id)
-    return _with(s, "bots", e.seat, e.bot)
+    return _seated(s, e.seat, e.player_id, e.is_bot, e.bot_level)
 
 
 def _player_left(s: TableState, e: E.PlayerLeft) -> TableState:
     s = _with(s, "players", e.seat, "")
     s = _with(s, "bots", e.seat, False)
-    return _with(s, "left", e.seat, True) if s.status == "playing" else s
+    s = _with(s, "bot_levels", e.seat, None)
+    s = _with(s, "disconnected", e.seat, None)
+    sitters = s.sitters[e.seat]
+    if s.status == "playing" and sitters and sitters[-1].player_id == e.player_id:
+        s = _with(s, "sitters", e.seat, (*sitters[:-1], replace(sitters[-1], left=True)))
+    return s
 
 
 def _seat_handed_to_bot(s: TableState, e: E.SeatHandedToBot) -> TableState:
-    s = _with(s, "players", e.seat, e.bot_id)
-    return _with(s, "bots", e.seat, True)
+    return _seated(s, e.seat, e.bot_id, True, None)
+
+
+def _bots_requested(s: TableState, e: E.BotsRequested) -> TableState:
+    return replace(s, bots_requested=True)
+
+
+def _player_disconnected(s: TableState, e: E.PlayerDisconnected) -> TableState:
+    return _with(s, "disconnected", e.seat, Disconnection(e.player_id, e.seq, e.reconnect_by))
+
+
+def _player_reconnected(s: TableState, e: E.PlayerReconnected) -> TableState:
+    return _with(s, "disconnected", e.seat, None)
 
 
 def _match_started(s: TableState, e: E.MatchStarted) -> TableState:
+    sitters = tuple((Sitter(p, substitute=False),) for p in e.players) if e.players else \
+        NO_SITTERS
     return replace(s, status="playing", hands_total=e.hands, hand_scores=(),
-                   penalties=(0, 0, 0, 0), deals_used=0)
+                   penalties=(0, 0, 0, 0), deals_used=0, sitters=sitters)
 
 
 def _match_seeded(s: TableState, e: E.MatchSeeded) -> TableState:
@@ -287,7 +331,7 @@ def _hand_ended(s: TableState, e: E.HandEnded) -> TableState:
 
 
 def _match_ended(s: TableState, e: E.MatchEnded) -> TableState:
-    return replace(s, status="over")
+    return replace(s, status="over", disconnected=(None, None, None, None))
 
 
 def _unchanged(s: TableState, e: E.Event) -> TableState:

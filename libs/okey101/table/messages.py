@@ -12,7 +12,7 @@ from typing import Any, Literal
 import msgspec
 
 from okey101.profiles import Profile
-from okey101.terms import LayOffEnd, OpeningKind, RunEnd
+from okey101.terms import DEFAULT_BOT_LEVEL, LayOffEnd, LeaveReason, OpeningKind, RunEnd
 
 Visibility = Literal["public", "seat", "server"]
 End = RunEnd  # kept: bots and clients name it
@@ -40,10 +40,15 @@ class StackedDeal(msgspec.Struct, frozen=True, kw_only=True):
 class CreateTable(Command, tag="create_table", frozen=True):
     profile: str = "okeygg"
     options: dict[str, Any] = msgspec.field(default_factory=dict)
+    private: bool = False  # a private room; its owner is the creator, `player_id`
 
 
 class Sit(Command, tag="sit", frozen=True):
+    """A player sits (before the match, or in an empty seat as a substitute). `bot` and
+    `bot_level` are the server side's: a gateway never relays them from a client."""
+
     bot: bool = False
+    bot_level: int = DEFAULT_BOT_LEVEL  # the level the bots service plays this seat at
 
 
 class Leave(Command, tag="leave", frozen=True):
@@ -51,7 +56,32 @@ class Leave(Command, tag="leave", frozen=True):
 
 
 class ReplaceWithBot(Command, tag="replace_with_bot", frozen=True):
+    """The server side hands an empty seat (or the sender's own) to a bot. The bot's id is
+    the sender's to choose (the engine invents none): where the house does not label
+    bots it must look like any player's id."""
+
     bot_id: str = ""
+    bot_level: int = DEFAULT_BOT_LEVEL
+
+
+class RequestBots(Command, tag="request_bots", frozen=True):
+    """The owner of a private room asks for bots in its empty seats (section 11)."""
+
+
+class ReportDisconnect(Command, tag="report_disconnect", frozen=True):
+    """A gateway's own report (never relayed from a client): the player at `seat` lost
+    the connection; the house's reconnect window starts (section 9)."""
+
+
+class ReportReconnect(Command, tag="report_reconnect", frozen=True):
+    """A gateway's own report: the disconnected player at `seat` is back in time."""
+
+
+class ExpireReconnectWindow(Command, tag="expire_reconnect_window", frozen=True):
+    """The timers service: the reconnect window of `player_id` at `seat` has passed (the
+    engine checks the command's `at` against the window); the seat is left."""
+
+    since: int = -1  # the seq of the `player_disconnected` that opened the window
 
 
 class StartMatch(Command, tag="start_match", frozen=True):
@@ -111,6 +141,7 @@ class TimeOut(Command, tag="timeout", frozen=True):
 AnyCommand = (
     CreateTable | Sit | Leave | ReplaceWithBot | StartMatch | Draw | TakeDiscard | PutBack
     | DeclarePairs | ShowIndicator | Open | Lay | LayOff | TakeOkey | Discard | TimeOut
+    | RequestBots | ReportDisconnect | ReportReconnect | ExpireReconnectWindow
 )
 
 
@@ -123,22 +154,52 @@ class Event(msgspec.Struct, tag_field="type", kw_only=True, frozen=True):
 
 class TableCreated(Event, tag="table_created", frozen=True):
     profile: Profile
+    private: bool = False
+    owner: str = ""  # a private room's owner (its creator)
 
 
 class PlayerSat(Event, tag="player_sat", frozen=True):
     seat: int
     player_id: str
-    bot: bool = False
+    bot: bool = False  # a bot sat: said only where the house labels bots (bots_labelled)
+    bot_level: int | None = None  # server only (never on a views topic): a bot of this level
+
+    @property
+    def is_bot(self) -> bool:
+        """Whether a bot sat, as the server record (the events topic) knows it; on a views
+        topic it is `bot`, which north-sultan never sets."""
+        return self.bot or self.bot_level is not None
 
 
 class PlayerLeft(Event, tag="player_left", frozen=True):
     seat: int
     player_id: str
+    reason: LeaveReason = "left"
 
 
 class SeatHandedToBot(Event, tag="seat_handed_to_bot", frozen=True):
+    """Legacy, server only: no longer emitted (a bot sitting is a `player_sat`, its level
+    server-only); still folded so that older event logs replay."""
+
     seat: int
     bot_id: str
+
+
+class BotsRequested(Event, tag="bots_requested", frozen=True):
+    """The owner of a private room asked for bots in its empty seats."""
+
+    player_id: str
+
+
+class PlayerDisconnected(Event, tag="player_disconnected", frozen=True):
+    seat: int
+    player_id: str
+    reconnect_by: int  # ms since the epoch: back by then, or the seat is left
+
+
+class PlayerReconnected(Event, tag="player_reconnected", frozen=True):
+    seat: int
+    player_id: str
 
 
 class MatchStarted(Event, tag="match_started", frozen=True):
@@ -265,11 +326,23 @@ class HandEnded(Event, tag="hand_ended", frozen=True):
     replay: bool = False
 
 
+class MatchResult(msgspec.Struct, frozen=True, kw_only=True):
+    """One account's result in a match: every player who sat in a seat while it ran."""
+
+    player_id: str
+    seat: int
+    place: int  # the seat's place
+    change: int | None  # the rating change where the engine rates the house (classic)
+    left: bool  # left the running match (the reconnect window passing included)
+    substitute: bool  # sat in for a player who left
+
+
 class MatchEnded(Event, tag="match_ended", frozen=True):
     totals: list[int]
     places: list[int]
-    rating_changes: list[int] | None = None
+    rating_changes: list[int] | None = None  # by seat: the player sitting there at the end
     team_totals: list[int] | None = None
+    results: list[MatchResult] = msgspec.field(default_factory=list)  # by account
 
 
 AnyEvent = (
@@ -277,10 +350,14 @@ AnyEvent = (
     | HandStarted | HandDealt | RackDealt | TileDrawn | DiscardTaken | DiscardPutBack
     | PairsDeclared | IndicatorShown | HandOpened | MeldsLaid | TilesLaidOff | OkeyTaken
     | TileDiscarded | PenaltyImposed | OpeningRetracted | TurnTimedOut | HandEnded | MatchEnded
+    | BotsRequested | PlayerDisconnected | PlayerReconnected
 )
 
-SERVER_ONLY: frozenset[type[Event]] = frozenset({MatchSeeded, HandDealt})
+SERVER_ONLY: frozenset[type[Event]] = frozenset({MatchSeeded, HandDealt, SeatHandedToBot})
 SEAT_PRIVATE: frozenset[type[Event]] = frozenset({RackDealt, TileDrawn})
+# fields of public events that only the server record keeps: blanked to these values
+# wherever the event is shown to a seat or a spectator (okey101.table.views.event_for)
+SERVER_FIELDS: dict[type[Event], dict[str, Any]] = {PlayerSat: {"bot_level": None}}
 
 
 def visibility(event: Event) -> Visibility:

@@ -20,7 +20,7 @@ from okey101.terms import SEATS
 
 TABLE = "scenario"
 _COMMAND_TAGS = {cls.__struct_config__.tag: cls for cls in E.AnyCommand.__args__}
-_SETUP = {"create_table", "sit", "start_match"}
+_SETUP = {"create_table", "start_match"}  # a substitute may "sit" mid-match
 
 
 def apply(state: TableState, command: E.Command) -> tuple[TableState, E.Rejection | list[E.Event]]:
@@ -77,7 +77,7 @@ def setup(doc: dict[str, Any]) -> tuple[TableState, list[E.Event]]:
     return state, events
 
 
-_ENVELOPE = {"table_id", "command_id", "at", "type"}  # filled here, never by the file
+_ENVELOPE = {"table_id", "command_id", "type"}  # filled here; `at` may be given (windows)
 _DOC_KEYS = {"profile", "deal", "deals", "commands", "rule", "notes", "expect"}  # for people
 _DEAL_KEYS = set(E.StackedDeal.__struct_fields__)
 

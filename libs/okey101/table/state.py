@@ -72,14 +72,38 @@ class HandState(msgspec.Struct, frozen=True):
         return len(self.deck) - self.deck_pos
 
 
+class Sitter(msgspec.Struct, frozen=True):
+    """One account that sat in a seat while the match ran (section 9)."""
+
+    player_id: str
+    substitute: bool  # sat down after the match started, in a seat somebody left
+    left: bool = False  # left the running match (the reconnect window passing included)
+
+
+class Disconnection(msgspec.Struct, frozen=True):
+    """A seated player the gateway reported disconnected: back by `reconnect_by` (ms)."""
+
+    player_id: str
+    since: int  # the seq of the event that opened the window
+    reconnect_by: int
+
+
+NO_SITTERS: tuple[tuple[Sitter, ...], ...] = ((), (), (), ())
+
+
 class TableState(msgspec.Struct, frozen=True):
     table_id: str = ""
     seq: int = 0
     profile: Profile | None = None
     status: Status = "new"
     players: tuple[str, ...] = ("", "", "", "")
-    bots: tuple[bool, ...] = (False, False, False, False)
-    left: tuple[bool, ...] = (False, False, False, False)  # left during the match
+    bots: tuple[bool, ...] = (False, False, False, False)  # server only, as the next two
+    bot_levels: tuple[int | None, ...] = (None, None, None, None)
+    sitters: tuple[tuple[Sitter, ...], ...] = NO_SITTERS  # by seat, while the match runs
+    disconnected: tuple[Disconnection | None, ...] = (None, None, None, None)
+    private: bool = False
+    owner: str = ""  # a private room's owner
+    bots_requested: bool = False  # the owner asked for bots in the empty seats
     hands_total: int = 0
     match_seed: str = ""
     deals: tuple[StackedDeal, ...] | None = None

@@ -6,7 +6,10 @@ struct, built from the state; `event_for` filters the event stream the same way.
 the same views as people: a bot never sees more than its own seat.
 
 Never in a view: another seat's tiles, the deck order, a hand's seed (the seed is revealed
-by `HandEnded`, with the racks, once the hand is over: that event is public).
+by `HandEnded`, with the racks, once the hand is over: that event is public), and, where
+the house does not label bots (`Profile.bots_labelled`, north-sultan), anything that tells
+a bot seat from a person's: the bot flags read False and a bot's level stays on the server
+(`ViewUpdate.bot_level`, the server-internal seat-views topic).
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ class MeldView(msgspec.Struct, frozen=True, kw_only=True):
 class SeatView(msgspec.Struct, frozen=True, kw_only=True):
     seat: int
     player_id: str
-    bot: bool
+    bot: bool  # where the house labels bots; False everywhere where it does not
     rack_size: int
     discards: list[str]  # the seat's discard pile, top last
     opened: Opened
@@ -132,7 +135,7 @@ class PlayerView(msgspec.Struct, frozen=True, kw_only=True):
     status: Status
     profile: Profile | None
     players: list[str]
-    bots: list[bool]
+    bots: list[bool]  # where the house labels bots; all False where it does not
     hands_total: int
     turn: int
     rack: list[str]  # the viewer's own rack, in rack order; [] for a spectator
@@ -141,15 +144,23 @@ class PlayerView(msgspec.Struct, frozen=True, kw_only=True):
     penalties: list[int]
     totals: list[int]
     rules: SeatRules = NO_RULES  # the viewer's; empty for spectators and between turns
+    private: bool = False  # a private room (section 11)
+    owner: str = ""  # its owner
+    bots_requested: bool = False  # the owner asked for bots in the empty seats
+    bots_may_sit: bool = False  # a bot may take an empty seat now (rules.may_seat_bot)
+    reconnect_by: list[int | None] = msgspec.field(default_factory=list)  # by seat: a
+    # disconnected player's deadline (ms since the epoch) to come back, or None
 
 
 class ViewUpdate(msgspec.Struct, frozen=True, kw_only=True):
-    """A seat's whole view after a change (the seat-views topic): what bots play from.
-    `seat` -1 is the spectators' view, published while a seat is empty."""
+    """A seat's whole view after a change (the seat-views topic, server-internal): what
+    bots play from. `seat` -1 is the spectators' view, published while a seat is empty.
+    `bot_level` is the server's record of the bot playing `seat`: never in the view."""
 
     table_id: str
     seat: int
     view: PlayerView
+    bot_level: int | None = None
 
 
 view_update_decoder = msgspec.json.Decoder(ViewUpdate)
@@ -158,7 +169,8 @@ view_update_decoder = msgspec.json.Decoder(ViewUpdate)
 def view_updates(state: TableState) -> list[ViewUpdate]:
     """The views to publish after `state` changed: every bot seat's, and the spectators'
     while a seat is empty (so that a seat-filling service can see it)."""
-    out = [ViewUpdate(table_id=state.table_id, seat=seat, view=player_view(state, seat))
+    out = [ViewUpdate(table_id=state.table_id, seat=seat, view=player_view(state, seat),
+                      bot_level=state.bot_levels[seat])
            for seat in range(SEATS) if state.bots[seat]]
     if state.status in ("seating", "playing") and not all(state.players):
         out.append(ViewUpdate(table_id=state.table_id, seat=SPECTATOR,
@@ -174,11 +186,21 @@ def player_view(state: TableState, seat: int) -> PlayerView:
         rack = tiles.names(hand.seats[seat].rack)
     return PlayerView(
         table_id=state.table_id, seq=state.seq, seat=seat, status=state.status,
-        profile=state.profile, players=list(state.players), bots=list(state.bots),
+        profile=state.profile, players=list(state.players), bots=_bot_labels(state),
         hands_total=state.hands_total, turn=state.turn, rack=rack,
         hand=_hand_view(state, hand) if hand is not None else None,
         hand_scores=[list(s) for s in state.hand_scores], penalties=list(state.penalties),
-        totals=state.totals(), rules=seat_rules(state, seat))
+        totals=state.totals(), rules=seat_rules(state, seat), private=state.private,
+        owner=state.owner, bots_requested=state.bots_requested,
+        bots_may_sit=state.profile is not None and R.may_seat_bot(state),
+        reconnect_by=[d.reconnect_by if d is not None else None for d in state.disconnected])
+
+
+def _bot_labels(state: TableState) -> list[bool]:
+    """The bot flags a view shows: the record's where the house labels bots, else none."""
+    if state.profile is not None and not state.profile.bots_labelled:
+        return [False] * len(state.bots)
+    return list(state.bots)
 
 
 def seat_rules(state: TableState, seat: int) -> SeatRules:
@@ -214,6 +236,7 @@ def public_view(state: TableState) -> PlayerView:
 def _hand_view(state: TableState, hand: HandState) -> HandView:
     okey = hand.okey
     sc = hand.scratch
+    bots = _bot_labels(state)
     top = None if sc.put_back else available_discard(hand)
     return HandView(
         number=hand.number, attempt=hand.attempt, starter=hand.starter,
@@ -223,7 +246,7 @@ def _hand_view(state: TableState, hand: HandState) -> HandView:
         melds=[MeldView(index=i, owner=m.owner, kind=m.meld.kind, tiles=m.meld.notation(okey),
                         start=m.meld.start, laid_turn=m.laid_turn)
                for i, m in enumerate(hand.melds)],
-        seats=[_seat_view(state, hand, i) for i in range(len(hand.seats))],
+        seats=[_seat_view(state, hand, i, bots) for i in range(len(hand.seats))],
         current=TurnView(taken=tiles.name(sc.taken) if sc.taken is not None else None,
                          taken_from=sc.taken_from, laid=tiles.names(sc.laid),
                          lay_offs=sc.lay_offs, laid_off=sc.laid_off,
@@ -231,13 +254,13 @@ def _hand_view(state: TableState, hand: HandState) -> HandView:
         finish=hand.finish, finished_by=hand.finished_by)
 
 
-def _seat_view(state: TableState, hand: HandState, i: int) -> SeatView:
+def _seat_view(state: TableState, hand: HandState, i: int, bots: list[bool]) -> SeatView:
     h = hand.seats[i]
     points = pairs = 0
     if state.profile is not None:
         points, pairs = threshold(state, i, "points"), threshold(state, i, "pairs")
     return SeatView(
-        seat=i, player_id=state.players[i], bot=state.bots[i], rack_size=len(h.rack),
+        seat=i, player_id=state.players[i], bot=bots[i], rack_size=len(h.rack),
         discards=tiles.names(h.discards), opened=h.opened, opened_turn=h.opened_turn,
         opening_value=h.opening_value, declared_pairs=h.declared_pairs,
         shown_indicator=h.shown_indicator, has_played=h.has_played, penalties=h.penalties,
@@ -247,11 +270,15 @@ def _seat_view(state: TableState, hand: HandState, i: int) -> SeatView:
 # ---------------------------------------------------------------- the event stream
 def event_for(event: EventT, seat: int) -> EventT | None:
     """`event` as `seat` may see it: None for server-only events and for another seat's
-    rack; another seat's draw with its tile blanked; public events unchanged."""
+    rack; another seat's draw with its tile blanked; public events unchanged but for the
+    fields only the server record keeps (`messages.SERVER_FIELDS`: a bot's level)."""
     kind = E.visibility(event)
     if kind == "server":
         return None
     if kind == "public":
+        blank = E.SERVER_FIELDS.get(type(event))
+        if blank and any(getattr(event, k) != v for k, v in blank.items()):
+            return msgspec.structs.replace(event, **blank)
         return event
     if isinstance(event, E.TileDrawn):
         return event if event.seat == seat else msgspec.structs.replace(event, tile="")
