@@ -24,12 +24,15 @@ from okey101.table.views import PlayerView
 from okey101.tiles import Tile
 
 from . import plays
+from .duz import duz_command
 from .seat import BLANK, Seat, keep_one, notation, played
 
 
 def level0(v: PlayerView) -> E.Command:
     """One command for the seat to act, from its view only."""
     s = Seat(v)
+    if s.p.game == "duz":
+        return duz_command(s, 0)
     if s.may_show_indicator():
         return E.ShowIndicator(**BLANK)
     if s.drawing:

@@ -34,6 +34,7 @@ from okey101.table.views import PlayerView
 from okey101.tiles import KINDS, Tile
 
 from . import plays
+from .duz import duz_command
 from .inference import Knowledge, Memory, neighbours
 from .levels import Level2Play, partners, safe_choice
 from .seat import Seat, played
@@ -59,6 +60,8 @@ class Level3:
         if memory is None or memory.key != key or v.turn < memory.turn:
             memory = self._memory[(v.table_id, v.seat)] = Memory(key)
         memory.see(s)
+        if s.p.game == "duz":
+            return duz_command(s, 3, Knowledge(s, memory))
         return Level3Play(s, Knowledge(s, memory)).command()
 
 

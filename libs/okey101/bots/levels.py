@@ -29,6 +29,7 @@ from okey101.table.views import PlayerView
 from okey101.tiles import Tile
 
 from . import plays
+from .duz import duz_command
 from .seat import BLANK, Seat, keep_one, notation, played
 
 Bot = Callable[[PlayerView], E.Command]
@@ -82,6 +83,8 @@ def pairs_mode(s: Seat) -> bool:
 # ---------------------------------------------------------------- level 1
 def level1(v: PlayerView) -> E.Command:
     s = Seat(v)
+    if s.p.game == "duz":
+        return duz_command(s, 1)
     if s.drawing:
         return E.Draw(**BLANK)
     if s.opened is None:
@@ -113,7 +116,10 @@ def _level1_discard(s: Seat) -> Tile:
 
 # ---------------------------------------------------------------- level 2
 def level2(v: PlayerView) -> E.Command:
-    return Level2Play(Seat(v)).command()
+    s = Seat(v)
+    if s.p.game == "duz":
+        return duz_command(s, 2)
+    return Level2Play(s).command()
 
 
 class Level2Play:

@@ -15,7 +15,7 @@ from typing import TypeVar
 
 import msgspec
 
-from okey101 import tiles
+from okey101 import scoring, tiles
 from okey101.profiles import Profile
 from okey101.table import messages as E
 from okey101.table import rules as R
@@ -49,7 +49,8 @@ class SeatView(msgspec.Struct, frozen=True, kw_only=True):
     shown_indicator: bool
     has_played: bool
     penalties: int  # in-game penalties this hand
-    points_needed: int  # what an opening by points needs now (escalation included)
+    points_needed: int  # what an opening by points needs now, in the house's count
+    # (escalation included); 0 in düz, which has no opening
     pairs_needed: int
 
 
@@ -139,8 +140,9 @@ class PlayerView(msgspec.Struct, frozen=True, kw_only=True):
     hand: HandView | None
     hand_scores: list[list[int]]
     penalties: list[int]
-    totals: list[int]
+    totals: list[int]  # penalty points, lower is better (düz: the points each seat lost)
     rules: SeatRules = NO_RULES  # the viewer's; empty for spectators and between turns
+    remaining: list[int] | None = None  # düz: each seat's count left (it counts down to 0)
 
 
 class ViewUpdate(msgspec.Struct, frozen=True, kw_only=True):
@@ -178,7 +180,9 @@ def player_view(state: TableState, seat: int) -> PlayerView:
         hands_total=state.hands_total, turn=state.turn, rack=rack,
         hand=_hand_view(state, hand) if hand is not None else None,
         hand_scores=[list(s) for s in state.hand_scores], penalties=list(state.penalties),
-        totals=state.totals(), rules=seat_rules(state, seat))
+        totals=state.totals(), rules=seat_rules(state, seat),
+        remaining=scoring.remaining(state.profile, state.totals())
+        if state.profile is not None else None)
 
 
 def seat_rules(state: TableState, seat: int) -> SeatRules:
