@@ -1,4 +1,4 @@
-"""Rule profiles: every option of RULES.md sections 2-11 as a named, typed field.
+"""Rule profiles: every option of RULES.md sections 2-12 as a named, typed field.
 
 A house is a value of `Profile`; a table's profile is a named house plus overrides
 (`resolve`). New houses are configuration, not code.

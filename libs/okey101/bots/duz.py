@@ -14,8 +14,9 @@ legal comes from the view's rules (`allowed`), as for 101.
   else a loose tile picked by a hash of its view; never an okey.
 - Level 2: takes the discard when it brings the rack closer to a finish; discards the tile
   whose loss leaves the rest closest to one (ties: the tile with the fewest partners).
-- Level 3: level 2, its ties broken by what is public: the discard whose partners are the
-  least live, and the least likely to let the next seat meld it.
+- Level 3: level 2, its ties broken by what is public: the discard that leaves the most
+  live draws bringing the rack closer (tile efficiency over the live tiles), then the one
+  least likely to let the next seat meld it.
 Every level shows the indicator's twin when it may (it costs every other seat a point).
 """
 
@@ -39,6 +40,7 @@ class DuzPlay:
         self.level = level
         self.k = knowledge
         self._fewest: dict[tuple[Tile, ...], int] = {}
+        self.pairs_play = False  # set by `loose`: pairs are the closer way to a finish
 
     def command(self) -> E.Command:
         s = self.s
@@ -92,9 +94,11 @@ class DuzPlay:
                 return drawn
             spin = (s.v.turn * 7919 + sum((i + 1) * t for i, t in enumerate(s.rack)))
             return loose[spin % len(loose)]
-        best = self.loose() or self.cheapest(pool)
+        loose = self.loose()
+        best = loose or self.cheapest(pool)
         if self.level >= 3 and self.k is not None and len(best) > 1:
-            return min(best, key=lambda d: (self.live_partners(d), self.k_feeds(d),
+            return min(best, key=lambda d: (-self.outs([t for t in loose if t != d]),
+                                            self.k_feeds(d),
                                             self.partners(d), -d))
         return min(best, key=lambda d: (self.partners(d), -tiles.face_value(d, s.okey), -d))
 
@@ -105,7 +109,8 @@ class DuzPlay:
         melds = solver.fewest_left(s.rack, s.okey, s.wraps)
         paired = [t for m in solver.pairs_of(s.rack, s.okey) for t, _ in m.tiles]
         singles = _less_all(s.rack, paired)
-        out = singles if len(singles) < len(melds.leftover) else list(melds.leftover)
+        self.pairs_play = len(singles) < len(melds.leftover)
+        out = singles if self.pairs_play else list(melds.leftover)
         return sorted(set(out) - {s.okey})
 
     def cheapest(self, pool: Sequence[Tile]) -> list[Tile]:
@@ -120,14 +125,47 @@ class DuzPlay:
         near = set(neighbours(s, tile)) - {s.okey}
         return sum(1 for t in _less(s.rack, tile) if t in near)
 
-    def live_partners(self, tile: Tile) -> int:
-        """Copies still to come of the kinds that could meld with `tile` (level 3)."""
+    def outs(self, loose: Sequence[Tile]) -> int:
+        """Level 3: the live copies of the kinds a draw of which brings the rack one tile
+        closer to a finish with `loose` left out: a tile making a run or a group with two
+        of them (or the okey, with any two), or, in pairs play, the twin of one."""
         assert self.k is not None
-        return sum(self.k.live[t] for t in neighbours(self.s, tile))
+        s, live = self.s, self.k.live
+        if self.pairs_play:
+            return sum(live[t] for t in set(loose)) + live[s.okey]
+        wanted: set[Tile] = set()
+        kinds = sorted(set(loose))
+        for i, a in enumerate(kinds):
+            for b in kinds[i + 1:]:
+                wanted |= completions(s.stands(a), s.stands(b), s.wraps)
+        return sum(live[t] for t in wanted) + (live[s.okey] if wanted else 0)
 
     def k_feeds(self, tile: Tile) -> float:
         assert self.k is not None
         return round(self.k.p_feeds(tile), 9)
+
+
+def completions(a: Tile, b: Tile, wraps: bool) -> set[Tile]:
+    """The kinds that make a run or a group with the tiles standing for `a` and `b`."""
+    ca, na, cb, nb = tiles.colour_of(a), tiles.number_of(a), tiles.colour_of(b), \
+        tiles.number_of(b)
+    if na == nb:
+        return {tiles.make(c, na) for c in range(4) if c not in (ca, cb)} if ca != cb else set()
+    if ca != cb:
+        return set()
+    top = 14 if wraps else 13
+    out: set[Tile] = set()
+    for pa in [na] + ([14] if wraps and na == 1 else []):
+        for pb in [nb] + ([14] if wraps and nb == 1 else []):
+            low, high = min(pa, pb), max(pa, pb)
+            if high - low == 1:
+                wanted = [low - 1, high + 1]
+            elif high - low == 2:
+                wanted = [low + 1]
+            else:
+                continue
+            out |= {tiles.make(ca, 1 if q == 14 else q) for q in wanted if 1 <= q <= top}
+    return out
 
 
 def best_finish(s: Seat, rack: Sequence[Tile]) -> E.Finish | None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from okey101 import melds as M
-from okey101 import solver, tiles
+from okey101 import tiles
 from okey101.table import messages as E
 from okey101.table.views import PlayerView
 from okey101.tiles import Tile
@@ -53,11 +53,11 @@ def level0(v: PlayerView) -> E.Command:
 
 
 def _points_plan(s: Seat, rack: list[Tile], must: Tile | None) -> list[M.Meld] | None:
-    plan = keep_one(solver.opening(rack, s.okey, s.wraps).melds, len(rack))
+    plan = keep_one(s.opening(rack).melds, len(rack))
     if not plan or (must is not None and must not in played(plan)):
         return None
     laid = sum(len(m.tiles) for m in plan)
-    if sum(m.value() for m in plan) >= s.me.points_needed or \
+    if s.worth(plan) >= s.me.points_needed or \
             (laid == len(rack) - 1 and s.elden_possible()):
         return plan
     return None

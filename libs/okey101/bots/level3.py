@@ -81,12 +81,12 @@ class Level3Play(Level2Play):
         for the kinds that would raise the value."""
         if self._outs is None:
             s, rack = self.s, self.s.rack
-            v0 = solver.opening(rack, s.okey, s.wraps).value
+            v0 = s.opening(rack, exact=False).value
             found = []
             for t in range(KINDS):
                 n = self.k.live[t]
                 if n:
-                    sol = solver.opening([*rack, t], s.okey, s.wraps)
+                    sol = s.opening([*rack, t], exact=False)
                     if sol.value > v0:
                         found.append((t, n, sol))
             self._outs = (v0, found)
@@ -146,7 +146,7 @@ class Level3Play(Level2Play):
             for d in pool:
                 if used[d] > have[d] - 1:
                     rest = plays.without([*rack, t], [d])
-                    value = solver.opening(rest, s.okey, s.wraps).value
+                    value = s.opening(rest, exact=False).value
                     loss[d] += n * (gain - (self.utility(value) - u0))
         scale = self.k.draws_left() / self.k.unseen * OPEN_SWING
         cost = {d: loss[d] * scale + self.feed_cost(d) for d in pool}

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from okey101 import solver, tiles
+from okey101 import tiles
 from okey101.table import messages as E
 from okey101.table.views import PlayerView
 from okey101.tiles import Tile
@@ -76,8 +76,8 @@ def pairs_mode(s: Seat) -> bool:
     if s.opened is not None:
         return s.opened == "pairs"
     pairs = len(plays.pairs_in(s, s.rack))
-    value = solver.opening(s.rack, s.okey, s.wraps).value
-    return pairs >= s.me.pairs_needed - 1 and value < s.me.points_needed - 30
+    value = s.opening(s.rack).value
+    return pairs >= s.me.pairs_needed - 1 and value < s.me.points_needed - s.in_count(30)
 
 
 # ---------------------------------------------------------------- level 1
