@@ -843,37 +843,27 @@ class Finishing(msgspec.Struct, frozen=True):
     pairs: bool
 
 
-def _finish_size(f: Finishing, okey: Tile) -> int:
-    """What a finish costs the others, in units: x2 for pairs, x2 for an okey last."""
-    return (2 if f.pairs else 1) * (2 if f.discard == okey else 1)
-
-
-def best_finish(rack: Sequence[Tile], okey: Tile, wraps: bool = False) -> Finishing | None:
-    """Düz (RULES.md §12): the biggest finish `rack` allows, or None. An even rack (14
+def finishes(rack: Sequence[Tile], okey: Tile, wraps: bool = False) -> list[Finishing]:
+    """Düz (RULES.md §12): every way `rack` wins, one per discard and form. An even rack (14
     tiles) must show whole; an odd one (15: the starter's, or after a draw) discards one
-    tile first. The rest forms runs and groups, or pairs (an okey pairs with any tile);
-    seven pairs and an okey discarded last each double what the others lose, so they come
-    first."""
+    tile first. The rest forms runs and groups (the fewest left: none), or pairs (an okey
+    pairs with any tile). Which of them is worth most is the house's (`rules.best_finish`)."""
     odd = len(rack) % 2 == 1
     near_melds = len(fewest_left(rack, okey, wraps).leftover) <= (1 if odd else 0)
     near_pairs = most_pairs(rack, okey) * 2 >= len(rack) - (1 if odd else 0)
     if not near_melds and not near_pairs:
-        return None
-    found: Finishing | None = None
+        return []
+    found: list[Finishing] = []
     discards: list[Tile | None] = sorted(set(rack), key=lambda t: (t != okey, t)) if odd \
         else [None]
     for d in discards:
         rest = list(rack)
         if d is not None:
             rest.remove(d)
-        options = []
         if near_pairs and most_pairs(rest, okey) * 2 == len(rest):
-            options.append(Finishing(d, tuple(pairs_of(rest, okey)), True))
+            found.append(Finishing(d, tuple(pairs_of(rest, okey)), True))
         if near_melds:
             arranged = fewest_left(rest, okey, wraps)
             if not arranged.leftover:
-                options.append(Finishing(d, arranged.melds, False))
-        for f in options:
-            if found is None or _finish_size(f, okey) > _finish_size(found, okey):
-                found = f
+                found.append(Finishing(d, arranged.melds, False))
     return found

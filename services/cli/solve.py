@@ -15,7 +15,7 @@ from typing import Any
 from okey101 import profiles, solver, tiles
 from okey101.errors import MalformedInput
 from okey101.profiles import Profile
-from okey101.table.rules import shown_finish_kind
+from okey101.table.rules import best_finish, shown_finish_kind
 
 MAX_RACK = {"101": 22, "duz": 15}  # the starter's rack before its first discard
 
@@ -82,7 +82,7 @@ def points_answer(profile: Profile, rack: list[int], okey: int) -> dict[str, Any
 
 def duz_answer(profile: Profile, rack: list[int], okey: int) -> dict[str, Any]:
     wraps = profile.run_wraps_13_to_1
-    found = solver.best_finish(rack, okey, wraps)
+    found = best_finish(profile, rack, okey)
     fewest = solver.fewest_left(rack, okey, wraps)
     finish: dict[str, Any] | None = None
     if found is not None:

@@ -27,6 +27,7 @@ from tests.unit.test_solver import check_solution, okey_of, rack_of, small_racks
 
 DUZ = "okey-oyna-duz"
 RUNS = "R12 R13 R1 R2 R3 R4 B4 B5 B6 B7 B8 R7 Y7 K7"  # runs (12-13-1 too) and a group
+DUZ_P = house(DUZ)
 PAIRS = "R1 R1 R2 R2 B3 B3 K4 K4 Y9 Y9 F F K13 K13"
 LOOSE = "R1 R2 R3 B4 B5 B6 B7 K7 Y7 R7 R12 R13 Y1 Y1 K2"  # 15 tiles that cannot finish
 PAGE = "R13 Y13 B13 K7 K8 K9 K10 R12 Y12 B12 R1 Y1 B1"  # seeds/003's example: 37 in the count
@@ -108,31 +109,44 @@ def test_a_match_of_duz_is_over_when_a_seat_has_lost_its_whole_count() -> None:
 # ---------------------------------------------------------------- can this rack finish?
 def test_a_15_tile_rack_finishes_by_discarding_its_loose_tile() -> None:
     okey = okey_of("Y5")
-    found = solver.best_finish(rack_of(RUNS + " K2"), okey, True)
+    found = R.best_finish(DUZ_P, rack_of(RUNS + " K2"), okey)
     assert found is not None and found.discard == tiles.parse("K2") and not found.pairs
     assert sorted(t for m in found.melds for t, _ in m.tiles) == sorted(rack_of(RUNS))
 
 
 def test_12_13_1_finishes_only_where_it_is_a_run() -> None:
     okey = okey_of("Y5")
-    assert solver.best_finish(rack_of(RUNS + " K2"), okey, False) is None
+    assert solver.finishes(rack_of(RUNS + " K2"), okey, wraps=True)
+    assert solver.finishes(rack_of(RUNS + " K2"), okey, wraps=False) == []
+
+
+def test_every_way_to_win_is_listed_and_the_house_picks_the_costliest() -> None:
+    """Seven pairs and the okey: discarding the okey wins, and so does discarding a K13
+    (the okey then pairs the other); the house's scoring puts the okey discard first."""
+    okey = okey_of("Y5")
+    options = solver.finishes(rack_of(PAIRS + " Y6"), okey, True)
+    kinds = {(tiles.name(f.discard) if f.discard is not None else None, f.pairs)
+             for f in options}
+    assert ("Y6", True) in kinds and ("K13", True) in kinds
+    best = R.best_finish(DUZ_P, rack_of(PAIRS + " Y6"), okey)
+    assert best is not None and (best.discard, best.pairs) == (okey, True)
 
 
 def test_an_okey_discarded_last_and_seven_pairs_are_the_bigger_finishes() -> None:
     okey = okey_of("Y5")  # Y6
-    with_okey = solver.best_finish(rack_of(RUNS + " Y6"), okey, True)
+    with_okey = R.best_finish(DUZ_P, rack_of(RUNS + " Y6"), okey)
     assert with_okey is not None and with_okey.discard == okey  # x2, not a run with it
-    pairs = solver.best_finish(rack_of(PAIRS + " K2"), okey, True)
+    pairs = R.best_finish(DUZ_P, rack_of(PAIRS + " K2"), okey)
     assert pairs is not None and pairs.pairs and len(pairs.melds) == 7
-    both = solver.best_finish(rack_of(PAIRS + " Y6"), okey, True)
+    both = R.best_finish(DUZ_P, rack_of(PAIRS + " Y6"), okey)
     assert both is not None and both.pairs and both.discard == okey
 
 
 def test_a_14_tile_rack_finishes_only_whole_and_a_loose_rack_not_at_all() -> None:
     okey = okey_of("Y5")
-    whole = solver.best_finish(rack_of(RUNS), okey, True)
+    whole = R.best_finish(DUZ_P, rack_of(RUNS), okey)
     assert whole is not None and whole.discard is None
-    assert solver.best_finish(rack_of(LOOSE), okey, True) is None
+    assert R.best_finish(DUZ_P, rack_of(LOOSE), okey) is None
 
 
 @settings(max_examples=120, deadline=None,

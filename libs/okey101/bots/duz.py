@@ -26,6 +26,7 @@ from collections.abc import Sequence
 
 from okey101 import solver, tiles
 from okey101.table import messages as E
+from okey101.table import rules as R
 from okey101.tiles import Tile
 
 from .inference import Knowledge, neighbours
@@ -170,7 +171,7 @@ def completions(a: Tile, b: Tile, wraps: bool) -> set[Tile]:
 
 def best_finish(s: Seat, rack: Sequence[Tile]) -> E.Finish | None:
     """The biggest finish `rack` allows (`solver.best_finish`), as the command."""
-    found = solver.best_finish(rack, s.okey, s.wraps)
+    found = R.best_finish(s.p, rack, s.okey)
     if found is None or found.discard is None:
         return None
     shown = notation(found.melds, s.okey)

@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from okey101 import melds as M
-from okey101 import solver, tiles
+from okey101 import scoring, solver, tiles
 from okey101.errors import IllegalMove
 from okey101.profiles import Profile
 from okey101.table.notation import without
@@ -330,6 +330,16 @@ def shown_finish_kind(pairs: bool, okey_last: bool) -> FinishKind:
     if pairs:
         return "pairs_okey" if okey_last else "pairs"
     return "okey" if okey_last else "normal"
+
+
+def best_finish(p: Profile, rack: Sequence[Tile], okey: Tile) -> solver.Finishing | None:
+    """Düz: the way `rack` wins that costs the others most (seven pairs and an okey
+    discarded last each double it), or None when it cannot win now."""
+    options = solver.finishes(rack, okey, p.run_wraps_13_to_1)
+    if not options:
+        return None
+    return max(options, key=lambda f: scoring.finish_multipliers(
+        p, shown_finish_kind(f.pairs, f.discard == okey))[1])
 
 
 def full_run_ends(s: TableState) -> list[tuple[int, LayOffEnd]]:
