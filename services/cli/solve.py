@@ -47,13 +47,13 @@ def options(pairs: list[str]) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     profile = profiles.resolve({"base": args.profile, "options": options(args.option)})
-    indicator = tiles.parse_at([args.indicator], "indicator")[0]
+    indicator = tiles.parse_at([args.indicator], "--indicator")[0]
     if indicator == tiles.FAKE:
         raise MalformedInput("indicator 'F': a fake okey cannot be the indicator")
     limit = MAX_RACK[profile.game]
     if len(args.tiles) > limit:
-        raise MalformedInput(f"rack: {len(args.tiles)} tiles; {profile.id} racks hold at "
-                             f"most {limit}")
+        game = " in düz" if profile.game == "duz" else ""
+        raise MalformedInput(f"{len(args.tiles)} tiles: a rack holds at most {limit}{game}")
     rack = tiles.parse_at(args.tiles, "rack")
     tiles.check_counts([*rack, indicator], "rack and indicator")
     okey = tiles.okey_for(indicator)
