@@ -17,7 +17,7 @@ import msgspec
 
 from okey101 import tiles
 from okey101.errors import IllegalMove, MalformedInput
-from okey101.terms import LayOffEnd, RunEnd
+from okey101.terms import LayOffEnd, MeldCount, RunEnd
 from okey101.tiles import FAKE, Tile
 
 MeldKind = Literal["run", "group", "pair"]
@@ -59,6 +59,15 @@ class Meld(msgspec.Struct, frozen=True, array_like=True):
     def jokers(self, okey: Tile) -> list[int]:
         """Indexes of the joker tiles in this meld."""
         return [i for i, (played, _) in enumerate(self.tiles) if played == okey]
+
+
+def counted_value(meld: Meld, count: MeldCount) -> int:
+    """What `meld` is worth toward an opening in a house's count: its face value, or (the
+    "34" count of seeds/003) floor(face value / 3). The page computes the latter as the
+    middle tile of a 3-tile core plus a third of each extra tile; its totals (13-13-13 is
+    13, 7-8-9-10 is 11, 4-5-6-7-8 is 10) are floor(sum / 3) of the whole meld."""
+    value = meld.value()
+    return value // 3 if count == "third" else value
 
 
 def position_value(position: int) -> int:

@@ -1,4 +1,4 @@
-"""Rule profiles: every option of RULES.md sections 2-11 as a named, typed field.
+"""Rule profiles: every option of RULES.md sections 2-12 as a named, typed field.
 
 A house is a value of `Profile`; a table's profile is a named house plus overrides
 (`resolve`). New houses are configuration, not code.
@@ -11,6 +11,7 @@ from typing import Any, Literal
 import msgspec
 
 from okey101.errors import MalformedInput
+from okey101.terms import Game, MeldCount
 
 HouseId = Literal["north-sultan", "okeygg", "classic", "okey-oyna"]
 TakeOkeyFromGroups = Literal["four_only", "complete_all_colours"]
@@ -26,6 +27,10 @@ class Profile(msgspec.Struct, frozen=True, kw_only=True):
     by name (`with_overrides`), so a client can never send an unknown one."""
 
     id: str
+    # §12 the game: 101 Okey, or classic (düz) Okey played by the same engine
+    game: Game = "101"  # chosen by the house: never an override
+    starter_tiles: int = 22  # §2 the deal (düz: 15); a property of the game, never overridden
+    other_tiles: int = 21  # düz: 14
     # §2 seats, deal, turn
     turn_seconds: int | None = 45
     untimed_when_only_bots: bool = False
@@ -35,7 +40,8 @@ class Profile(msgspec.Struct, frozen=True, kw_only=True):
     # §3 melds
     run_wraps_13_to_1: bool = False  # 12-13-1 (that 1 counts 1 point); 13-1-2 is never valid
     # §4 opening
-    opening_points: int = 101
+    meld_value: MeldCount = "face"  # §12 "third": the "34" count, floor(sum / 3) per meld
+    opening_points: int = 101  # in the house's count; follows meld_value (34) unless set
     opening_pairs: int = 5
     escalating_openings: bool = False  # katlamalı: each opening beats the highest of its kind
     opening_counts_own_extensions: bool = False  # okeygg: 4-5-6 + 7, 8 in one turn counts 30
@@ -45,7 +51,7 @@ class Profile(msgspec.Struct, frozen=True, kw_only=True):
     pairs_need_declaration: bool = False  # classic: "çifte gidiyorum" before opening pairs
     indicator_pair: bool = False  # okeygg: the indicator's twin works as an okey in pairs only
     siler: bool = False  # okeygg: opening with 150+ points or 7+ pairs erases 101 at once
-    siler_points: int = 150
+    siler_points: int = 150  # in the house's count; follows meld_value (50) unless set
     siler_pairs: int = 7
     siler_reward: int = 101
     invalid_opening_penalty: int = 0  # classic/okeygg: a retracted invalid opening costs 101
@@ -85,6 +91,11 @@ class Profile(msgspec.Struct, frozen=True, kw_only=True):
     # a disconnected player has this long to come back (classic: 7 minutes); then the seat
     # is left (-2N where rated) and a substitute or a bot may take it. None: no window
     reconnect_seconds: int | None = None
+    # §12 düz scoring: points lost, each seat counting down (the seed gives no numbers but
+    # the starting counts; see DUZ below for this project's definitions)
+    countdown_from: int | None = None  # düz: 20 (or 30, 40, 50); a seat at 0 ends the match
+    countdown_finish_cost: int = 2  # düz: a finish costs every other seat this (x2 okey, x2 pairs)
+    indicator_show_cost: int = 0  # düz: showing the indicator's twin costs every other seat 1
     # §10 partners
     partners_allowed: bool = False
     partners: bool = False
@@ -165,9 +176,53 @@ OKEY_OYNA = Profile(
     bots_allowed=True,
 )
 
-HOUSES: dict[str, Profile] = {p.id: p for p in (NORTH_SULTAN, OKEYGG, CLASSIC, OKEY_OYNA)}
+OKEY_OYNA_DUZ = Profile(
+    id="okey-oyna-duz",
+    game="duz",
+    starter_tiles=15,
+    other_tiles=14,
+    run_wraps_13_to_1=True,
+    penalties=False,
+    countdown_from=20,
+    countdown_finish_cost=2,
+    indicator_show_cost=1,
+    hands_per_match=99,
+    partners_allowed=True,
+    bots_allowed=True,
+)
+"""Classic (düz) Okey as okey-oyna plays it (seeds/004, RULES.md §12), a game of the same
+engine. What the seed says: 14 tiles (the starter 15), no opening; a player finishes when,
+after discarding the last tile, all 14 form runs and groups (12-13-1 valid here) or seven
+pairs (an okey is a joker in either); scores count down from 20 (or 30, 40, 50:
+`countdown_from`); a taken discard need not be used; a partners (eşli) form exists.
 
-_LOCKED = frozenset({"id", "hands_range", "turn_seconds_range"})
+What the seed leaves open, defined here as house data (the usual table rules):
+- A finish costs every other seat `countdown_finish_cost` (2); discarding an okey to
+  finish, or showing seven pairs, doubles it (4); both, x4 (8) (`finish_multipliers`,
+  capped at `multiplier_cap`). The finisher loses nothing; with partners, neither does the
+  finisher's partner.
+- The indicator (gösterge): a seat holding the indicator's twin may show it before its
+  first draw (the starter: before its first discard); every other seat loses
+  `indicator_show_cost` (1) at once.
+- The deck runs out (the seat to draw finds it empty): the hand ends with no finisher and
+  nobody loses anything; the next hand is dealt (the starter moves on).
+- The match ends after the hand in which a seat's count reaches 0 (it has lost
+  `countdown_from` points); the most points left wins (lowest points lost). Partners are
+  counted seat by seat, with team totals beside. `hands_per_match` (99) is only a guard.
+- No in-game penalties: nothing is laid on the table before the finish.
+"""
+
+HOUSES: dict[str, Profile] = {
+    p.id: p for p in (NORTH_SULTAN, OKEYGG, CLASSIC, OKEY_OYNA, OKEY_OYNA_DUZ)}
+
+_LOCKED = frozenset({"id", "hands_range", "turn_seconds_range", "game", "starter_tiles",
+                     "other_tiles"})
+# fields in the house's count that follow `meld_value` when it changes and they are not set
+COUNT_DEFAULTS: dict[str, dict[str, int]] = {
+    "face": {"opening_points": 101, "siler_points": 150},
+    "third": {"opening_points": 34, "siler_points": 50},
+}
+COUNTDOWNS = (20, 30, 40, 50)
 
 
 def house(name: str) -> Profile:
@@ -198,6 +253,9 @@ def with_overrides(base: Profile, options: dict[str, Any]) -> Profile:
         if key in _LOCKED:
             raise MalformedInput(f"profile option {key!r} cannot be overridden")
     merged = msgspec.to_builtins(base) | options
+    count = options.get("meld_value")
+    if count != base.meld_value and isinstance(count, str) and count in COUNT_DEFAULTS:
+        merged |= {k: v for k, v in COUNT_DEFAULTS[count].items() if k not in options}
     try:
         profile = msgspec.convert(merged, Profile)
     except msgspec.ValidationError as exc:
@@ -229,3 +287,18 @@ def validate(p: Profile) -> None:
         raise MalformedInput("lay_off_wait_rounds must not be negative")
     if p.reconnect_seconds is not None and p.reconnect_seconds < 1:
         raise MalformedInput("reconnect_seconds must be at least 1 (or none)")
+    _validate_game(p)
+
+
+def _validate_game(p: Profile) -> None:
+    if p.game == "duz":
+        if p.countdown_from not in COUNTDOWNS:
+            raise MalformedInput(f"countdown_from={p.countdown_from}: düz counts down from "
+                                 f"{', '.join(map(str, COUNTDOWNS))}")
+        if p.meld_value != "face":
+            raise MalformedInput("meld_value: düz has no opening to count")
+        if p.countdown_finish_cost < 1 or p.indicator_show_cost < 0:
+            raise MalformedInput("countdown_finish_cost must be at least 1 and "
+                                 "indicator_show_cost not negative")
+    elif p.countdown_from is not None:
+        raise MalformedInput("countdown_from: only düz counts down")

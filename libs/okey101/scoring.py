@@ -14,6 +14,11 @@ In-game penalties (section 6) and Siler are NOT part of `hand_scores`: they are 
 a player's score as they happen and are never multiplied by finish doubling.
 
 Seats are 0..3; partners face each other (seat and seat + 2).
+
+Düz (classic) Okey (``game`` "duz", RULES.md §12) counts down: a hand's scores are the
+points each seat loses (`countdown_scores`), still lower-is-better, so totals and places
+work alike; ``countdown_from`` less a seat's total is what it has left, and the match
+ends after the hand in which a seat reaches 0 (`is_countdown_over`).
 """
 
 from __future__ import annotations
@@ -161,6 +166,8 @@ def hand_scores(
     void hand in a house without void hands).
     """
     _check_shape(finisher, finish, opened, racks)
+    if profile.game == "duz":
+        return countdown_scores(profile, finisher, finish, partners)
     if finish == "void":
         if not profile.void_when_all_open_pairs:
             raise IllegalMove(f"{profile.id} has no void hands", code="no_void_hand")
@@ -194,6 +201,43 @@ def hand_scores(
     if finisher is not None and with_partners and profile.partner_of_finisher_scores_zero:
         scores[partner_of(finisher)] = 0
     return HandResult(scores=(scores[0], scores[1], scores[2], scores[3]))
+
+
+def countdown_scores(profile: Profile, finisher: int | None, finish: FinishKind,
+                     partners: bool | None = None) -> HandResult:
+    """Düz (RULES.md §12): the points each seat loses this hand.
+
+    The finisher loses nothing; every other seat loses `countdown_finish_cost` (2) times
+    the others' multiplier of `finish_multipliers`: an okey discarded last x2 (4), seven
+    pairs x2 (4), both x4 (8). With partners the finisher's partner loses nothing. The
+    deck ran out (no finisher): nobody loses anything, and the hand is not dealt again.
+    There is no elden and no void hand in düz.
+    """
+    if finish in _ELDEN_FINISHES or finish == "void":
+        raise IllegalMove(f"düz has no {finish!r} hand", "not_in_duz")
+    if finisher is None:
+        return HandResult(scores=(0, 0, 0, 0))
+    _, others = finish_multipliers(profile, finish)
+    lost = [0 if seat == finisher else profile.countdown_finish_cost * others
+            for seat in range(SEATS)]
+    with_partners = profile.partners if partners is None else partners
+    if with_partners and profile.partner_of_finisher_scores_zero:
+        lost[partner_of(finisher)] = 0
+    return HandResult(scores=(lost[0], lost[1], lost[2], lost[3]))
+
+
+def remaining(profile: Profile, totals: Sequence[int]) -> list[int] | None:
+    """Düz: what each seat has left of its count (`countdown_from` less the points it
+    lost); None where the house does not count down."""
+    if profile.countdown_from is None:
+        return None
+    return [profile.countdown_from - t for t in totals]
+
+
+def is_countdown_over(profile: Profile, totals: Sequence[int]) -> bool:
+    """Düz: has a seat lost its whole count (reached 0)? The match then ends."""
+    start = profile.countdown_from
+    return start is not None and any(t >= start for t in totals)
 
 
 def _check_shape(

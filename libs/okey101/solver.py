@@ -42,7 +42,8 @@ import msgspec
 
 from okey101 import tiles
 from okey101.errors import MalformedInput
-from okey101.melds import Meld, Placed
+from okey101.melds import Meld, Placed, counted_value, melds_with
+from okey101.terms import MeldCount
 from okey101.tiles import FAKE, Tile
 
 # Colour state: the lengths of up to four open runs, sorted, each capped at 3. Four, not
@@ -313,14 +314,15 @@ def _meldable(counts: list[list[int]], jokers: int, wraps: bool) -> list[list[in
     return counts
 
 
-def _solve(rack: Sequence[Tile], okey: Tile, wraps: bool, joker_weight: int | None) -> Solution:
-    plan = _plan(rack, okey, wraps, joker_weight)
+def _solve(rack: Sequence[Tile], okey: Tile, wraps: bool, joker_weight: int | None,
+           unit: bool = False) -> Solution:
+    plan = _plan(rack, okey, wraps, joker_weight, unit)
     history, final, last_groups = _fold(plan)
     return _rebuild(rack, okey, plan, history, final, last_groups)
 
 
-def _plan(rack: Sequence[Tile], okey: Tile, wraps: bool, joker_weight: int | None
-          ) -> _Plan:
+def _plan(rack: Sequence[Tile], okey: Tile, wraps: bool, joker_weight: int | None,
+          unit: bool = False) -> _Plan:
     counts, jokers, _ = _split(rack, okey)
     if jokers > 2 or max(map(max, counts)) > 2:
         raise MalformedInput("a rack holds at most two of each tile (two okeys, two fakes)")
@@ -336,7 +338,7 @@ def _plan(rack: Sequence[Tile], okey: Tile, wraps: bool, joker_weight: int | Non
     else:
         at[14] = (_PAST,) * 4
     at += [(_PAST,) * 4, (_PAST,) * 4]
-    return _Plan(at, jokers, 14 if wraps else 13, joker_weight, ones)
+    return _Plan(at, jokers, 14 if wraps else 13, joker_weight, ones, unit)
 
 
 class _Plan:
@@ -347,13 +349,18 @@ class _Plan:
     the groups of 1s last keeps the states from splitting on every way to form them."""
 
     def __init__(self, at: list[tuple[int, ...]], jokers: int, last: int,
-                 joker_weight: int | None, ones: bool) -> None:
+                 joker_weight: int | None, ones: bool, unit: bool = False) -> None:
         self.at, self.jokers, self.last, self.ones = at, jokers, last, ones
         self.joker_weight = joker_weight
+        self.unit = unit  # every tile melded is worth 1: the fewest tiles left
         self.starts = _joker_start_ok(at, jokers)
 
+    def weight(self, position: int) -> int:
+        """What a natural tile melded at `position` is worth."""
+        return 1 if self.unit or position == 14 else position
+
     def joker_gain(self, position: int) -> int:
-        weight = 1 if position == 14 else position
+        weight = self.weight(position)
         return weight if self.joker_weight is None else self.joker_weight
 
     def flags(self, position: int) -> tuple[bool, bool]:
@@ -422,7 +429,7 @@ def _fold(plan: _Plan) -> tuple[History, int, tuple[int, int]]:
                 not jokers or (ahead1 in (empty, past) and ahead2 in (empty, past))):
             history.append(None)  # nothing to meld, nothing open, no run can start
             continue
-        weight = 1 if position == 14 else position
+        weight = plan.weight(position)
         joker_gain = plan.joker_gain(position)
         gains = _GAINS.get((weight, joker_gain)) or _gains(weight, joker_gain)
         groups_here, track = plan.flags(position)
@@ -585,7 +592,7 @@ _REVERSE = _reverse_moves()
 
 def _replay(plan: _Plan, position: int, start: int, target: int, gain: int) -> Path:
     """The moves at one position that take state `start` to `target` worth `gain`."""
-    weight = 1 if position == 14 else position
+    weight = plan.weight(position)
     joker_gain = plan.joker_gain(position)
     groups_here, track = plan.flags(position)
     here = plan.at[position]
@@ -717,9 +724,66 @@ def _rebuild(rack: Sequence[Tile], okey: Tile, plan: _Plan, history: History, ke
     return Solution(value, tuple(melds), tuple(pool))
 
 
-def opening(rack: Sequence[Tile], okey: Tile, wraps: bool = False) -> Solution:
-    """The largest total of disjoint runs and groups in `rack`, and melds that reach it."""
-    return _solve(rack, okey, wraps, None)
+def opening(rack: Sequence[Tile], okey: Tile, wraps: bool = False,
+            count: MeldCount = "face") -> Solution:
+    """The largest total of disjoint runs and groups in `rack`, and melds that reach it:
+    in face value, or in the "34" count (`count` "third": floor(value / 3) per meld)."""
+    face = _solve(rack, okey, wraps, None)
+    return face if count == "face" else _opening_third(rack, okey, wraps, face)
+
+
+def _third(melds: Iterable[Meld]) -> int:
+    return sum(counted_value(m, "third") for m in melds)
+
+
+def _opening_third(rack: Sequence[Tile], okey: Tile, wraps: bool, face: Solution
+                   ) -> Solution:
+    """The most floor(value / 3) summed over disjoint melds. The face optimum F bounds it
+    (floor(F / 3)), and its own melds usually reach that bound; when they do not, a branch
+    and bound settles it: the lowest tile left (by what it stands for) either stays out or
+    lies in a run of 3-5 or a group holding it (a longer run splits into a run of 3 and the
+    rest at no loss: a 3-run's value is a multiple of 3), naturals before jokers (a joker
+    and a natural of the tile it stands for swap places at no loss); each node is bounded
+    by floor(its face optimum / 3) and offers that optimum's melds as a candidate."""
+    found: list[tuple[int, tuple[Meld, ...]]] = [(_third(face.melds), face.melds)]
+    if found[0][0] < face.value // 3:
+        pool = sorted(rack, key=lambda t: (t == okey, okey if t == FAKE else t))
+        _third_search(pool, okey, wraps, 0, (), found, face)
+    value, melds = found[0]
+    left = list(rack)
+    for m in melds:
+        for played, _ in m.tiles:
+            left.remove(played)
+    return Solution(value, melds, tuple(sorted(left)))
+
+
+def _third_search(pool: list[Tile], okey: Tile, wraps: bool, acc: int,
+                  chosen: tuple[Meld, ...], found: list[tuple[int, tuple[Meld, ...]]],
+                  face: Solution | None = None) -> None:
+    face = face or _solve(pool, okey, wraps, None)
+    if acc + face.value // 3 <= found[0][0]:
+        return
+    candidate = acc + _third(face.melds)
+    if candidate > found[0][0]:
+        found[0] = (candidate, chosen + face.melds)
+        if acc + face.value // 3 <= candidate:
+            return
+    if not pool or pool[0] == okey:  # only jokers left: no meld of their own
+        return
+    lowest = pool[0]
+    for meld in melds_with(pool, lowest, okey, wraps):
+        rest = list(pool)
+        for played, _ in meld.tiles:
+            rest.remove(played)
+        _third_search(rest, okey, wraps, acc + counted_value(meld, "third"),
+                      (*chosen, meld), found)
+    _third_search(pool[1:], okey, wraps, acc, chosen, found)
+
+
+def fewest_left(rack: Sequence[Tile], okey: Tile, wraps: bool = False) -> Solution:
+    """The melds that leave the fewest tiles in the rack, whatever they are worth (düz:
+    a rack finishes when none is left). `value` is the melds' face value."""
+    return _solve(rack, okey, wraps, 1, unit=True)
 
 
 def arrange(rack: Sequence[Tile], okey: Tile, wraps: bool = False, okey_value: int = 101
@@ -768,3 +832,38 @@ def pairs_of(rack: Sequence[Tile], okey: Tile) -> list[Meld]:
     if len(jokers) == 2:
         out.append(Meld("pair", ((okey, okey), (okey, okey))))
     return out
+
+
+class Finishing(msgspec.Struct, frozen=True):
+    """Düz: one way a rack wins: `discard` (None: nothing to discard) and the rest shown
+    as runs and groups, or as pairs (`pairs`)."""
+
+    discard: Tile | None
+    melds: tuple[Meld, ...]
+    pairs: bool
+
+
+def finishes(rack: Sequence[Tile], okey: Tile, wraps: bool = False) -> list[Finishing]:
+    """Düz (RULES.md §12): every way `rack` wins, one per discard and form. An even rack (14
+    tiles) must show whole; an odd one (15: the starter's, or after a draw) discards one
+    tile first. The rest forms runs and groups (the fewest left: none), or pairs (an okey
+    pairs with any tile). Which of them is worth most is the house's (`rules.best_finish`)."""
+    odd = len(rack) % 2 == 1
+    near_melds = len(fewest_left(rack, okey, wraps).leftover) <= (1 if odd else 0)
+    near_pairs = most_pairs(rack, okey) * 2 >= len(rack) - (1 if odd else 0)
+    if not near_melds and not near_pairs:
+        return []
+    found: list[Finishing] = []
+    discards: list[Tile | None] = sorted(set(rack), key=lambda t: (t != okey, t)) if odd \
+        else [None]
+    for d in discards:
+        rest = list(rack)
+        if d is not None:
+            rest.remove(d)
+        if near_pairs and most_pairs(rest, okey) * 2 == len(rest):
+            found.append(Finishing(d, tuple(pairs_of(rest, okey)), True))
+        if near_melds:
+            arranged = fewest_left(rest, okey, wraps)
+            if not arranged.leftover:
+                found.append(Finishing(d, arranged.melds, False))
+    return found

@@ -9,14 +9,23 @@ SEATS: Final = 4  # RULES.md section 2: four seats; partners face each other (s,
 BOT_LEVELS: Final = (0, 1, 2, 3)  # okey101.bots: 0 plain rule-follower, 1-3 houses' bots
 DEFAULT_BOT_LEVEL: Final = 2  # a bot seated without a level is played at this one
 
+Game: TypeAlias = Literal[
+    "101",  # 101 Okey: open with 101 points or 5 pairs, lay down, finish with an empty rack
+    "duz",  # classic (düz) Okey (RULES.md §12): 14 tiles, no opening, finish by showing all
+]
+MeldCount: TypeAlias = Literal[
+    "face",  # a meld is worth its tiles' face values added up (the opening needs 101)
+    "third",  # the "34" count (seeds/003): floor(sum / 3) per meld (the opening needs 34)
+]
+
 OpeningKind: TypeAlias = Literal["points", "pairs"]
 Opened: TypeAlias = OpeningKind | None
 
 FinishKind: TypeAlias = Literal[
-    "normal",  # an opened player discards their last tile
+    "normal",  # an opened player discards their last tile (düz: shows runs and groups)
     "okey",  # ... and that last discard is an okey
-    "pairs",  # a pairs-opener finishes
-    "pairs_okey",  # a pairs-opener finishes by discarding an okey
+    "pairs",  # a pairs-opener finishes (düz: shows seven pairs)
+    "pairs_okey",  # a pairs-opener finishes by discarding an okey (düz: the same)
     "elden",  # an unopened player opens and finishes in one turn
     "elden_okey",  # ... discarding an okey last
     "deck_exhausted",  # the deck ran out: no finisher
@@ -36,6 +45,7 @@ PenaltyReason: TypeAlias = Literal[
     "okey_taken",  # okeygg: your okey was taken from the table
     "invalid_opening",  # a retracted invalid opening (classic, okeygg)
     "siler",  # okeygg: 150+ points or 7+ pairs erase 101 (negative points)
+    "indicator_shown",  # düz: another seat showed the indicator's twin (points lost)
 ]
 
 LeaveReason: TypeAlias = Literal[

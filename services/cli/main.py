@@ -10,39 +10,10 @@ from typing import Any
 
 import msgspec
 
-from okey101 import profiles, solver, tiles
+from okey101 import profiles, tiles
 from okey101.errors import InfrastructureFault, MalformedInput
 from okey101.table import scenario, simulate
-from services.cli import health, standings
-
-MAX_RACK = 22  # the starter's rack before its first discard
-
-
-def _solve(args: argparse.Namespace) -> int:
-    profile = profiles.resolve(args.profile)
-    indicator = tiles.parse_at([args.indicator], "--indicator")[0]
-    if indicator == tiles.FAKE:
-        raise MalformedInput("indicator 'F': a fake okey cannot be the indicator")
-    if len(args.tiles) > MAX_RACK:
-        raise MalformedInput(f"{len(args.tiles)} tiles: a rack holds at most {MAX_RACK}")
-    rack = tiles.parse_at(args.tiles, "rack", first=1)
-    tiles.check_counts([*rack, indicator], "rack and indicator")
-    okey = tiles.okey_for(indicator)
-    wraps = profile.run_wraps_13_to_1
-    best = solver.opening(rack, okey, wraps)
-    arranged = solver.arrange(rack, okey, wraps, profile.okey_in_rack_value)
-    print(json.dumps({
-        "profile": profile.id,
-        "okey": tiles.name(okey),
-        "opening_value": best.value,
-        "opening_melds": [m.notation(okey) for m in best.melds],
-        "pairs": solver.most_pairs(rack, okey),
-        "arranged_melds": [m.notation(okey) for m in arranged.melds],
-        "leftover": tiles.names(arranged.leftover),
-        "leftover_value": solver.leftover_value(arranged.leftover, okey,
-                                                profile.okey_in_rack_value),
-    }))
-    return 0
+from services.cli import health, solve, standings
 
 
 def _scenario(args: argparse.Namespace) -> int:
@@ -100,7 +71,8 @@ def _deal(args: argparse.Namespace) -> int:
         if args.attempt < 0:
             raise MalformedInput(f"--attempt {args.attempt}: attempts count from 0")
         seed = D.hand_seed(seed, args.hand, args.attempt)
-    dealt = D.deal(seed, args.starter)
+    profile = profiles.house(args.profile)
+    dealt = D.deal(seed, args.starter, D.Sizes(profile.starter_tiles, profile.other_tiles))
     print(json.dumps({
         "seed": seed.hex(), "commitment": D.commitment(seed), "starter": dealt.starter,
         "indicator": tiles.name(dealt.indicator),
@@ -112,11 +84,7 @@ def _deal(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="okey101", description="101 Okey rules engine tools")
     commands = parser.add_subparsers(dest="command", required=True)
-    solve = commands.add_parser("solve", help="the best melds, pairs and leftover of a rack")
-    solve.add_argument("--profile", default="okeygg", choices=sorted(profiles.HOUSES))
-    solve.add_argument("--indicator", required=True, help="the face-up tile, e.g. Y5")
-    solve.add_argument("tiles", nargs="+", help="rack tiles: R7 Y13 B1 K10 F ...")
-    solve.set_defaults(run=_solve)
+    solve.register(commands)
     play = commands.add_parser("scenario", help="play a scripted table (JSON); JSON lines out")
     play.add_argument("file", help="the scenario: a JSON file")
     play.set_defaults(run=_scenario)
@@ -124,6 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
     deal.add_argument("--seed", required=True, help="the hand seed (hex), as HandEnded reveals"
                       " it; with --hand, the match seed")
     deal.add_argument("--starter", type=int, default=0, choices=range(4))
+    deal.add_argument("--profile", default="okeygg", choices=sorted(profiles.HOUSES),
+                      help="the house, for its deal sizes (okey-oyna-duz: 15 and 14)")
     deal.add_argument("--hand", type=int, help="derive the hand seed from a match seed")
     deal.add_argument("--attempt", type=int, default=0)
     deal.set_defaults(run=_deal)

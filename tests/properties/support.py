@@ -14,9 +14,10 @@ from okey101.table import messages as E
 from okey101.table.simulate import MatchRecord, play_match
 from okey101.table.state import TableState
 
-HOUSES = ("north-sultan", "okeygg", "classic", "okey-oyna")
-# short matches: okeygg allows 7-21 hands, the others 1-99
-SHORT_HANDS = {"north-sultan": 2, "okeygg": 7, "classic": 2, "okey-oyna": 2}
+HOUSES = ("north-sultan", "okeygg", "classic", "okey-oyna", "okey-oyna-duz")
+# short matches: okeygg allows 7-21 hands, the others 1-99 (düz: 2 hands, not its countdown)
+SHORT_HANDS = {"north-sultan": 2, "okeygg": 7, "classic": 2, "okey-oyna": 2,
+               "okey-oyna-duz": 2}
 FULL_SET = Counter(tiles.full_set())
 
 houses = st.sampled_from(HOUSES)

@@ -177,12 +177,19 @@ def typed_command(draw: st.DrawFn, state: TableState) -> E.Command:
         solved = [m.notation(hand.okey)
                   for m in solver.opening(rack_tiles, hand.okey, wraps).melds]
     right = st.just(solved) if solved else cut
+    # düz: the whole rack bar one tile, as the solver arranges it (now and then a finish)
+    shown: list[list[str]] = []
+    if hand is not None and state.profile is not None and rack:
+        rest = list(hand.seats[seat].rack[1:])
+        wraps = state.profile.run_wraps_13_to_1
+        shown = [m.notation(hand.okey) for m in solver.fewest_left(rest, hand.okey, wraps).melds]
+    finishing = st.one_of(random_melds, cut, st.just(shown)) if shown else random_melds
     melds = st.one_of(random_melds, cut, cut, right, right) if rack else random_melds
     n_melds = len(hand.melds) if hand is not None else 0
     envelope = {"table_id": state.table_id or "sim", "command_id": "t", "seat": seat,
                 "player_id": state.players[seat], "seq": state.seq}
     playing = ["put_back", "declare", "show", "open_m", "open_p", "lay_m", "lay_p",
-               "lay_off", "take_okey", "discard"]
+               "lay_off", "take_okey", "discard", "finish_m", "finish_p"]
     anytime = ["draw", "take", "timeout", "leave", "bot", "sit", "start", "request_bots",
                "away", "back", "expire"]
     in_play = hand is not None and hand.phase == "play"
@@ -204,6 +211,10 @@ def typed_command(draw: st.DrawFn, state: TableState) -> E.Command:
         "take_okey": st.builds(lambda i, t: E.TakeOkey(**envelope, meld=i, tiles=t),
                                meld_index, st.lists(tile, min_size=1, max_size=2)),
         "discard": st.builds(lambda t: E.Discard(**envelope, tile=t), tile),
+        "finish_m": st.builds(lambda t, m: E.Finish(**envelope, tile=t, melds=m), tile,
+                              finishing),
+        "finish_p": st.builds(lambda t, m: E.Finish(**envelope, tile=t, pairs=m), tile,
+                              finishing),
         "timeout": st.builds(lambda d: E.TimeOut(**envelope, turn=state.turn + d),
                              st.sampled_from([0, 0, 0, -1, 1])),
         "leave": st.just(E.Leave(**envelope)),

@@ -1,7 +1,7 @@
 """Writes scenario JSON files from short Python specs (tests/scenarios/specs_*.py).
 
 The JSON files are the committed data; this only saves typing. A spec names the tiles that
-matter in each rack; the builder fills each rack up to 22/21 with tiles that do nothing
+matter in each rack; the builder fills each rack up to 22/21 (düz: 15/14) with tiles that do nothing
 (no run, group or pair inside that rack, and away from the tiles that matter), lays out
 the deck in the order the spec draws from it, and keeps books on every rack so a spec can
 write its expected scores as rack sums (``S.rs(seat)``), computed here, not by the engine.
@@ -54,9 +54,11 @@ class _Deal:
 
 
 class Sc:
-    def __init__(self, house: str, wraps: bool, plan: list[dict[str, Any]] | None) -> None:
+    def __init__(self, house: str, wraps: bool, plan: list[dict[str, Any]] | None,
+                 sizes: tuple[int, int] = (22, 21)) -> None:
         self.house = house
         self.wraps = wraps
+        self.sizes = sizes  # (the starter's tiles, every other seat's): düz deals 15, 14
         self.plan = plan  # pass 2: per deal {"filler": {seat: [...]}, "spare": [...]}
         self.deals: list[_Deal] = []
         self.commands: list[dict[str, Any]] = []
@@ -253,6 +255,19 @@ class Sc:
             self.rack[seat].append(self.okey)
         self._add(seat, "take_okey", x, books, meld=meld, tiles=tiles_)
 
+    def finish(self, seat: int, tile: str, melds: list[list[str]] | None = None,
+               pairs: list[list[str]] | None = None, x: Any = None) -> None:
+        """Düz: discard `tile` and show the rest as `melds` or `pairs`."""
+        groups = melds or pairs or []
+        self.d.named.add(tile)
+
+        def books() -> None:
+            self._remove(seat, [tile])
+            self.pile[seat].append(tile)
+            self._lays(seat, groups, not melds)
+        key = "melds" if melds else "pairs"
+        self._add(seat, "finish", x, books, tile=tile, **{key: groups})
+
     def declare(self, seat: int, x: Any = None) -> None:
         self._add(seat, "declare_pairs", x, None)
 
@@ -379,10 +394,10 @@ def _in_pattern(k: int, seat: int) -> bool:
 
 
 def _try_filler(d: _Deal, okey: int, near: set[int], used: Counter[int], wraps: bool,
-                rng: random.Random) -> dict[int, list[str]] | None:
+                rng: random.Random, sizes: tuple[int, int]) -> dict[int, list[str]] | None:
     filler: dict[int, list[str]] = {}
     for seat in range(4):
-        want = (22 if seat == d.starter else 21) - len(d.racks.get(seat, []))
+        want = (sizes[0] if seat == d.starter else sizes[1]) - len(d.racks.get(seat, []))
         if want < 0:
             raise ValueError(f"rack {seat} has too many tiles")
         rack = [tiles.parse(t) for t in d.racks.get(seat, [])]
@@ -417,7 +432,8 @@ def plan_deals(sc: Sc) -> list[dict[str, Any]]:
         filler: dict[int, list[str]] | None = None
         for attempt in range(200):
             trial = used.copy()
-            filler = _try_filler(d, okey, near, trial, sc.wraps, random.Random(attempt))
+            filler = _try_filler(d, okey, near, trial, sc.wraps, random.Random(attempt),
+                                 sc.sizes)
             if filler is not None:
                 used = trial
                 break
@@ -434,9 +450,10 @@ def build(house: str, name: str, rule: str, options: dict[str, Any] | None, fn: 
           ) -> dict[str, Any]:
     from okey101.profiles import resolve
     profile = resolve({"base": house, "options": options or {}})
-    first = Sc(house, profile.run_wraps_13_to_1, None)
+    sizes = (profile.starter_tiles, profile.other_tiles)
+    first = Sc(house, profile.run_wraps_13_to_1, None, sizes)
     fn(first)
-    second = Sc(house, profile.run_wraps_13_to_1, plan_deals(first))
+    second = Sc(house, profile.run_wraps_13_to_1, plan_deals(first), sizes)
     fn(second)
     doc: dict[str, Any] = {"rule": rule}
     if second.notes:

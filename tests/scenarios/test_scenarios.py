@@ -31,7 +31,7 @@ from okey101.table.evolve import replay
 
 HERE = Path(__file__).parent
 FILES = sorted(HERE.glob("*/*.json"))
-HOUSES = {"north-sultan", "okeygg", "classic", "okey-oyna"}
+HOUSES = {"north-sultan", "okeygg", "classic", "okey-oyna", "okey-oyna-duz"}
 
 
 def _check_line(i: int, line: dict[str, Any], want: dict[str, Any]) -> None:

@@ -34,12 +34,14 @@ def _templates(wraps: bool) -> list[tuple[tuple[Tile, ...], int]]:
 
 
 def _best(rack: Sequence[Tile], okey: Tile, wraps: bool,
-          gain: Callable[[int, int, int], int]) -> int:
+          gain: Callable[[int, int, int], int], by_size: bool = False) -> int:
     """The most `gain(shape value, value the okeys stand for, okeys used)` summed over
-    disjoint shapes the rack can hold."""
+    disjoint shapes the rack can hold (`by_size`: a shape's value is its tile count)."""
     jokers = sum(1 for t in rack if t == okey)
     naturals = Counter(okey if t == FAKE else t for t in rack if t != okey)
     shapes = _templates(wraps)
+    if by_size:
+        shapes = [(need, len(need)) for need, _ in shapes]
 
     @cache
     def search(counts: tuple[tuple[Tile, int], ...], jokers_left: int, first: int) -> int:
@@ -67,6 +69,16 @@ def _best(rack: Sequence[Tile], okey: Tile, wraps: bool,
 def best_opening(rack: Sequence[Tile], okey: Tile, wraps: bool) -> int:
     """The largest opening value: an okey counts as the tile it stands for."""
     return _best(rack, okey, wraps, lambda value, _stood_for, _used: value)
+
+
+def best_third(rack: Sequence[Tile], okey: Tile, wraps: bool) -> int:
+    """The "34" count: the most floor(shape value / 3) summed over disjoint shapes."""
+    return _best(rack, okey, wraps, lambda value, _stood_for, _used: value // 3)
+
+
+def fewest_left(rack: Sequence[Tile], okey: Tile, wraps: bool) -> int:
+    """The fewest tiles left out of disjoint runs and groups (düz)."""
+    return len(rack) - _best(rack, okey, wraps, lambda size, _s, _u: size, by_size=True)
 
 
 def least_leftover(rack: Sequence[Tile], okey: Tile, wraps: bool, okey_value: int = 101) -> int:

@@ -1,5 +1,6 @@
-"""Bots at every level play whole matches under every house: always legal, only in turn,
-and from nothing but their own seat's view (RULES.md section 11)."""
+"""Bots at every level play whole matches under every house (düz, and the "34" count, too):
+always legal, only in turn, and from nothing but their own seat's view (RULES.md section
+11)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,9 @@ HOUSES = {
     "okeygg": {"base": "okeygg", "options": {"hands_per_match": 7}},
     "classic": {"base": "classic", "options": {"hands_per_match": 2, "bots_allowed": True}},
     "okey-oyna": {"base": "okey-oyna", "options": {"hands_per_match": 2}},
+    "okey-oyna-duz": {"base": "okey-oyna-duz", "options": {"hands_per_match": 2}},
+    "classic-34-count": {"base": "classic", "options": {
+        "hands_per_match": 2, "bots_allowed": True, "meld_value": "third"}},
 }
 
 

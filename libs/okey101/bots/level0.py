@@ -18,18 +18,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from okey101 import melds as M
-from okey101 import solver, tiles
+from okey101 import tiles
 from okey101.table import messages as E
 from okey101.table.views import PlayerView
 from okey101.tiles import Tile
 
 from . import plays
+from .duz import duz_command
 from .seat import BLANK, Seat, keep_one, notation, played
 
 
 def level0(v: PlayerView) -> E.Command:
     """One command for the seat to act, from its view only."""
     s = Seat(v)
+    if s.p.game == "duz":
+        return duz_command(s, 0)
     if s.may_show_indicator():
         return E.ShowIndicator(**BLANK)
     if s.drawing:
@@ -50,11 +53,11 @@ def level0(v: PlayerView) -> E.Command:
 
 
 def _points_plan(s: Seat, rack: list[Tile], must: Tile | None) -> list[M.Meld] | None:
-    plan = keep_one(solver.opening(rack, s.okey, s.wraps).melds, len(rack))
+    plan = keep_one(s.opening(rack).melds, len(rack))
     if not plan or (must is not None and must not in played(plan)):
         return None
     laid = sum(len(m.tiles) for m in plan)
-    if sum(m.value() for m in plan) >= s.me.points_needed or \
+    if s.worth(plan) >= s.me.points_needed or \
             (laid == len(rack) - 1 and s.elden_possible()):
         return plan
     return None

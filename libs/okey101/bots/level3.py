@@ -34,6 +34,7 @@ from okey101.table.views import PlayerView
 from okey101.tiles import KINDS, Tile
 
 from . import plays
+from .duz import duz_command
 from .inference import Knowledge, Memory, neighbours
 from .levels import Level2Play, partners, safe_choice
 from .seat import Seat, played
@@ -59,6 +60,8 @@ class Level3:
         if memory is None or memory.key != key or v.turn < memory.turn:
             memory = self._memory[(v.table_id, v.seat)] = Memory(key)
         memory.see(s)
+        if s.p.game == "duz":
+            return duz_command(s, 3, Knowledge(s, memory))
         return Level3Play(s, Knowledge(s, memory)).command()
 
 
@@ -78,12 +81,12 @@ class Level3Play(Level2Play):
         for the kinds that would raise the value."""
         if self._outs is None:
             s, rack = self.s, self.s.rack
-            v0 = solver.opening(rack, s.okey, s.wraps).value
+            v0 = s.opening(rack, exact=False).value
             found = []
             for t in range(KINDS):
                 n = self.k.live[t]
                 if n:
-                    sol = solver.opening([*rack, t], s.okey, s.wraps)
+                    sol = s.opening([*rack, t], exact=False)
                     if sol.value > v0:
                         found.append((t, n, sol))
             self._outs = (v0, found)
@@ -143,7 +146,7 @@ class Level3Play(Level2Play):
             for d in pool:
                 if used[d] > have[d] - 1:
                     rest = plays.without([*rack, t], [d])
-                    value = solver.opening(rest, s.okey, s.wraps).value
+                    value = s.opening(rest, exact=False).value
                     loss[d] += n * (gain - (self.utility(value) - u0))
         scale = self.k.draws_left() / self.k.unseen * OPEN_SWING
         cost = {d: loss[d] * scale + self.feed_cost(d) for d in pool}

@@ -23,12 +23,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from okey101 import solver, tiles
+from okey101 import tiles
 from okey101.table import messages as E
 from okey101.table.views import PlayerView
 from okey101.tiles import Tile
 
 from . import plays
+from .duz import duz_command
 from .seat import BLANK, Seat, keep_one, notation, played
 
 Bot = Callable[[PlayerView], E.Command]
@@ -75,13 +76,15 @@ def pairs_mode(s: Seat) -> bool:
     if s.opened is not None:
         return s.opened == "pairs"
     pairs = len(plays.pairs_in(s, s.rack))
-    value = solver.opening(s.rack, s.okey, s.wraps).value
-    return pairs >= s.me.pairs_needed - 1 and value < s.me.points_needed - 30
+    value = s.opening(s.rack).value
+    return pairs >= s.me.pairs_needed - 1 and value < s.me.points_needed - s.in_count(30)
 
 
 # ---------------------------------------------------------------- level 1
 def level1(v: PlayerView) -> E.Command:
     s = Seat(v)
+    if s.p.game == "duz":
+        return duz_command(s, 1)
     if s.drawing:
         return E.Draw(**BLANK)
     if s.opened is None:
@@ -113,7 +116,10 @@ def _level1_discard(s: Seat) -> Tile:
 
 # ---------------------------------------------------------------- level 2
 def level2(v: PlayerView) -> E.Command:
-    return Level2Play(Seat(v)).command()
+    s = Seat(v)
+    if s.p.game == "duz":
+        return duz_command(s, 2)
+    return Level2Play(s).command()
 
 
 class Level2Play:

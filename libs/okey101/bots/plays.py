@@ -35,8 +35,8 @@ def points_plan(s: Seat, rack: Sequence[Tile], must: Tile | None = None
     need = s.me.points_needed
     arranged = s.arrange(rack)
     candidates: list[Sequence[M.Meld]] = [arranged.melds]
-    best = solver.opening(rack, s.okey, s.wraps)
-    if best.value > sum(m.value() for m in arranged.melds):
+    best = s.opening(rack)
+    if best.value > s.worth(arranged.melds):
         candidates.append(best.melds)
     for melds in candidates:
         plan = _reaches(s, melds, rack, must, need)
@@ -45,7 +45,7 @@ def points_plan(s: Seat, rack: Sequence[Tile], must: Tile | None = None
     if must is None or best.value < need:
         return None
     for m in melds_with(rack, must, s.okey, s.wraps):  # the engine's own alternatives
-        rest = solver.opening(without(rack, played([m])), s.okey, s.wraps)
+        rest = s.opening(without(rack, played([m])))
         plan = _reaches(s, [m, *rest.melds], rack, must, need)
         if plan is not None:
             return plan
@@ -58,7 +58,7 @@ def _reaches(s: Seat, melds: Sequence[M.Meld], rack: list[Tile], must: Tile | No
     if not plan or (must is not None and must not in played(plan)):
         return None
     laid = sum(len(m.tiles) for m in plan)
-    if sum(m.value() for m in plan) >= need or (laid == len(rack) - 1 and s.elden_possible()):
+    if s.worth(plan) >= need or (laid == len(rack) - 1 and s.elden_possible()):
         return plan
     return None
 

@@ -17,7 +17,7 @@ from okey101 import solver, tiles
 from okey101.profiles import Profile
 from okey101.table import messages as E
 from okey101.table.views import HandView, MeldView, PlayerView, SeatView
-from okey101.terms import SEATS
+from okey101.terms import SEATS, MeldCount
 from okey101.tiles import FAKE, Tile
 
 BLANK: dict[str, Any] = {"table_id": "", "command_id": ""}  # the driver fills the envelope
@@ -44,6 +44,7 @@ class Seat:
         self.okey: Tile = tiles.parse(v.hand.okey)
         self.indicator: Tile = tiles.parse(v.hand.indicator)
         self.wraps: bool = v.profile.run_wraps_13_to_1
+        self.count: MeldCount = v.profile.meld_value  # what a meld is worth toward opening
         self.rack: list[Tile] = tiles.parse_many(v.rack)
         self.table: list[M.Meld] = [table_meld(m, self.okey) for m in v.hand.melds]
         cur = v.hand.current
@@ -75,6 +76,22 @@ class Seat:
     def leftover(self, rack: Sequence[Tile]) -> int:
         return solver.leftover_value(self.arrange(rack).leftover, self.okey,
                                      self.p.okey_in_rack_value)
+
+    def worth(self, melds: Sequence[M.Meld]) -> int:
+        """What `melds` are worth toward an opening, in the house's count."""
+        return sum(M.counted_value(m, self.count) for m in melds)
+
+    def in_count(self, points: int) -> int:
+        """A margin given in face points, in the house's count (the "34" count: a third)."""
+        return points // 3 if self.count == "third" else points
+
+    def opening(self, rack: Sequence[Tile], exact: bool = True) -> solver.Solution:
+        """The best opening of `rack` in the house's count. Not `exact` (a strategy's
+        estimate), the "34" count takes the face optimum's melds at their count."""
+        if self.count == "face" or exact:
+            return solver.opening(rack, self.okey, self.wraps, self.count)
+        face = solver.opening(rack, self.okey, self.wraps)
+        return solver.Solution(self.worth(face.melds), face.melds, face.leftover)
 
     def stands(self, tile: Tile) -> Tile:
         return self.okey if tile == FAKE else tile

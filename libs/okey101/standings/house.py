@@ -79,8 +79,11 @@ OKEYGG = StandingRules(house="okeygg", points="none", bots_on_board=True)
 
 OKEY_OYNA = StandingRules(house="okey-oyna", points="none", bots_on_board=True)
 
+# düz (classic) Okey at okey-oyna: no house number either; places come from the count left
+OKEY_OYNA_DUZ = StandingRules(house="okey-oyna-duz", points="none", bots_on_board=True)
+
 HOUSE_RULES: dict[str, StandingRules] = {
-    r.house: r for r in (NORTH_SULTAN, OKEYGG, CLASSIC, OKEY_OYNA)}
+    r.house: r for r in (NORTH_SULTAN, OKEYGG, CLASSIC, OKEY_OYNA, OKEY_OYNA_DUZ)}
 
 
 def rules_for(profile: Profile) -> StandingRules | None:

@@ -5,9 +5,10 @@ counter an 8-byte big-endian integer from 0, blocks concatenated. Fisher-Yates r
 canonical 106-tile order (R1 R1 R2 R2 ... K13 K13 F F): for i from 105 down to 1, read 4
 bytes as a big-endian u32 `u`; reject `u` while u >= 2**32 - (2**32 mod (i + 1)) (no modulo
 bias); swap positions i and u mod (i + 1). The shuffled order is then dealt: the starter
-takes the first 22 tiles, each next seat to the right 21; the indicator is the first tile
-of what is left that is not a fake okey (a fake okey goes back); the rest, in order, is
-the deck, top first. The commitment published when the hand starts is SHA-256(seed) in hex.
+takes the first 22 tiles, each next seat to the right 21 (düz: 15 and 14, `Sizes`); the
+indicator is the first tile of what is left that is not a fake okey (a fake okey goes
+back); the rest, in order, is the deck, top first. The commitment published when the
+hand starts is SHA-256(seed) in hex.
 A match seed derives each hand's seed: HMAC-SHA256(match_seed, "hand:<n>:<attempt>").
 """
 
@@ -17,6 +18,7 @@ import hashlib
 import hmac
 from collections import Counter
 from collections.abc import Iterator
+from typing import NamedTuple
 
 import msgspec
 
@@ -28,6 +30,16 @@ from okey101.tiles import FAKE, Tile
 SEED_BYTES = 32  # a hand's seed, and a match's
 STARTER_TILES = 22
 OTHER_TILES = 21
+
+
+class Sizes(NamedTuple):
+    """How many tiles the starter and every other seat are dealt (the profile's game)."""
+
+    starter: int = STARTER_TILES
+    other: int = OTHER_TILES
+
+
+SIZES_101 = Sizes()
 
 
 class Dealt(msgspec.Struct, frozen=True):
@@ -60,12 +72,12 @@ def shuffled(seed: bytes) -> list[Tile]:
     return order
 
 
-def deal_from_order(order: list[Tile], starter: int) -> Dealt:
+def deal_from_order(order: list[Tile], starter: int, sizes: Sizes = SIZES_101) -> Dealt:
     racks: list[tuple[Tile, ...]] = [()] * 4
     at = 0
     for k in range(SEATS):
         seat = (starter + k) % SEATS
-        size = STARTER_TILES if k == 0 else OTHER_TILES
+        size = sizes.starter if k == 0 else sizes.other
         racks[seat] = tuple(order[at:at + size])
         at += size
     rest = order[at:]
@@ -74,8 +86,8 @@ def deal_from_order(order: list[Tile], starter: int) -> Dealt:
     return Dealt(starter, indicator, tuple(racks), tuple(rest))
 
 
-def deal(seed: bytes, starter: int) -> Dealt:
-    return deal_from_order(shuffled(seed), starter)
+def deal(seed: bytes, starter: int, sizes: Sizes = SIZES_101) -> Dealt:
+    return deal_from_order(shuffled(seed), starter, sizes)
 
 
 def commitment(seed: bytes) -> str:
@@ -87,16 +99,17 @@ def hand_seed(match_seed: bytes, hand: int, attempt: int) -> bytes:
 
 
 def stacked_deal(racks: list[list[str]], indicator: str, deck: list[str], starter: int,
-                 where: str) -> Dealt:
+                 where: str, sizes: Sizes = SIZES_101) -> Dealt:
     """A given deal (tests, scenarios), checked: 22 tiles for the starter, 21 for the
-    others, the deck topped up with the tiles named nowhere, in canonical order."""
+    others (düz: 15, 14), the deck topped up with the tiles named nowhere, in canonical
+    order."""
     if not 0 <= starter < SEATS:
         raise MalformedInput(f"{where}: starter {starter} is not a seat (0-3)")
     if len(racks) != SEATS:
         raise MalformedInput(f"{where}: {len(racks)} racks given; {SEATS} needed")
     parsed = []
     for seat, rack in enumerate(racks):
-        want = STARTER_TILES if seat == starter else OTHER_TILES
+        want = sizes.starter if seat == starter else sizes.other
         if len(rack) != want:
             raise MalformedInput(f"{where}: rack {seat} has {len(rack)} tiles; {want} needed")
         parsed.append(tuple(tiles.parse_at(rack, f"{where} rack {seat}")))

@@ -99,6 +99,8 @@ def _handler_for(c: E.AnyCommand) -> _Handler:
             return _draw
         case E.Discard():
             return _discard
+        case E.Finish():
+            return _finish
         case E.TakeDiscard():
             return _take_discard
         case E.LayOff():
@@ -244,7 +246,7 @@ def _start_match(ctx: _Ctx, c: E.StartMatch) -> None:
         if not c.deals:
             raise MalformedInput("start_match: deals is empty")
         for i, d in enumerate(c.deals):
-            _stacked(d, f"deal {i}")
+            _stacked(d, f"deal {i}", ctx.profile)
         hands = len(c.deals)
     else:
         try:
@@ -259,8 +261,12 @@ def _start_match(ctx: _Ctx, c: E.StartMatch) -> None:
     _deal_hand(ctx, 1, 0, c.deals[0].starter if c.deals else 0)
 
 
-def _stacked(d: E.StackedDeal, where: str) -> D.Dealt:
-    return D.stacked_deal(d.racks, d.indicator, d.deck, d.starter, where)
+def _stacked(d: E.StackedDeal, where: str, p: Profile) -> D.Dealt:
+    return D.stacked_deal(d.racks, d.indicator, d.deck, d.starter, where, _sizes(p))
+
+
+def _sizes(p: Profile) -> D.Sizes:
+    return D.Sizes(p.starter_tiles, p.other_tiles)
 
 
 def _deal_hand(ctx: _Ctx, number: int, attempt: int, starter: int) -> None:
@@ -269,13 +275,13 @@ def _deal_hand(ctx: _Ctx, number: int, attempt: int, starter: int) -> None:
         if s.deals_used >= len(s.deals):
             _end_match(ctx)
             return
-        dealt, seed = _stacked(s.deals[s.deals_used], f"deal {s.deals_used}"), b""
+        dealt, seed = _stacked(s.deals[s.deals_used], f"deal {s.deals_used}", ctx.profile), b""
         if (number > 1 or attempt > 0) and dealt.starter != starter:  # moves each hand §2
             raise MalformedInput(f"deal {s.deals_used}: starter {dealt.starter}, but hand "
                                  f"{number} starts at seat {starter}")
     else:
         seed = D.hand_seed(bytes.fromhex(s.match_seed), number, attempt)
-        dealt = D.deal(seed, starter)
+        dealt = D.deal(seed, starter, _sizes(ctx.profile))
     okey = tiles.okey_for(dealt.indicator)
     ctx.emit(E.HandStarted(
         **ctx.head(), hand=number, attempt=attempt, starter=dealt.starter,
@@ -310,6 +316,12 @@ def _declare_pairs(ctx: _Ctx, c: E.DeclarePairs) -> None:
 def _show_indicator(ctx: _Ctx, c: E.ShowIndicator) -> None:
     tile = R.check_show_indicator(ctx.s, c.seat)
     ctx.emit(E.IndicatorShown(**ctx.head(), seat=c.seat, tile=tiles.name(tile)))
+    cost = ctx.profile.indicator_show_cost
+    if cost:  # düz: every other seat loses it at once
+        for seat in range(SEATS):
+            if seat != c.seat:
+                ctx.emit(E.PenaltyImposed(**ctx.head(), seat=seat, points=cost,
+                                          reason="indicator_shown"))
 
 
 def _put_back(ctx: _Ctx, c: E.PutBack) -> None:
@@ -347,7 +359,8 @@ def _open(ctx: _Ctx, c: E.Open) -> None:
             raise fail("pairs_not_declared", f"seat {c.seat} must declare pairs first")
         built = [build_meld(g, hand, p.run_wraps_13_to_1, kind == "pairs",
                             pair_jokers(hand, c.seat)) for g in groups]
-        value = sum(m.value() for m in built) if kind == "points" else len(built)
+        value = sum(M.counted_value(m, p.meld_value) for m in built) if kind == "points" \
+            else len(built)
         need = R.threshold(ctx.s, c.seat, kind)
         elden = kind == "points" and value < need and \
             R.is_elden_opening(ctx.s, c.seat, sum(len(g) for g in groups))
@@ -492,6 +505,26 @@ def _discard(ctx: _Ctx, c: E.Discard, timed_out: bool = False) -> None:
         _end_hand(ctx, c.seat, R.finish_kind(ctx.s, c.seat, tile))
 
 
+def _finish(ctx: _Ctx, c: E.Finish) -> None:
+    """Düz (RULES.md §12): discard one tile and show the other 14 as runs and groups or as
+    seven pairs; the hand is won."""
+    me = R.check_finish(ctx.s, c.seat)
+    hand, p = ctx.hand, ctx.profile
+    if not isinstance(c.tile, str):
+        raise MalformedInput("finish: tile must be a tile name")
+    tile = tiles.parse_at([c.tile], "finish")[0]
+    melds, pairs = _groups(c.melds, "melds"), _groups(c.pairs, "pairs")
+    if bool(melds) == bool(pairs):
+        raise fail("finish_one_way", "show the rack as melds or as pairs, never both or "
+                                     "neither")
+    groups = melds or pairs
+    R.check_shows_whole_rack(me, c.seat, tile, [t for g in groups for t in played_tiles(g)])
+    built = [build_meld(g, hand, p.run_wraps_13_to_1, bool(pairs)) for g in groups]
+    ctx.emit(E.RackShown(**ctx.head(), seat=c.seat, tile=tiles.name(tile),
+                         melds=[m.notation(hand.okey) for m in built], pairs=bool(pairs)))
+    _end_hand(ctx, c.seat, R.shown_finish_kind(bool(pairs), tile == hand.okey))
+
+
 def _end_hand(ctx: _Ctx, finisher: int | None, finish: FinishKind) -> None:
     p, hand = ctx.profile, ctx.hand
     opened = [h.opened for h in hand.seats]
@@ -502,7 +535,7 @@ def _end_hand(ctx: _Ctx, finisher: int | None, finish: FinishKind) -> None:
                          seed=hand.seed, replay=result.replay))
     if result.replay:
         _deal_hand(ctx, hand.number, hand.attempt + 1, hand.starter)
-    elif hand.number >= ctx.s.hands_total:
+    elif hand.number >= ctx.s.hands_total or scoring.is_countdown_over(p, ctx.s.totals()):
         _end_match(ctx)
     else:
         _deal_hand(ctx, hand.number + 1, 0, (hand.starter + 1) % SEATS)
@@ -524,7 +557,8 @@ def _end_match(ctx: _Ctx) -> None:
         rating = rate(totals, hands, left, substitute)
     teams = list(scoring.team_totals(totals)) if p.partners else None
     ctx.emit(E.MatchEnded(**ctx.head(), totals=totals, places=places, rating_changes=rating,
-                          team_totals=teams, results=_results(s, places, rating, hands)))
+                          team_totals=teams, results=_results(s, places, rating, hands),
+                          remaining=scoring.remaining(p, totals)))
 
 
 def _results(s: TableState, places: list[int], rating: list[int] | None, hands: int
@@ -550,14 +584,11 @@ def _timeout(ctx: _Ctx, c: E.TimeOut) -> None:
     if c.seat != hand.to_act:
         raise fail("not_your_turn", f"timeout names seat {c.seat}; seat {hand.to_act} acts")
     ctx.emit(E.TurnTimedOut(**ctx.head(), seat=c.seat, turn=c.turn))
-    taken, laid = hand.scratch.taken, hand.scratch.laid
+    laid = hand.scratch.laid
     # a taken discard the player still owes a use of (unopened: the opening; okey-oyna: a
     # lay) goes back while nothing is laid, or else is the tile discarded; a free take stays
-    owed = taken is not None and hand.phase == "play" and (
-        hand.seats[c.seat].opened is None
-        or (ctx.profile.opened_take_must_use and taken not in laid))
-    if owed and not laid:
-        assert taken is not None
+    taken = R.owed_take(ctx.s, c.seat)
+    if taken is not None and not laid:
         ctx.emit(E.DiscardPutBack(**ctx.head(), seat=c.seat, tile=tiles.name(taken)))
     if ctx.hand.phase == "draw":
         if ctx.hand.deck_left == 0:
@@ -565,6 +596,6 @@ def _timeout(ctx: _Ctx, c: E.TimeOut) -> None:
             return
         ctx.emit(E.TileDrawn(**ctx.head(), seat=c.seat,
                              tile=tiles.name(ctx.hand.deck[ctx.hand.deck_pos])))
-    tile = taken if owed and laid and taken is not None else R.timeout_discard(ctx.s, c.seat)
+    tile = taken if taken is not None and laid else R.timeout_discard(ctx.s, c.seat)
     _discard(ctx, E.Discard(table_id=c.table_id, command_id=c.command_id, seat=c.seat,
                             tile=tiles.name(tile), at=c.at), timed_out=True)

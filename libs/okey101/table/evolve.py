@@ -47,6 +47,8 @@ def _handler_for(e: E.AnyEvent) -> _Handler:
             return _tile_drawn
         case E.TileDiscarded():
             return _tile_discarded
+        case E.RackShown():
+            return _rack_shown
         case E.DiscardTaken():
             return _discard_taken
         case E.TilesLaidOff():
@@ -258,8 +260,9 @@ def _melds_laid(s: TableState, e: E.MeldsLaid) -> TableState:
         if e.pairs and seat.opened == "pairs":
             hand = _seat(hand, e.seat, opening_value=seat.opening_value + len(e.melds))
         elif not e.pairs and seat.opened == "points":
-            wraps = s.profile.run_wraps_13_to_1
-            added = sum(build_meld(g, hand, wraps, False).value() for g in e.melds)
+            wraps, count = s.profile.run_wraps_13_to_1, s.profile.meld_value
+            added = sum(M.counted_value(build_meld(g, hand, wraps, False), count)
+                        for g in e.melds)
             hand = _seat(hand, e.seat, opening_value=seat.opening_value + added)
     return replace(s, hand=hand)
 
@@ -280,7 +283,8 @@ def _tiles_laid_off(s: TableState, e: E.TilesLaidOff) -> TableState:
     if (s.profile.opening_counts_own_extensions and seat.opened == "points"
             and seat.opened_turn == s.turn and target.owner == e.seat
             and target.laid_turn == s.turn):
-        value += meld.value() - target.meld.value()
+        count = s.profile.meld_value
+        value += M.counted_value(meld, count) - M.counted_value(target.meld, count)
     hand = _seat(hand, e.seat, rack=without(seat.rack, laid), opening_value=value)
     sc = hand.scratch
     counts = [c for c in sc.end_counts if c[:2] != (e.meld, e.end)]
@@ -313,6 +317,19 @@ def _tile_discarded(s: TableState, e: E.TileDiscarded) -> TableState:
         return replace(s, hand=replace(hand, phase="over"))
     hand = replace(hand, to_act=(e.seat + 1) % SEATS, phase="draw", scratch=TurnScratch())
     return replace(s, hand=hand, turn=s.turn + 1)
+
+
+def _rack_shown(s: TableState, e: E.RackShown) -> TableState:
+    """Düz: the discard goes on the seat's pile, the rest of the rack on the table."""
+    assert s.profile is not None
+    hand = _hand(s)
+    tile = tiles.parse(e.tile)
+    seat = hand.seats[e.seat]
+    wraps = s.profile.run_wraps_13_to_1
+    shown = tuple(TableMeld(build_meld(g, hand, wraps, e.pairs), e.seat, s.turn)
+                  for g in e.melds)
+    hand = _seat(hand, e.seat, rack=(), discards=(*seat.discards, tile), has_played=True)
+    return replace(s, hand=replace(hand, melds=(*hand.melds, *shown), phase="over"))
 
 
 def _penalty_imposed(s: TableState, e: E.PenaltyImposed) -> TableState:

@@ -134,13 +134,22 @@ class Discard(Command, tag="discard", frozen=True):
     tile: str
 
 
+class Finish(Command, tag="finish", frozen=True):
+    """Düz (classic) Okey: discard `tile` and show every other tile of the rack, as runs
+    and groups (`melds`) or as seven pairs (`pairs`): the hand is won."""
+
+    tile: str = ""
+    melds: list[list[str]] = msgspec.field(default_factory=list)
+    pairs: list[list[str]] = msgspec.field(default_factory=list)
+
+
 class TimeOut(Command, tag="timeout", frozen=True):
     turn: int = -1  # the turn this timeout is for; a stale one is rejected
 
 
 AnyCommand = (
     CreateTable | Sit | Leave | ReplaceWithBot | StartMatch | Draw | TakeDiscard | PutBack
-    | DeclarePairs | ShowIndicator | Open | Lay | LayOff | TakeOkey | Discard | TimeOut
+    | DeclarePairs | ShowIndicator | Open | Lay | LayOff | TakeOkey | Discard | Finish | TimeOut
     | RequestBots | ReportDisconnect | ReportReconnect | ExpireReconnectWindow
 )
 
@@ -300,9 +309,19 @@ class TileDiscarded(Event, tag="tile_discarded", frozen=True):
     tile: str
 
 
+class RackShown(Event, tag="rack_shown", frozen=True):
+    """Düz: `seat` discarded `tile` and showed the rest of its rack as `melds` (runs and
+    groups), or as seven pairs (`pairs`): it won the hand, and the melds lie on the table."""
+
+    seat: int
+    tile: str
+    melds: list[list[str]]
+    pairs: bool = False
+
+
 class PenaltyImposed(Event, tag="penalty_imposed", frozen=True):
     seat: int
-    points: int  # negative for Siler
+    points: int  # negative for Siler; düz: points lost (an indicator shown)
     reason: str  # a PenaltyReason (okey101.terms)
 
 
@@ -320,7 +339,7 @@ class HandEnded(Event, tag="hand_ended", frozen=True):
     hand: int
     finish: str  # a FinishKind (okey101.terms): normal, okey, pairs, ... deck_exhausted, void
     finished_by: int | None
-    scores: list[int]
+    scores: list[int]  # penalty points, lower is better (düz: the points each seat lost)
     racks: list[list[str]]
     seed: str  # revealed: SHA-256 of it is the hand's commitment
     replay: bool = False
@@ -343,14 +362,15 @@ class MatchEnded(Event, tag="match_ended", frozen=True):
     rating_changes: list[int] | None = None  # by seat: the player sitting there at the end
     team_totals: list[int] | None = None
     results: list[MatchResult] = msgspec.field(default_factory=list)  # by account
+    remaining: list[int] | None = None  # düz: each seat's count left (from 20, 30, 40, 50)
 
 
 AnyEvent = (
     TableCreated | PlayerSat | PlayerLeft | SeatHandedToBot | MatchStarted | MatchSeeded
     | HandStarted | HandDealt | RackDealt | TileDrawn | DiscardTaken | DiscardPutBack
     | PairsDeclared | IndicatorShown | HandOpened | MeldsLaid | TilesLaidOff | OkeyTaken
-    | TileDiscarded | PenaltyImposed | OpeningRetracted | TurnTimedOut | HandEnded | MatchEnded
-    | BotsRequested | PlayerDisconnected | PlayerReconnected
+    | TileDiscarded | RackShown | PenaltyImposed | OpeningRetracted | TurnTimedOut | HandEnded
+    | MatchEnded | BotsRequested | PlayerDisconnected | PlayerReconnected
 )
 
 SERVER_ONLY: frozenset[type[Event]] = frozenset({MatchSeeded, HandDealt, SeatHandedToBot})

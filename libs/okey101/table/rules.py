@@ -8,6 +8,10 @@ among what the engine enumerates and never re-implement a rule.
 Gates (`check_*`) raise `IllegalMove` with a stable code and a message naming the seat and
 the tile; predicates (`is_*`, `can_*`, `may_*`) answer yes or no; the rest compute a value
 (a threshold, a penalty, a finish kind, the house's time-out move).
+
+Düz (classic) Okey (RULES.md §12, `Profile.game` "duz") is a game of the same engine: its
+seats draw (or take the discard, free to keep it) and discard, and win with `finish`,
+showing the whole rack; nothing else touches the table, so the opening's gates refuse it.
 """
 
 from __future__ import annotations
@@ -16,12 +20,20 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from okey101 import melds as M
-from okey101 import solver, tiles
+from okey101 import scoring, solver, tiles
 from okey101.errors import IllegalMove, MalformedInput
 from okey101.profiles import Profile
 from okey101.table.notation import without
 from okey101.table.state import Disconnection, HandState, SeatHand, TableState
-from okey101.terms import BOT_LEVELS, SEATS, FinishKind, LayOffEnd, OpeningKind, PenaltyReason
+from okey101.terms import (
+    BOT_LEVELS,
+    SEATS,
+    FinishKind,
+    LayOffEnd,
+    MeldCount,
+    OpeningKind,
+    PenaltyReason,
+)
 from okey101.tiles import Tile
 
 
@@ -32,6 +44,18 @@ def fail(code: str, message: str) -> IllegalMove:
 def _profile(s: TableState) -> Profile:
     assert s.profile is not None
     return s.profile
+
+
+def is_duz(s: TableState) -> bool:
+    """Is this table playing düz (classic) Okey (RULES.md §12)?"""
+    return _profile(s).game == "duz"
+
+
+def _check_101(s: TableState, seat: int, what: str) -> None:
+    """Düz has no opening and lays nothing before the finish."""
+    if is_duz(s):
+        raise fail("not_in_duz", f"seat {seat}: düz okey has no {what}; win with 'finish', "
+                                 "showing the whole rack")
 
 
 def playing_hand(s: TableState) -> HandState:
@@ -136,6 +160,8 @@ def threshold(s: TableState, seat: int, kind: OpeningKind) -> int:
     """What an opening of `kind` needs now (escalation and team escalation included)."""
     p, hand = _profile(s), s.hand
     assert hand is not None
+    if p.game == "duz":
+        return 0  # no opening
     base = p.opening_points if kind == "points" else p.opening_pairs
     if not p.escalating_openings:
         return base
@@ -154,6 +180,8 @@ def is_elden_open(s: TableState, seat: int) -> bool:
     nobody else has opened and somebody has."""
     p, hand = _profile(s), s.hand
     assert hand is not None
+    if p.game == "duz":
+        return False
     return not (p.elden_only_while_nobody_opened and
                 any(h.opened is not None for i, h in enumerate(hand.seats) if i != seat))
 
@@ -204,6 +232,8 @@ def check_take_discard(s: TableState, seat: int) -> Tile:
     if tile == hand.okey and not p.discarded_okey_takeable:
         raise fail("okey_discard_untakeable", f"{tiles.name(tile)} is the okey: "
                                               f"{p.id} never lets a discarded okey be taken")
+    if p.game == "duz":
+        return tile  # §12: a taken discard need not be used
     me = hand.seats[seat]
     if me.opened is None and not p.put_back_allowed and not can_open_with(s, seat, tile):
         raise fail("cannot_open_with_discard",
@@ -241,8 +271,8 @@ def check_declare_pairs(s: TableState, seat: int) -> None:
 def check_show_indicator(s: TableState, seat: int) -> Tile:
     hand = check_turn(s, seat)
     p = _profile(s)
-    if not p.indicator_pair:
-        raise fail("not_applicable", f"{p.id} has no indicator pair")
+    if not p.indicator_pair and not p.indicator_show_cost:
+        raise fail("not_applicable", f"{p.id} has no indicator to show")
     me = hand.seats[seat]
     if me.has_played or hand.scratch.taken is not None or \
             (seat != hand.starter and hand.phase != "draw"):
@@ -257,6 +287,7 @@ def check_show_indicator(s: TableState, seat: int) -> Tile:
 
 def check_open(s: TableState, seat: int) -> SeatHand:
     hand = check_turn(s, seat, "play", "Open")
+    _check_101(s, seat, "opening")
     me = hand.seats[seat]
     if me.opened is not None:
         raise fail("already_opened", f"seat {seat} has already opened")
@@ -265,6 +296,7 @@ def check_open(s: TableState, seat: int) -> SeatHand:
 
 def check_lay(s: TableState, seat: int) -> SeatHand:
     hand = check_turn(s, seat, "play", "Lay")
+    _check_101(s, seat, "laying of melds")
     me = hand.seats[seat]
     if me.opened is None:
         raise fail("not_opened", f"seat {seat} must open before laying melds")
@@ -283,6 +315,7 @@ def check_table_access(s: TableState, seat: int, action: str) -> SeatHand:
     the house forbids it, its wait served (section 4-5)."""
     hand = playing_hand(s)
     p, me = _profile(s), hand.seats[seat]
+    _check_101(s, seat, "table to " + action + " on")
     if me.opened is None:
         raise fail("not_opened", f"seat {seat} must open before it can {action}")
     if me.opened_turn == s.turn and not p.lay_off_in_opening_turn:
@@ -312,7 +345,8 @@ def may_open_with_pairs(s: TableState, seat: int) -> bool:
     p, hand = _profile(s), s.hand
     assert hand is not None
     me = hand.seats[seat]
-    return me.opened is None and (not p.pairs_need_declaration or me.declared_pairs)
+    return p.game != "duz" and me.opened is None and (
+        not p.pairs_need_declaration or me.declared_pairs)
 
 
 def owed_take(s: TableState, seat: int) -> Tile | None:
@@ -321,7 +355,7 @@ def owed_take(s: TableState, seat: int) -> Tile | None:
     p, hand = _profile(s), s.hand
     assert hand is not None
     taken = hand.scratch.taken
-    if taken is None or hand.to_act != seat:
+    if taken is None or hand.to_act != seat or p.game == "duz":
         return None
     if hand.seats[seat].opened is None:
         return taken
@@ -358,6 +392,52 @@ def check_discard(s: TableState, seat: int) -> SeatHand:
         raise fail("taken_tile_not_used", f"the taken {tiles.name(owed)} must be laid "
                                           f"this turn ({_profile(s).id})")
     return me
+
+
+def check_finish(s: TableState, seat: int) -> SeatHand:
+    """Düz: the seat to act, in play, may win by discarding one tile and showing the rest."""
+    hand = check_turn(s, seat, "play", "Finish")
+    p = _profile(s)
+    if p.game != "duz":
+        raise fail("not_applicable", f"{p.id}: a 101 hand is won by discarding the last "
+                                     "tile, not with 'finish'")
+    return hand.seats[seat]
+
+
+def check_shows_whole_rack(me: SeatHand, seat: int, discard: Tile, shown: Sequence[Tile]
+                           ) -> None:
+    """Düz (§12): the finishing discard is held, and the melds or pairs shown hold exactly
+    every other tile of the rack."""
+    if discard not in me.rack:
+        raise fail("tile_not_in_rack", f"seat {seat} does not hold {tiles.name(discard)}")
+    rest = Counter(without(me.rack, [discard]))
+    have = Counter(shown)
+    if have != rest:
+        extra, missing = have - rest, rest - have
+        if extra:
+            raise fail("tile_not_in_rack", f"seat {seat} shows "
+                                           f"{' '.join(tiles.names(sorted(extra.elements())))}"
+                                           " it does not hold (besides the discard)")
+        raise fail("must_show_whole_rack", f"seat {seat} leaves "
+                                           f"{' '.join(tiles.names(sorted(missing.elements())))}"
+                                           f" out: every tile but the discard must be shown")
+
+
+def shown_finish_kind(pairs: bool, okey_last: bool) -> FinishKind:
+    """Düz: how a shown rack wins: seven pairs doubles, an okey discarded last doubles."""
+    if pairs:
+        return "pairs_okey" if okey_last else "pairs"
+    return "okey" if okey_last else "normal"
+
+
+def best_finish(p: Profile, rack: Sequence[Tile], okey: Tile) -> solver.Finishing | None:
+    """Düz: the way `rack` wins that costs the others most (seven pairs and an okey
+    discarded last each double it), or None when it cannot win now."""
+    options = solver.finishes(rack, okey, p.run_wraps_13_to_1)
+    if not options:
+        return None
+    return max(options, key=lambda f: scoring.finish_multipliers(
+        p, shown_finish_kind(f.pairs, f.discard == okey))[1])
 
 
 def full_run_ends(s: TableState) -> list[tuple[int, LayOffEnd]]:
@@ -429,16 +509,30 @@ def can_open_with(s: TableState, seat: int, tile: Tile) -> bool:
         if twin and solver.most_pairs(pool, hand.okey, extra) >= threshold(s, seat, "pairs"):
             return True
     need = threshold(s, seat, "points")
-    wraps = p.run_wraps_13_to_1
-    best = solver.opening(rack, hand.okey, wraps)
-    if best.value >= need:
+    wraps, count = p.run_wraps_13_to_1, p.meld_value
+    best = opening_within(rack, hand.okey, wraps, count, need)
+    if best is not None and best.value >= need:
         if any(pl[0] == tile for m in best.melds for pl in m.tiles):
             return True
-        if any(m.value() + solver.opening(without(tuple(rack), [pl[0] for pl in m.tiles]),
-                                          hand.okey, wraps).value >= need
-               for m in M.melds_with(rack, tile, hand.okey, wraps)):
-            return True
+        for m in M.melds_with(rack, tile, hand.okey, wraps):
+            rest = without(tuple(rack), [pl[0] for pl in m.tiles])
+            value = M.counted_value(m, count)
+            found = opening_within(rest, hand.okey, wraps, count, need - value)
+            if found is not None and value + found.value >= need:
+                return True
     return _can_go_elden_with(s, seat, rack, tile)
+
+
+def opening_within(rack: Sequence[Tile], okey: Tile, wraps: bool, count: MeldCount,
+                   need: int) -> solver.Solution | None:
+    """The best opening of `rack` in the house's count, or None when even the face
+    optimum's third cannot reach `need` (the "34" count's exact search is then skipped)."""
+    face = solver.opening(rack, okey, wraps)
+    if count == "face":
+        return face
+    if face.value // 3 < need:
+        return None
+    return solver.opening(rack, okey, wraps, count)
 
 
 def _can_go_elden_with(s: TableState, seat: int, rack: list[Tile], tile: Tile) -> bool:
@@ -566,6 +660,7 @@ _GATES: tuple[tuple[str, Callable[[TableState, int], object]], ...] = (
     ("lay_off", lambda s, seat: check_touch_table(s, seat, "lay off", "LayOff")),
     ("take_okey", lambda s, seat: check_touch_table(s, seat, "take an okey", "TakeOkey")),
     ("discard", check_discard),
+    ("finish", check_finish),
 )
 
 

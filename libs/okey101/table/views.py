@@ -18,7 +18,7 @@ from typing import TypeVar
 
 import msgspec
 
-from okey101 import tiles
+from okey101 import scoring, tiles
 from okey101.profiles import Profile
 from okey101.table import messages as E
 from okey101.table import rules as R
@@ -52,7 +52,8 @@ class SeatView(msgspec.Struct, frozen=True, kw_only=True):
     shown_indicator: bool
     has_played: bool
     penalties: int  # in-game penalties this hand
-    points_needed: int  # what an opening by points needs now (escalation included)
+    points_needed: int  # what an opening by points needs now, in the house's count
+    # (escalation included); 0 in düz, which has no opening
     pairs_needed: int
 
 
@@ -142,7 +143,7 @@ class PlayerView(msgspec.Struct, frozen=True, kw_only=True):
     hand: HandView | None
     hand_scores: list[list[int]]
     penalties: list[int]
-    totals: list[int]
+    totals: list[int]  # penalty points, lower is better (düz: the points each seat lost)
     rules: SeatRules = NO_RULES  # the viewer's; empty for spectators and between turns
     private: bool = False  # a private room (section 11)
     owner: str = ""  # its owner
@@ -150,6 +151,7 @@ class PlayerView(msgspec.Struct, frozen=True, kw_only=True):
     bots_may_sit: bool = False  # a bot may take an empty seat now (rules.may_seat_bot)
     reconnect_by: list[int | None] = msgspec.field(default_factory=list)  # by seat: a
     # disconnected player's deadline (ms since the epoch) to come back, or None
+    remaining: list[int] | None = None  # düz: each seat's count left (it counts down to 0)
 
 
 class ViewUpdate(msgspec.Struct, frozen=True, kw_only=True):
@@ -193,7 +195,9 @@ def player_view(state: TableState, seat: int) -> PlayerView:
         totals=state.totals(), rules=seat_rules(state, seat), private=state.private,
         owner=state.owner, bots_requested=state.bots_requested,
         bots_may_sit=state.profile is not None and R.may_seat_bot(state),
-        reconnect_by=[d.reconnect_by if d is not None else None for d in state.disconnected])
+        reconnect_by=[d.reconnect_by if d is not None else None for d in state.disconnected],
+        remaining=scoring.remaining(state.profile, state.totals())
+        if state.profile is not None else None)
 
 
 def _bot_labels(state: TableState) -> list[bool]:
