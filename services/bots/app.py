@@ -28,7 +28,7 @@ from okey101.app import topics
 from okey101.table import messages as E
 from okey101.table.views import PlayerView, ViewUpdate, view_update_decoder
 from services.bots import metrics
-from services.common.kafka import provision
+from services.common.kafka import client_security, provision
 
 log = structlog.get_logger("bots")
 _LEVEL = re.compile(r"^bot-l([123])-")
@@ -65,9 +65,9 @@ class Bots:
         consumer = AIOKafkaConsumer(
             topics.SEAT_VIEWS.name(self.prefix), bootstrap_servers=self.bootstrap,
             group_id=self.group, isolation_level="read_committed",
-            auto_offset_reset="earliest", fetch_max_wait_ms=20)
+            auto_offset_reset="earliest", fetch_max_wait_ms=20, **client_security())
         producer = AIOKafkaProducer(bootstrap_servers=self.bootstrap, enable_idempotence=True,
-                                    linger_ms=1)
+                                    acks="all", linger_ms=1, **client_security())
         await consumer.start()
         await producer.start()
         log.info("bots_started", group=self.group, prefix=self.prefix, level=self.level)

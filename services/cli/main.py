@@ -11,8 +11,9 @@ from typing import Any
 import msgspec
 
 from okey101 import profiles, solver, tiles
-from okey101.errors import MalformedInput
+from okey101.errors import InfrastructureFault, MalformedInput
 from okey101.table import scenario, simulate
+from services.cli import topics
 
 
 def _solve(args: argparse.Namespace) -> int:
@@ -121,6 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="hands per match (the house's range applies; okeygg 7-21)")
     sim.add_argument("--json", action="store_true", help="machine-readable standings")
     sim.set_defaults(run=_simulate)
+    topics.register(commands)
     return parser
 
 
@@ -128,7 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.run(args))
-    except MalformedInput as exc:
+    except (MalformedInput, InfrastructureFault) as exc:
         print(f"okey101 {args.command}: {exc}", file=sys.stderr)
         return 2
 

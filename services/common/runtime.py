@@ -11,7 +11,13 @@ from collections.abc import Callable
 from typing import Protocol
 
 import structlog
+from aiokafka.errors import KafkaError
 from prometheus_client import start_http_server
+
+from okey101.errors import InfrastructureFault, MalformedInput
+from services.common.kafka import KafkaClientLog, fault_text
+
+log = structlog.get_logger("service")
 
 
 class Service(Protocol):
@@ -52,9 +58,18 @@ def configure_logging(level: str) -> None:
     )
 
 
+def _client_record(record: logging.LogRecord) -> None:
+    """The Kafka client's own warnings, as JSON lines like ours."""
+    structlog.get_logger(record.name).log(record.levelno, "kafka_client",
+                                          message=record.getMessage())
+
+
 def serve(args: argparse.Namespace, build: Callable[[], Service]) -> int:
-    """JSON logs, the metrics endpoint, then the service until SIGTERM or SIGINT."""
+    """JSON logs, the metrics endpoint, then the service until SIGTERM or SIGINT. A bad
+    setting (exit 2) or a broker that cannot be used (exit 1) ends it with one line."""
     configure_logging(os.environ.get("OKEY_LOG_LEVEL", "info"))
+    client_log = KafkaClientLog(forward=_client_record)
+    logging.getLogger("aiokafka").addHandler(client_log)
     if args.metrics_port:
         start_http_server(args.metrics_port, addr=args.metrics_addr)
 
@@ -65,5 +80,14 @@ def serve(args: argparse.Namespace, build: Callable[[], Service]) -> int:
             loop.add_signal_handler(sig, service.stop)
         await service.run()
 
-    asyncio.run(main())
+    try:
+        asyncio.run(main())
+    except MalformedInput as exc:
+        log.error("service_failed", error=str(exc))
+        return 2
+    except (KafkaError, InfrastructureFault, OSError) as exc:
+        log.error("service_failed", error=fault_text(exc),
+                  cause=client_log.last_error or None,
+                  kafka_user=os.environ.get("OKEY_KAFKA_USERNAME") or None)
+        return 1
     return 0

@@ -24,7 +24,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from okey101 import profiles
 from okey101.app import topics
 from okey101.table import messages as E
-from services.common.kafka import bootstrap_servers, provision
+from services.common.kafka import bootstrap_servers, client_security, provision
 
 ROOT = Path(__file__).resolve().parents[2]
 BROKER = ROOT / "tools" / "kafka" / "broker.sh"
@@ -96,10 +96,12 @@ def bar(table: Table, width: int = 30) -> str:
 async def play(args: argparse.Namespace, bootstrap: str, prefix: str) -> dict[str, Table]:
     await provision(bootstrap, prefix)
     tables: dict[str, Table] = {}
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, enable_idempotence=True)
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, enable_idempotence=True,
+                                acks="all", **client_security())
     consumer = AIOKafkaConsumer(topics.EVENTS.name(prefix), bootstrap_servers=bootstrap,
                                 group_id=None, isolation_level="read_committed",
-                                auto_offset_reset="earliest", fetch_max_wait_ms=50)
+                                auto_offset_reset="earliest", fetch_max_wait_ms=50,
+                                **client_security())
     await producer.start()
     await consumer.start()
     try:

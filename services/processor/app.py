@@ -26,7 +26,7 @@ from aiokafka.errors import KafkaError, ProducerFenced
 from okey101.app import topics
 from okey101.app.processing import Output, PartitionTables
 from okey101.table import messages as E
-from services.common.kafka import Rebalance, provision, read_partitions
+from services.common.kafka import Rebalance, client_security, provision, read_partitions
 from services.processor import metrics
 
 log = structlog.get_logger("processor")
@@ -64,7 +64,7 @@ class Processor:
             max_poll_interval_ms=300000, session_timeout_ms=10000, heartbeat_interval_ms=1000,
             group_instance_id=self.instance_id,
             # a read_committed fetch is not woken by a commit marker: keep its wait short
-            fetch_max_wait_ms=20)
+            fetch_max_wait_ms=20, **client_security())
         await self.consumer.start()
         self.consumer.subscribe([self.commands], listener=Rebalance(self))
         log.info("processor_started", bootstrap=self.bootstrap, group=self.group,
@@ -117,8 +117,9 @@ class Processor:
 
     async def _producer(self, partition: int) -> AIOKafkaProducer:
         producer = AIOKafkaProducer(
-            bootstrap_servers=self.bootstrap, enable_idempotence=True, linger_ms=1,
-            transactional_id=f"{self.group}-{partition}", request_timeout_ms=30000)
+            bootstrap_servers=self.bootstrap, enable_idempotence=True, acks="all", linger_ms=1,
+            transactional_id=f"{self.group}-{partition}", request_timeout_ms=30000,
+            **client_security())
         await producer.start()  # init_transactions: fences and aborts an older owner
         return producer
 

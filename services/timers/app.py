@@ -32,7 +32,7 @@ from aiokafka.errors import IllegalStateError, KafkaError
 from okey101.app import topics
 from okey101.app.timers import TurnClock
 from okey101.table import messages as E
-from services.common.kafka import Rebalance, provision
+from services.common.kafka import Rebalance, client_security, provision
 from services.timers import metrics
 
 log = structlog.get_logger("timers")
@@ -62,8 +62,8 @@ class Timers:
     async def run(self) -> None:
         self.partitions = await provision(self.bootstrap, self.prefix, self.partitions)
         self.producer = AIOKafkaProducer(bootstrap_servers=self.bootstrap,
-                                         enable_idempotence=True, linger_ms=0,
-                                         request_timeout_ms=30000)
+                                         enable_idempotence=True, acks="all", linger_ms=0,
+                                         request_timeout_ms=30000, **client_security())
         await self.producer.start()
         self.consumer = AIOKafkaConsumer(
             bootstrap_servers=self.bootstrap, group_id=self.group, enable_auto_commit=False,
@@ -71,7 +71,7 @@ class Timers:
             session_timeout_ms=10000, heartbeat_interval_ms=1000,
             group_instance_id=self.instance_id, max_partition_fetch_bytes=8 * 1024 * 1024,
             # a read_committed fetch is not woken by a commit marker: keep its wait short
-            fetch_max_wait_ms=20)
+            fetch_max_wait_ms=20, **client_security())
         try:
             await self.consumer.start()
             self.consumer.subscribe([self.events], listener=Rebalance(self))

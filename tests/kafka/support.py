@@ -9,7 +9,9 @@ import subprocess
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import msgspec
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
@@ -86,7 +88,9 @@ def scenario_commands(doc: dict, table_id: str) -> tuple[list[E.Command], TableS
 class ProcessorProcess:
     """`python -m services.processor` in a subprocess, as production runs it."""
 
-    def __init__(self, bootstrap: str, prefix: str, group: str, name: str = "p") -> None:
+    def __init__(self, bootstrap: str, prefix: str, group: str, name: str = "p",
+                 env: Mapping[str, str] | None = None) -> None:
+        self.env = dict(env or {})  # more environment (e.g. OKEY_KAFKA_USERNAME)
         self.args = [sys.executable, "-m", "services.processor", "--bootstrap", bootstrap,
                      "--prefix", prefix, "--group", group, "--metrics-port", "0",
                      "--allow-stacked-deals", "--instance-id", name]
@@ -96,7 +100,7 @@ class ProcessorProcess:
         self.log.parent.mkdir(parents=True, exist_ok=True)
 
     def start(self) -> None:
-        env = dict(os.environ, OKEY_LOG_LEVEL="info", PYTHONUNBUFFERED="1")
+        env = dict(os.environ, OKEY_LOG_LEVEL="info", PYTHONUNBUFFERED="1", **self.env)
         with open(self.log, "ab") as out:
             self.proc = subprocess.Popen(self.args, cwd=ROOT, env=env, stdout=out,
                                          stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
@@ -130,10 +134,13 @@ class ProcessorProcess:
 
 
 async def publish(bootstrap: str, prefix: str, commands: list[E.Command],
-                  rate: float | None = None) -> None:
-    """Send commands in order (keyed by table), at `rate` per second if given."""
+                  rate: float | None = None, security: Mapping[str, Any] | None = None
+                  ) -> None:
+    """Send commands in order (keyed by table), at `rate` per second if given; `security`:
+    the client's credentials (`services.common.kafka.client_security`)."""
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap, enable_idempotence=True,
-                                linger_ms=5, request_timeout_ms=60000)
+                                acks="all", linger_ms=5, request_timeout_ms=60000,
+                                **(security or {}))
     await producer.start()
     try:
         started = time.monotonic()
@@ -159,11 +166,13 @@ def interleave(per_table: list[list[E.Command]]) -> list[E.Command]:
 
 
 async def read_all(bootstrap: str, topic: str, until: int | None = None,
-                   timeout: float = 120.0) -> list[bytes]:
+                   timeout: float = 120.0, security: Mapping[str, Any] | None = None
+                   ) -> list[bytes]:
     """Committed values of a topic, waiting until there are `until` of them."""
     consumer = AIOKafkaConsumer(topic, bootstrap_servers=bootstrap, group_id=None,
                                 isolation_level="read_committed",
-                                auto_offset_reset="earliest", enable_auto_commit=False)
+                                auto_offset_reset="earliest", enable_auto_commit=False,
+                                **(security or {}))
     await consumer.start()
     values: list[bytes] = []
     try:

@@ -212,7 +212,7 @@ async def test_undecodable_bytes_go_to_the_dead_letter_topic_and_processing_goes
     recorded = await _load(kafka_bootstrap, prefix, tables=1, seed=4)
     (table, (commands, _)), = recorded.items()
     from aiokafka import AIOKafkaProducer
-    producer = AIOKafkaProducer(bootstrap_servers=kafka_bootstrap)
+    producer = AIOKafkaProducer(bootstrap_servers=kafka_bootstrap, acks="all")
     await producer.start()
     try:
         await producer.send_and_wait(topics.COMMANDS.name(prefix), b"{not json",
