@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
-from aiokafka.errors import TopicAlreadyExistsError
+from aiokafka.errors import TopicAlreadyExistsError, for_code
 from aiokafka.helpers import create_ssl_context
 
 from okey101.app import topics
@@ -130,7 +130,12 @@ async def provision(bootstrap: str, prefix: str = "okey",
             wanted = [NewTopic(spec.name(prefix), partitions, replication.factor,
                                topic_configs=spec.configs(replication)) for spec in missing]
             with contextlib.suppress(TopicAlreadyExistsError):  # another instance won
-                await admin.create_topics(wanted)
+                response = await admin.create_topics(wanted)
+                refused = [f"{topic} ({for_code(code).__name__})"
+                           for topic, code, *_ in response.topic_errors
+                           if code and code != TopicAlreadyExistsError.errno]
+                if refused:
+                    raise InfrastructureFault(f"could not create {', '.join(refused)}")
         names = [spec.name(prefix) for spec in topics.TABLE_TOPICS]
         for _ in range(50):
             described = await admin.describe_topics(names)

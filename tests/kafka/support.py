@@ -34,9 +34,11 @@ def apply(state: TableState, command: E.Command) -> tuple[TableState, list[E.Eve
 
 
 def record_timeout_match(table_id: str, seed: int, profile: str = "north-sultan",
-                         hands: int = 1) -> tuple[list[E.Command], TableState]:
+                         hands: int = 1, options: Mapping[str, Any] | None = None
+                         ) -> tuple[list[E.Command], TableState]:
     """A whole match decided in process, every turn played by the house's time-out move:
-    the exact commands (with their seqs) a gateway would send, and the final state."""
+    the exact commands (with their seqs) a gateway would send, and the final state.
+    `options`: more table options (e.g. a turn time)."""
     state = NEW_TABLE
     commands: list[E.Command] = []
 
@@ -47,7 +49,7 @@ def record_timeout_match(table_id: str, seed: int, profile: str = "north-sultan"
         commands.append(command)
 
     play(E.CreateTable(table_id=table_id, command_id=f"{table_id}-create", profile=profile,
-                       options={"hands_per_match": hands}))
+                       options={"hands_per_match": hands, **(options or {})}))
     for seat in range(4):
         play(E.Sit(table_id=table_id, command_id=f"{table_id}-sit{seat}",
                    player_id=f"{table_id}-p{seat}", seat=seat))

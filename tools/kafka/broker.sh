@@ -31,7 +31,7 @@
 #   storage is formatted; `credentials` prints the file holding them
 #   (KAFKA_SECURE_PASSWORD_<USER>=...); admin.properties beside it is a client config for
 #   the Kafka tools (--command-config). The controller listener uses SASL/PLAIN.
-#   KAFKA_SECURE_PORT (default 19096; controller PORT+1), KAFKA_SECURE_DIR (default
+#   KAFKA_SECURE_PORT (default KAFKA_PORT+4, so 19096; controller +1), KAFKA_SECURE_DIR (default
 #   <project>/.cache/kafka-secure). KAFKA_BOOTSTRAP is ignored here too.
 #
 # Environment:
@@ -696,7 +696,7 @@ use_secure() {
     CLUSTER_ID_FILE="$CACHE/cluster.id"
     PID_FILE="$CACHE/broker.pid"
     LOCK_FILE="$CACHE/broker.lock"
-    PORT="${KAFKA_SECURE_PORT:-19096}"
+    PORT="${KAFKA_SECURE_PORT:-$((${KAFKA_PORT:-19092} + 4))}"
     CPORT=$((PORT + 1))
     LOCAL_BOOTSTRAP="$HOST:$PORT"
     HEAP_OPTS="${KAFKA_SECURE_HEAP_OPTS:--Xms256m -Xmx512m}"
