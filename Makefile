@@ -61,6 +61,8 @@ bench: $(STAMP)
 	$(BIN)/python -m tools.bench.engine
 	$(BIN)/python -m tools.bench.bots
 	$(BIN)/python -m tools.bench.kafka
+	$(BIN)/python -m tools.bench.disk
+	$(BIN)/python -m tools.bench.disk --compression gzip
 
 bench-quick: $(STAMP)
 	$(BIN)/python -m tools.bench.solver
