@@ -159,6 +159,8 @@ async def test_the_processor_recovers_by_itself_when_the_broker_restarts(
     proc.start()
     broker = str(ROOT / "tools" / "kafka" / "broker.sh")
     try:
+        # running before the broker goes (a slow start would meet no broker and exit)
+        await proc.wait_for("partitions_taken")
         await publish(kafka_bootstrap, prefix, commands[:half], rate=400)
         await asyncio.to_thread(subprocess.run, ["bash", broker, "stop"], check=True)
         await asyncio.sleep(3)
