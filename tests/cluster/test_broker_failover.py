@@ -27,6 +27,7 @@ from services.demo.__main__ import house_options, setup_commands
 from tests.cluster.conftest import Cluster
 from tests.kafka.support import (
     ROOT,
+    BotsProcess,
     ProcessorProcess,
     check_log,
     interleave,
@@ -46,16 +47,6 @@ TURN_SECONDS = 5
 # when the failures hold everything up for a while.
 LONG_TURNS = {"turn_seconds": 600}
 REPORT = ROOT / ".cache" / "test-logs" / "cluster-failover.txt"
-
-
-class BotsProcess(ProcessorProcess):
-    """`python -m services.bots` in a subprocess (the processor's harness, other args)."""
-
-    def __init__(self, bootstrap: str, prefix: str, group: str, name: str = "bots") -> None:
-        super().__init__(bootstrap, prefix, group, name)
-        # --no-fill: the bot tables are seated with bots; the load's tables get no bot
-        self.args = [sys.executable, "-m", "services.bots", "--bootstrap", bootstrap,
-                     "--prefix", prefix, "--group", group, "--metrics-port", "0", "--no-fill"]
 
 
 class Pulse:

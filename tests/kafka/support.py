@@ -135,6 +135,17 @@ class ProcessorProcess:
         return "\n".join(text.splitlines()[-lines:])
 
 
+class BotsProcess(ProcessorProcess):
+    """`python -m services.bots` in a subprocess (the processor's harness, other args); it
+    fills no empty seat (the tests seat their bots)."""
+
+    def __init__(self, bootstrap: str, prefix: str, group: str, name: str = "bots",
+                 env: Mapping[str, str] | None = None) -> None:
+        super().__init__(bootstrap, prefix, group, name, env)
+        self.args = [sys.executable, "-m", "services.bots", "--bootstrap", bootstrap,
+                     "--prefix", prefix, "--group", group, "--metrics-port", "0", "--no-fill"]
+
+
 async def publish(bootstrap: str, prefix: str, commands: list[E.Command],
                   rate: float | None = None, security: Mapping[str, Any] | None = None
                   ) -> None:

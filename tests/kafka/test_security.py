@@ -29,14 +29,17 @@ from aiokafka.errors import (
 
 from okey101.app import topics
 from services.common.kafka import client_security, provision
+from services.demo.__main__ import house_options, setup_commands
 from tests.kafka.support import (
     ROOT,
+    BotsProcess,
     ProcessorProcess,
     check_log,
     publish,
     read_all,
     scenario_commands,
 )
+from tests.kafka.test_timers import TimersProcess
 
 BROKER_SH = ROOT / "tools" / "kafka" / "broker.sh"
 ACLS_SH = ROOT / "deploy" / "kafka" / "acls.sh"
@@ -162,6 +165,36 @@ async def test_the_processor_plays_a_whole_hand_as_principal_processor_while_a_g
         proc.terminate()
     check_log(outcomes, events, {table_id: (commands, final)})
     assert "service_failed" not in proc.tail(200), proc.tail()
+
+
+async def test_processor_timers_and_bots_play_a_bot_match_each_as_its_own_principal(
+        secure: Secure) -> None:
+    table_id = f"{PREFIX}-bots-{uuid.uuid4().hex[:8]}"
+    setup, _ = setup_commands(table_id, "north-sultan", house_options("north-sultan", 1))
+    services = [
+        ProcessorProcess(secure.bootstrap, PREFIX, GROUPS["OKEY_PROCESSOR_GROUP"],
+                         name=f"sec-{table_id}", env=secure.env("processor")),
+        TimersProcess(secure.bootstrap, PREFIX, GROUPS["OKEY_TIMERS_GROUP"],
+                      name=f"sec-timers-{table_id}"),
+        BotsProcess(secure.bootstrap, PREFIX, GROUPS["OKEY_BOTS_GROUP"],
+                    name=f"sec-bots-{table_id}", env=secure.env("bots"))]
+    services[1].env = secure.env("timers")
+    for service in services:
+        service.start()
+    try:
+        await services[1].wait_for("timers_ready", timeout=120)
+        await publish(secure.bootstrap, PREFIX, setup, security=secure.security("gateway"))
+        for _ in range(60):
+            events = await _table_log(secure, topics.EVENTS.name(PREFIX), table_id)
+            if any(b'"match_ended"' in v for v in events):
+                break
+        else:
+            raise AssertionError(f"{table_id}: no match_ended\n{services[2].tail()}")
+    finally:
+        for service in services:
+            service.terminate()
+    for service in services:
+        assert "service_failed" not in service.tail(500), service.tail()
 
 
 @pytest.mark.parametrize(("user", "suffix"), [
