@@ -552,6 +552,7 @@ do_cluster_start() {
     local t0=$SECONDS n pid
     local -a waiting=()
     command -v java >/dev/null 2>&1 || die "java not found (JDK 17+ needed)"
+    fetch_jars
     for n in "${NODES[@]}"; do # every port first: start nothing when one is taken
         use_node "$n"
         if ! broker_pid >/dev/null && { port_open "$PORT" || port_open "$CPORT"; }; then
@@ -559,7 +560,6 @@ do_cluster_start() {
                 "$CACHE); set KAFKA_CLUSTER_PORT to another base port"
         fi
     done
-    fetch_jars
     for n in "${NODES[@]}"; do
         use_node "$n"
         if pid="$(broker_pid)"; then
@@ -797,7 +797,7 @@ EOF
 do_secure_wipe() {
     do_stop
     rm -rf "$DATA" "$LOGS" "$CONF" "$LOG4J" "$TOOLS_LOG4J" "$CLUSTER_ID_FILE" "$PID_FILE" \
-        "$CREDENTIALS" "$ADMIN_PROPS"
+        "$CREDENTIALS" "$ADMIN_PROPS" "$CACHE/acls.applied"
     log "wiped data, logs and credentials in $CACHE"
 }
 
