@@ -4,9 +4,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: all demo test test-unit test-kafka lint typecheck proto proto-check bench bench-quick \
-        dashboards dashboards-check kafka-start kafka-stop kafka-status kafka-wipe system-deps \
-        clean
+.PHONY: all demo test test-unit test-kafka test-cluster lint typecheck proto proto-check \
+        bench bench-quick dashboards dashboards-check kafka-start kafka-stop kafka-status \
+        kafka-wipe cluster-start cluster-stop system-deps clean
 
 all: test
 
@@ -47,6 +47,12 @@ test-unit: $(STAMP)
 test-kafka: $(STAMP) system-deps
 	$(BIN)/pytest -q -m kafka
 
+# The 3-broker failure tests (tests/cluster/): the local cluster (broker.sh cluster) is
+# started for them and stopped afterwards (three JVMs).
+test-cluster: $(STAMP)
+	OKEY_CLUSTER_TESTS=1 $(BIN)/pytest -q -m cluster; status=$$?; \
+	bash tools/kafka/broker.sh cluster stop; exit $$status
+
 test: $(STAMP) system-deps lint typecheck proto-check dashboards-check
 	$(BIN)/pytest -q
 
@@ -67,6 +73,8 @@ bench: $(STAMP)
 	$(BIN)/python -m tools.bench.kafka
 	$(BIN)/python -m tools.bench.ratings
 	$(BIN)/python -m tools.bench.standings
+	$(BIN)/python -m tools.bench.disk
+	$(BIN)/python -m tools.bench.disk --compression gzip
 
 bench-quick: $(STAMP)
 	$(BIN)/python -m tools.bench.solver
@@ -86,6 +94,10 @@ kafka-status:
 	bash tools/kafka/broker.sh status
 kafka-wipe:
 	bash tools/kafka/broker.sh wipe
+cluster-start:
+	bash tools/kafka/broker.sh cluster start
+cluster-stop:
+	bash tools/kafka/broker.sh cluster stop
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

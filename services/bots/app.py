@@ -36,7 +36,7 @@ from okey101.table.views import PlayerView, ViewUpdate, view_update_decoder
 from services.bots import metrics
 from services.bots.settings import BotsSettings
 from services.common.http import Readiness
-from services.common.kafka import provision, record_lag
+from services.common.kafka import client_security, provision, record_lag
 
 log = structlog.get_logger("bots")
 
@@ -89,9 +89,9 @@ class Bots:
         consumer = AIOKafkaConsumer(
             topics.SEAT_VIEWS.name(self.prefix), bootstrap_servers=self.bootstrap,
             group_id=self.group, isolation_level="read_committed",
-            auto_offset_reset="earliest", fetch_max_wait_ms=20)
+            auto_offset_reset="earliest", fetch_max_wait_ms=20, **client_security())
         producer = AIOKafkaProducer(bootstrap_servers=self.bootstrap, enable_idempotence=True,
-                                    linger_ms=1)
+                                    acks="all", linger_ms=1, **client_security())
         try:
             await consumer.start()
             await producer.start()

@@ -13,7 +13,7 @@ import msgspec
 from okey101 import profiles, tiles
 from okey101.errors import InfrastructureFault, MalformedInput
 from okey101.table import scenario, simulate
-from services.cli import health, solve, standings
+from services.cli import health, solve, standings, topics
 
 
 def _scenario(args: argparse.Namespace) -> int:
@@ -107,6 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
     sim.set_defaults(run=_simulate)
     standings.register(commands)
     health.register(commands)
+    topics.register(commands)
     return parser
 
 
@@ -114,12 +115,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.run(args))
-    except MalformedInput as exc:
+    except (MalformedInput, InfrastructureFault) as exc:
         print(f"okey101 {args.command}: {exc}", file=sys.stderr)
         return 2
-    except InfrastructureFault as exc:
-        print(f"okey101 {args.command}: {exc}", file=sys.stderr)
-        return 1
 
 
 if __name__ == "__main__":

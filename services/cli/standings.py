@@ -19,17 +19,16 @@ from okey101.errors import MalformedInput
 from okey101.standings import HOUSE_RULES, BoardRow, Ledger, StandingRules
 from okey101.standings.ledger import BAD_INPUT
 from okey101.standings.week import check_week
-from services.common.kafka import bootstrap_servers
+from services.common.kafka import admin_client, bootstrap_servers
 
 
 async def fold_events(bootstrap: str, prefix: str) -> Ledger:
     """Every committed event of the prefix's events topic, folded (matches sorted)."""
-    from aiokafka.admin import AIOKafkaAdminClient
 
     from services.leaderboards.reading import read_records
 
     topic = topics.EVENTS.name(prefix)
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=30000)
+    admin = admin_client(bootstrap)
     await admin.start()
     try:
         described = await admin.describe_topics([topic])

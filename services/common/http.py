@@ -22,6 +22,8 @@ from aiokafka.errors import KafkaError
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Gauge
 from prometheus_client.exposition import generate_latest
 
+from services.common.kafka import admin_client
+
 log = structlog.get_logger("http")
 
 READY = Gauge("okey_ready", "1 when this instance is ready: partitions assigned and "
@@ -71,8 +73,7 @@ class BrokerProbe:
             while True:
                 try:
                     if admin is None:
-                        admin = AIOKafkaAdminClient(bootstrap_servers=self.bootstrap,
-                                                    request_timeout_ms=int(self.timeout * 1000))
+                        admin = admin_client(self.bootstrap, int(self.timeout * 1000))
                         await asyncio.wait_for(admin.start(), self.timeout)
                     await asyncio.wait_for(admin.describe_cluster(), self.timeout)
                     self._answer(True, "")

@@ -1,20 +1,23 @@
-"""Kafka wiring shared by the services: where the broker is, and the topics."""
+"""Kafka wiring shared by the services: where the broker is, how to authenticate to it,
+how the topics are replicated, and the topics."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
-from collections.abc import Sequence
-from typing import Protocol
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
 
 from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
-from aiokafka.errors import IllegalStateError, TopicAlreadyExistsError
+from aiokafka.errors import IllegalStateError, TopicAlreadyExistsError, for_code
+from aiokafka.helpers import create_ssl_context
 from prometheus_client import Gauge
 
 from okey101.app import topics
-from okey101.errors import InfrastructureFault
+from okey101.errors import InfrastructureFault, MalformedInput
 
 DEFAULT_BOOTSTRAP = "127.0.0.1:19092"
 LEADER_WAIT_S = 30.0
@@ -22,32 +25,124 @@ LEADER_WAIT_S = 30.0
 # Every consumer reports its lag the same way, whatever the service.
 LAG = Gauge("okey_consumer_lag", "Records not yet consumed, by partition of the consumed "
             "topic (a transactional topic leaves 1: its last commit marker)", ["partition"])
+PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
+SASL_MECHANISMS = ("SCRAM-SHA-512", "SCRAM-SHA-256", "PLAIN")
 
 
 def bootstrap_servers(explicit: str | None = None) -> str:
     return explicit or os.environ.get("KAFKA_BOOTSTRAP") or DEFAULT_BOOTSTRAP
 
 
-def topic_config(spec: topics.TopicSpec) -> dict[str, str]:
-    return {"retention.ms": str(spec.retention_ms), "cleanup.policy": spec.cleanup}
+class KafkaClientLog(logging.Handler):
+    """Takes the Kafka client's (aiokafka's) log records of warnings and errors: keeps the
+    last error, which often names the cause (refused credentials) that the exception the
+    client raises omits, and hands each record to `forward` if given."""
+
+    def __init__(self, forward: Callable[[logging.LogRecord], None] | None = None) -> None:
+        super().__init__(logging.WARNING)
+        self.forward = forward
+        self.last_error = ""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.levelno >= logging.ERROR:
+            self.last_error = record.getMessage()
+        if self.forward is not None:
+            self.forward(record)
+
+
+def fault_text(exc: BaseException) -> str:
+    """An exception as one line naming its kind (aiokafka's name it already)."""
+    kind, text = type(exc).__name__, " ".join(str(exc).split())
+    return text if text.startswith(kind) else f"{kind}: {text}" if text else kind
+
+
+def client_security(env: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The aiokafka keyword arguments that authenticate a client (consumer, producer,
+    admin) to the brokers, from OKEY_KAFKA_SECURITY_PROTOCOL (PLAINTEXT, SSL,
+    SASL_PLAINTEXT, SASL_SSL; default PLAINTEXT), OKEY_KAFKA_SASL_MECHANISM (default
+    SCRAM-SHA-512), OKEY_KAFKA_USERNAME, OKEY_KAFKA_PASSWORD and OKEY_KAFKA_CA_FILE (the
+    CA bundle that signed the brokers' certificates; default: the system's)."""
+    env = os.environ if env is None else env
+    protocol = env.get("OKEY_KAFKA_SECURITY_PROTOCOL", "PLAINTEXT").upper()
+    if protocol not in PROTOCOLS:
+        raise MalformedInput(f"OKEY_KAFKA_SECURITY_PROTOCOL={protocol}: must be one of "
+                             f"{', '.join(PROTOCOLS)}")
+    options: dict[str, Any] = {"security_protocol": protocol}
+    if protocol.startswith("SASL_"):
+        mechanism = env.get("OKEY_KAFKA_SASL_MECHANISM", "SCRAM-SHA-512").upper()
+        if mechanism not in SASL_MECHANISMS:
+            raise MalformedInput(f"OKEY_KAFKA_SASL_MECHANISM={mechanism}: must be one of "
+                                 f"{', '.join(SASL_MECHANISMS)}")
+        for name in ("OKEY_KAFKA_USERNAME", "OKEY_KAFKA_PASSWORD"):
+            if not env.get(name):
+                raise MalformedInput(f"{name} is not set: {protocol} needs a user and password")
+        options.update(sasl_mechanism=mechanism, sasl_plain_username=env["OKEY_KAFKA_USERNAME"],
+                       sasl_plain_password=env["OKEY_KAFKA_PASSWORD"])
+    if protocol.endswith("SSL"):
+        ca_file = env.get("OKEY_KAFKA_CA_FILE") or None
+        try:
+            options["ssl_context"] = create_ssl_context(cafile=ca_file)
+        except OSError as exc:  # ssl.SSLError is an OSError too
+            raise MalformedInput(f"OKEY_KAFKA_CA_FILE={ca_file}: {exc}") from None
+    return options
+
+
+def replication_settings(env: Mapping[str, str] | None = None
+                         ) -> tuple[int | None, int | None]:
+    """OKEY_REPLICATION_FACTOR and OKEY_MIN_INSYNC_REPLICAS, None where unset (then the
+    cluster's broker count decides: `topics.replication`)."""
+    env = os.environ if env is None else env
+    out: list[int | None] = []
+    for name in ("OKEY_REPLICATION_FACTOR", "OKEY_MIN_INSYNC_REPLICAS"):
+        raw = env.get(name, "").strip()
+        if not raw:
+            out.append(None)
+            continue
+        try:
+            out.append(int(raw))
+        except ValueError:
+            raise MalformedInput(f"{name}={raw!r}: not a whole number") from None
+    return out[0], out[1]
+
+
+async def cluster_replication(admin: AIOKafkaAdminClient, factor: int | None = None,
+                              min_insync: int | None = None) -> topics.Replication:
+    """The replication for new topics: the explicit values, else the settings, else what
+    the number of brokers the cluster has now allows."""
+    env_factor, env_min_insync = replication_settings()
+    brokers = len((await admin.describe_cluster())["brokers"])
+    return topics.replication(brokers, factor if factor is not None else env_factor,
+                              min_insync if min_insync is not None else env_min_insync)
+
+
+def admin_client(bootstrap: str, request_timeout_ms: int = 30000) -> AIOKafkaAdminClient:
+    return AIOKafkaAdminClient(bootstrap_servers=bootstrap,
+                               request_timeout_ms=request_timeout_ms, **client_security())
 
 
 async def provision(bootstrap: str, prefix: str = "okey",
-                    partitions: int = topics.PARTITIONS) -> int:
-    """Create every topic that is missing (with `partitions`); check that the table topics
-    share one partition count, and return it."""
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=30000)
+                    partitions: int = topics.PARTITIONS, factor: int | None = None,
+                    min_insync: int | None = None) -> int:
+    """Create every topic that is missing (with `partitions`, replicated as
+    `cluster_replication` says); check that the table topics share one partition count,
+    and return it."""
+    admin = admin_client(bootstrap)
     await admin.start()
     try:
         existing = set(await admin.list_topics())
-        wanted = [NewTopic(spec.name(prefix), partitions, 1, topic_configs=topic_config(spec))
-                  for spec in topics.ALL if spec.name(prefix) not in existing]
-        if wanted:
+        missing = [spec for spec in topics.ALL if spec.name(prefix) not in existing]
+        if missing:
+            replication = await cluster_replication(admin, factor, min_insync)
+            wanted = [NewTopic(spec.name(prefix), partitions, replication.factor,
+                               topic_configs=spec.configs(replication)) for spec in missing]
             with contextlib.suppress(TopicAlreadyExistsError):  # another instance won
-                await admin.create_topics(wanted)
-        names = [topics.COMMANDS.name(prefix), topics.EVENTS.name(prefix),
-                 topics.OUTCOMES.name(prefix), topics.VIEWS.name(prefix),
-                 topics.SEAT_VIEWS.name(prefix)]
+                response = await admin.create_topics(wanted)
+                refused = [f"{topic} ({for_code(code).__name__})"
+                           for topic, code, *_ in response.topic_errors
+                           if code and code != TopicAlreadyExistsError.errno]
+                if refused:
+                    raise InfrastructureFault(f"could not create {', '.join(refused)}")
+        names = [spec.name(prefix) for spec in topics.TABLE_TOPICS]
         for _ in range(50):
             described = await admin.describe_topics(names)
             counts = {d["topic"]: len(d["partitions"]) for d in described if not d["error_code"]}
@@ -111,7 +206,8 @@ async def read_partitions(bootstrap: str, wanted: list[tuple[str, int]]
         return out
     consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False,
                                 isolation_level="read_committed", group_id=None,
-                                max_partition_fetch_bytes=8 * 1024 * 1024)
+                                max_partition_fetch_bytes=8 * 1024 * 1024,
+                                **client_security())
     await consumer.start()
     try:
         tps = [TopicPartition(t, p) for t, p in wanted]

@@ -6,6 +6,9 @@ A service's `__main__` is one call: `run(ProcessorSettings, Processor.from_setti
 - the metrics port taken: one JSON line, exit status 1;
 - the broker unreachable: a JSON line per attempt and a retry with exponential backoff
   (tenacity) until it answers or SIGTERM;
+- the broker refusing the service (wrong credentials, no ACL): one JSON line
+  `service_failed` naming the cause and the Kafka user, exit status 1 (no retry: waiting
+  would not change the answer);
 - SIGTERM or SIGINT: the service's `stop()`, then the end of its `run()`, exit status 0.
 """
 
@@ -23,9 +26,11 @@ from typing import Protocol, TypeVar
 
 import structlog
 from aiokafka.errors import KafkaError
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, wait_exponential_jitter
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, wait_exponential_jitter
 
+from okey101.errors import MalformedInput
 from services.common.http import BrokerProbe, HealthServer, Readiness, ReportsReadiness
+from services.common.kafka import KafkaClientLog, fault_text
 from services.common.logs import configure_logging
 from services.common.settings import ServiceSettings, load
 
@@ -35,6 +40,15 @@ S = TypeVar("S", bound=ServiceSettings)
 BROKER_FAULTS: tuple[type[BaseException], ...] = (KafkaError, OSError, TimeoutError)
 BACKOFF_FIRST_S = 0.5
 BACKOFF_MAX_S = 30.0
+# What the client logs when the broker refuses the credentials (aiokafka's exception
+# itself only says "Unable to bootstrap").
+REFUSED_CAUSES = ("SaslAuthenticationFailed", "Authentication failed")
+
+
+def is_refusal(exc: BaseException, cause: str) -> bool:
+    """The broker answered, and said no: an authentication or authorization failure."""
+    return "AuthorizationFailed" in type(exc).__name__ or \
+        any(word in cause for word in REFUSED_CAUSES)
 
 
 class Service(ReportsReadiness, Protocol):
@@ -81,39 +95,56 @@ async def serve_settings(settings: S, build: Callable[[S], Service]) -> int:
                       port=settings.metrics_port, error=str(exc))
             return 1
         probe.start()
+    client = KafkaClientLog()
+    logging.getLogger("aiokafka").addHandler(client)
     try:
-        if await connect(service, stopping, settings.bootstrap):
+        if await connect(service, stopping, settings.bootstrap, client):
             await service.run()
         return 0
+    except MalformedInput as exc:
+        log.error("service_failed", error=str(exc))
+        return 2
     except Exception as exc:
-        log.exception("service_failed", error=repr(exc))
+        if isinstance(exc, BROKER_FAULTS) and is_refusal(exc, client.last_error):
+            log.error("service_failed", error=fault_text(exc), cause=client.last_error or None,
+                      kafka_user=os.environ.get("OKEY_KAFKA_USERNAME") or None)
+        else:
+            log.exception("service_failed", error=repr(exc))
         return 1
     finally:
+        logging.getLogger("aiokafka").removeHandler(client)
         await probe.stop()
         await server.stop()
 
 
-async def connect(service: Service, stopping: asyncio.Event, bootstrap: str) -> bool:
-    """`service.connect()` until it succeeds (True) or the service is stopped (False)."""
+async def connect(service: Service, stopping: asyncio.Event, bootstrap: str,
+                  client: KafkaClientLog | None = None) -> bool:
+    """`service.connect()` until it succeeds (True) or the service is stopped (False); a
+    refusal by the broker (`is_refusal`, read from the client's log) is raised at once."""
     def waiting(state: RetryCallState) -> None:
         error = state.outcome.exception() if state.outcome is not None else None
         log.warning("broker_unreachable", bootstrap=bootstrap, attempt=state.attempt_number,
                     retry_in_s=round(state.upcoming_sleep, 2), error=repr(error))
 
+    def worth_retrying(exc: BaseException) -> bool:
+        cause = client.last_error if client is not None else ""
+        return isinstance(exc, BROKER_FAULTS) and not is_refusal(exc, cause)
+
     retrying = AsyncRetrying(
         wait=wait_exponential_jitter(initial=BACKOFF_FIRST_S, max=BACKOFF_MAX_S),
-        retry=retry_if_exception_type(BROKER_FAULTS), before_sleep=waiting, reraise=True)
+        retry=retry_if_exception(worth_retrying), before_sleep=waiting, reraise=True)
     # While the broker is awaited, `broker_unreachable` (with the error) is the one line per
-    # attempt: aiokafka's own connection errors would only repeat it.
+    # attempt: aiokafka's own connection errors would only repeat it (they still reach
+    # `client`, which keeps the cause of a refusal).
     client_log = logging.getLogger("aiokafka")
-    level = client_log.level
-    client_log.setLevel(logging.CRITICAL)
+    propagate = client_log.propagate
+    client_log.propagate = False
     attempt: asyncio.Task[None] = asyncio.create_task(retrying(service.connect))
     stopped = asyncio.create_task(stopping.wait())
     try:
         await asyncio.wait({attempt, stopped}, return_when=asyncio.FIRST_COMPLETED)
     finally:
-        client_log.setLevel(level)
+        client_log.propagate = propagate
     stopped.cancel()
     if not attempt.done():
         attempt.cancel()

@@ -39,7 +39,7 @@ from okey101.app import topics
 from okey101.standings import HOUSE_RULES, BoardRow
 from okey101.table import messages as E
 from services.cli.standings import render
-from services.common.kafka import bootstrap_servers, provision
+from services.common.kafka import bootstrap_servers, client_security, provision
 from services.common.logs import configure_logging
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -212,10 +212,12 @@ async def play(args: argparse.Namespace, bootstrap: str, prefix: str,
     await provision(bootstrap, prefix)  # every partition has a leader before we produce
     await wait_until_ready(services, console)
     tables: dict[str, Table] = {}
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, enable_idempotence=True)
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, enable_idempotence=True,
+                                acks="all", **client_security())
     consumer = AIOKafkaConsumer(topics.EVENTS.name(prefix), bootstrap_servers=bootstrap,
                                 group_id=None, isolation_level="read_committed",
-                                auto_offset_reset="earliest", fetch_max_wait_ms=50)
+                                auto_offset_reset="earliest", fetch_max_wait_ms=50,
+                                **client_security())
     await producer.start()
     await consumer.start()
     try:

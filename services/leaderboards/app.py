@@ -39,7 +39,7 @@ from okey101.app import topics
 from okey101.standings import Ledger, Notice
 from okey101.standings.board import AccountKey
 from okey101.standings.ledger import BAD_INPUT
-from services.common.kafka import provision
+from services.common.kafka import client_security, provision
 from services.leaderboards import api, metrics
 from services.leaderboards.reading import read_records
 
@@ -77,12 +77,12 @@ class Leaderboards:
         self.partitions = await provision(self.bootstrap, self.prefix, self.partitions)
         await self._serve_http()
         self.producer = AIOKafkaProducer(bootstrap_servers=self.bootstrap,
-                                         enable_idempotence=True, linger_ms=5,
-                                         request_timeout_ms=30000)
+                                         enable_idempotence=True, acks="all", linger_ms=5,
+                                         request_timeout_ms=30000, **client_security())
         self.consumer = AIOKafkaConsumer(
             bootstrap_servers=self.bootstrap, group_id=None, enable_auto_commit=False,
             isolation_level="read_committed", fetch_max_wait_ms=20,
-            max_partition_fetch_bytes=8 * 1024 * 1024)
+            max_partition_fetch_bytes=8 * 1024 * 1024, **client_security())
         try:
             await self.producer.start()
             await self.consumer.start()

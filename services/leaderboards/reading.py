@@ -6,6 +6,8 @@ from typing import Any
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
+from services.common.kafka import client_security
+
 
 async def read_records(bootstrap: str, wanted: list[tuple[str, int]]
                        ) -> dict[tuple[str, int], list[Any]]:
@@ -17,7 +19,7 @@ async def read_records(bootstrap: str, wanted: list[tuple[str, int]]
     consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False,
                                 isolation_level="read_committed", group_id=None,
                                 fetch_max_wait_ms=20,
-                                max_partition_fetch_bytes=8 * 1024 * 1024)
+                                max_partition_fetch_bytes=8 * 1024 * 1024, **client_security())
     await consumer.start()
     try:
         tps = [TopicPartition(t, p) for t, p in wanted]

@@ -30,6 +30,7 @@ from okey101.table.state import TableState
 from services.common.http import Readiness
 from services.common.kafka import (
     Rebalance,
+    client_security,
     forget_lag,
     provision,
     read_partitions,
@@ -87,7 +88,7 @@ class Processor:
             max_poll_interval_ms=300000, session_timeout_ms=10000, heartbeat_interval_ms=1000,
             group_instance_id=self.instance_id,
             # a read_committed fetch is not woken by a commit marker: keep its wait short
-            fetch_max_wait_ms=20)
+            fetch_max_wait_ms=20, **client_security())
         try:
             await consumer.start()
         except BaseException:
@@ -170,8 +171,9 @@ class Processor:
 
     async def _producer(self, partition: int) -> AIOKafkaProducer:
         producer = AIOKafkaProducer(
-            bootstrap_servers=self.bootstrap, enable_idempotence=True, linger_ms=1,
-            transactional_id=f"{self.group}-{partition}", request_timeout_ms=30000)
+            bootstrap_servers=self.bootstrap, enable_idempotence=True, acks="all", linger_ms=1,
+            transactional_id=f"{self.group}-{partition}", request_timeout_ms=30000,
+            **client_security())
         await producer.start()  # init_transactions: fences and aborts an older owner
         return producer
 

@@ -35,7 +35,13 @@ from okey101.app import topics
 from okey101.app.timers import TurnClock
 from okey101.table import messages as E
 from services.common.http import Readiness
-from services.common.kafka import Rebalance, forget_lag, provision, record_lag
+from services.common.kafka import (
+    Rebalance,
+    client_security,
+    forget_lag,
+    provision,
+    record_lag,
+)
 from services.timers import metrics
 from services.timers.settings import TimersSettings
 
@@ -74,15 +80,15 @@ class Timers:
         again on failure)."""
         self.partitions = await provision(self.bootstrap, self.prefix, self.partitions)
         producer = AIOKafkaProducer(bootstrap_servers=self.bootstrap,
-                                    enable_idempotence=True, linger_ms=0,
-                                    request_timeout_ms=30000)
+                                    enable_idempotence=True, acks="all", linger_ms=0,
+                                    request_timeout_ms=30000, **client_security())
         consumer = AIOKafkaConsumer(
             bootstrap_servers=self.bootstrap, group_id=self.group, enable_auto_commit=False,
             isolation_level="read_committed", auto_offset_reset="earliest",
             session_timeout_ms=10000, heartbeat_interval_ms=1000,
             group_instance_id=self.instance_id, max_partition_fetch_bytes=8 * 1024 * 1024,
             # a read_committed fetch is not woken by a commit marker: keep its wait short
-            fetch_max_wait_ms=20)
+            fetch_max_wait_ms=20, **client_security())
         try:
             await producer.start()
             await consumer.start()

@@ -9,7 +9,9 @@ import subprocess
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import msgspec
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
@@ -32,9 +34,11 @@ def apply(state: TableState, command: E.Command) -> tuple[TableState, list[E.Eve
 
 
 def record_timeout_match(table_id: str, seed: int, profile: str = "north-sultan",
-                         hands: int = 1) -> tuple[list[E.Command], TableState]:
+                         hands: int = 1, options: Mapping[str, Any] | None = None
+                         ) -> tuple[list[E.Command], TableState]:
     """A whole match decided in process, every turn played by the house's time-out move:
-    the exact commands (with their seqs) a gateway would send, and the final state."""
+    the exact commands (with their seqs) a gateway would send, and the final state.
+    `options`: more table options (e.g. a turn time)."""
     state = NEW_TABLE
     commands: list[E.Command] = []
 
@@ -45,7 +49,7 @@ def record_timeout_match(table_id: str, seed: int, profile: str = "north-sultan"
         commands.append(command)
 
     play(E.CreateTable(table_id=table_id, command_id=f"{table_id}-create", profile=profile,
-                       options={"hands_per_match": hands}))
+                       options={"hands_per_match": hands, **(options or {})}))
     for seat in range(4):
         play(E.Sit(table_id=table_id, command_id=f"{table_id}-sit{seat}",
                    player_id=f"{table_id}-p{seat}", seat=seat))
@@ -86,7 +90,9 @@ def scenario_commands(doc: dict, table_id: str) -> tuple[list[E.Command], TableS
 class ProcessorProcess:
     """`python -m services.processor` in a subprocess, as production runs it."""
 
-    def __init__(self, bootstrap: str, prefix: str, group: str, name: str = "p") -> None:
+    def __init__(self, bootstrap: str, prefix: str, group: str, name: str = "p",
+                 env: Mapping[str, str] | None = None) -> None:
+        self.env = dict(env or {})  # more environment (e.g. OKEY_KAFKA_USERNAME)
         self.args = [sys.executable, "-m", "services.processor", "--bootstrap", bootstrap,
                      "--prefix", prefix, "--group", group, "--metrics-port", "0",
                      "--allow-stacked-deals", "--instance-id", name]
@@ -96,7 +102,7 @@ class ProcessorProcess:
         self.log.parent.mkdir(parents=True, exist_ok=True)
 
     def start(self) -> None:
-        env = dict(os.environ, OKEY_LOG_LEVEL="info", PYTHONUNBUFFERED="1")
+        env = dict(os.environ, OKEY_LOG_LEVEL="info", PYTHONUNBUFFERED="1", **self.env)
         with open(self.log, "ab") as out:
             self.proc = subprocess.Popen(self.args, cwd=ROOT, env=env, stdout=out,
                                          stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
@@ -129,11 +135,25 @@ class ProcessorProcess:
         return "\n".join(text.splitlines()[-lines:])
 
 
+class BotsProcess(ProcessorProcess):
+    """`python -m services.bots` in a subprocess (the processor's harness, other args); it
+    fills no empty seat (the tests seat their bots)."""
+
+    def __init__(self, bootstrap: str, prefix: str, group: str, name: str = "bots",
+                 env: Mapping[str, str] | None = None) -> None:
+        super().__init__(bootstrap, prefix, group, name, env)
+        self.args = [sys.executable, "-m", "services.bots", "--bootstrap", bootstrap,
+                     "--prefix", prefix, "--group", group, "--metrics-port", "0", "--no-fill-seats"]
+
+
 async def publish(bootstrap: str, prefix: str, commands: list[E.Command],
-                  rate: float | None = None) -> None:
-    """Send commands in order (keyed by table), at `rate` per second if given."""
+                  rate: float | None = None, security: Mapping[str, Any] | None = None
+                  ) -> None:
+    """Send commands in order (keyed by table), at `rate` per second if given; `security`:
+    the client's credentials (`services.common.kafka.client_security`)."""
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap, enable_idempotence=True,
-                                linger_ms=5, request_timeout_ms=60000)
+                                acks="all", linger_ms=5, request_timeout_ms=60000,
+                                **(security or {}))
     await producer.start()
     try:
         started = time.monotonic()
@@ -159,11 +179,13 @@ def interleave(per_table: list[list[E.Command]]) -> list[E.Command]:
 
 
 async def read_all(bootstrap: str, topic: str, until: int | None = None,
-                   timeout: float = 120.0) -> list[bytes]:
+                   timeout: float = 120.0, security: Mapping[str, Any] | None = None
+                   ) -> list[bytes]:
     """Committed values of a topic, waiting until there are `until` of them."""
     consumer = AIOKafkaConsumer(topic, bootstrap_servers=bootstrap, group_id=None,
                                 isolation_level="read_committed",
-                                auto_offset_reset="earliest", enable_auto_commit=False)
+                                auto_offset_reset="earliest", enable_auto_commit=False,
+                                **(security or {}))
     await consumer.start()
     values: list[bytes] = []
     try:

@@ -159,6 +159,8 @@ async def test_the_processor_recovers_by_itself_when_the_broker_restarts(
     proc.start()
     broker = str(ROOT / "tools" / "kafka" / "broker.sh")
     try:
+        # running before the broker goes (a slow start would meet no broker and exit)
+        await proc.wait_for("partitions_taken")
         await publish(kafka_bootstrap, prefix, commands[:half], rate=400)
         await asyncio.to_thread(subprocess.run, ["bash", broker, "stop"], check=True)
         await asyncio.sleep(3)
@@ -212,7 +214,7 @@ async def test_undecodable_bytes_go_to_the_dead_letter_topic_and_processing_goes
     recorded = await _load(kafka_bootstrap, prefix, tables=1, seed=4)
     (table, (commands, _)), = recorded.items()
     from aiokafka import AIOKafkaProducer
-    producer = AIOKafkaProducer(bootstrap_servers=kafka_bootstrap)
+    producer = AIOKafkaProducer(bootstrap_servers=kafka_bootstrap, acks="all")
     await producer.start()
     try:
         await producer.send_and_wait(topics.COMMANDS.name(prefix), b"{not json",

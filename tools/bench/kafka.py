@@ -83,7 +83,7 @@ async def run_load(bootstrap: str, prefix: str, commands: list[E.Command], rate:
     await consumer.start()
     await consumer.getmany(timeout_ms=200)  # join at the end of the topic
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap, linger_ms=1,
-                                enable_idempotence=True)
+                                enable_idempotence=True, acks="all")
     await producer.start()
     last = 0.0
     arrivals: list[float] = []

@@ -12,6 +12,28 @@
 #   wipe       stop, then delete data, logs, config and cluster id (the jars stay cached).
 #   bootstrap  print the bootstrap address (host:port) on stdout.
 #
+#        tools/kafka/broker.sh cluster {start|stop|status|wipe|bootstrap|pid N|kill N|controller}
+#   A local 3-node cluster from the same jars: nodes 1-3 on 127.0.0.1, each broker and
+#   controller (a KRaft quorum of 3), internal topics replicated 3 with min ISR 2.
+#   start starts the nodes that are not running (all three the first time, or one killed
+#   node) and waits until every node answers and the metadata lists 3 brokers; stop stops
+#   all three; pid N prints node N's pid; kill N kill -9s node N (failure drills);
+#   controller prints the node id of the active controller (MetadataQuorumCommand).
+#   KAFKA_CLUSTER_PORT (default 19192): client ports PORT..PORT+2, controller ports
+#   PORT+3..PORT+5. KAFKA_CLUSTER_DIR (default <project>/.cache/kafka-cluster),
+#   KAFKA_CLUSTER_HEAP_OPTS (default "-Xms256m -Xmx512m" per node). KAFKA_BOOTSTRAP is
+#   ignored: it names the single-node broker.
+#
+#        tools/kafka/broker.sh secure {start|stop|status|wipe|bootstrap|credentials}
+#   A single node whose clients must authenticate with SASL/SCRAM-SHA-512 and are
+#   authorised by ACLs (StandardAuthorizer; User:admin is the super user; no ACL, no
+#   access). Users admin, processor, timers, bots and gateway get random passwords when the
+#   storage is formatted; `credentials` prints the file holding them
+#   (KAFKA_SECURE_PASSWORD_<USER>=...); admin.properties beside it is a client config for
+#   the Kafka tools (--command-config). The controller listener uses SASL/PLAIN.
+#   KAFKA_SECURE_PORT (default KAFKA_PORT+4, so 19096; controller +1), KAFKA_SECURE_DIR (default
+#   <project>/.cache/kafka-secure). KAFKA_BOOTSTRAP is ignored here too.
+#
 # Environment:
 #   KAFKA_BOOTSTRAP          use this external broker instead: start only checks that it answers,
 #                            status probes it, stop/wipe do nothing, bootstrap prints it.
@@ -50,6 +72,10 @@ HEAP_OPTS="${KAFKA_HEAP_OPTS:--Xms1g -Xmx1g}"
 START_TIMEOUT="${KAFKA_START_TIMEOUT:-90}"
 STOP_TIMEOUT="${KAFKA_STOP_TIMEOUT:-20}"
 AUTO_CREATE="${KAFKA_AUTO_CREATE_TOPICS:-false}"
+MODE=""                    # "", "cluster" or "secure": which broker(s) the command is about
+CONFIG_WRITER=write_config # writes $CONF (and the log4j files) for the broker being started
+FORMAT_EXTRA=()            # more arguments for StorageTool format (SCRAM users)
+LAUNCHED=""
 VENV_PY="$ROOT/.venv/bin/python"
 
 log() { printf 'kafka: %s\n' "$*" >&2; }
@@ -64,19 +90,21 @@ import asyncio, logging, sys
 logging.disable(logging.CRITICAL)
 from aiokafka.client import AIOKafkaClient
 
-async def main(bootstrap):
+async def main(bootstrap, least, user=None, password=None):
+    sasl = dict(security_protocol="SASL_PLAINTEXT", sasl_mechanism="SCRAM-SHA-512",
+                sasl_plain_username=user, sasl_plain_password=password) if user else {}
     client = AIOKafkaClient(bootstrap_servers=bootstrap, request_timeout_ms=5000,
-                            retry_backoff_ms=100, metadata_max_age_ms=5000)
+                            retry_backoff_ms=100, metadata_max_age_ms=5000, **sasl)
     try:
         await asyncio.wait_for(client.bootstrap(), 8)
         md = await asyncio.wait_for(client.fetch_all_metadata(), 8)
-        return 0 if md.brokers() else 1
+        return 0 if len(md.brokers()) >= least else 1
     except Exception:
         return 1
     finally:
         await client.close()
 
-sys.exit(asyncio.run(main(sys.argv[1])))
+sys.exit(asyncio.run(main(sys.argv[1], int(sys.argv[2]), *sys.argv[3:5])))
 '
 
 PY_PROBE_OK="" # cached answer of have_py_probe: "yes" / "no"
@@ -90,15 +118,26 @@ have_py_probe() {
     [[ "$PY_PROBE_OK" == yes ]]
 }
 
+# The cluster and secure modes set these: how many brokers the metadata must list, and
+# the SCRAM user (password, client config file) the probe authenticates as.
+PROBE_BROKERS=1
+PROBE_USER=""
+PROBE_PASSWORD=""
+PROBE_CONFIG=""
+
 probe() { # probe BOOTSTRAP -> 0 if it answers a metadata request
     local bootstrap="$1"
     if have_py_probe; then
-        timeout 20 "$VENV_PY" -c "$PY_PROBE" "$bootstrap" >/dev/null 2>&1
+        timeout 20 "$VENV_PY" -c "$PY_PROBE" "$bootstrap" "$PROBE_BROKERS" \
+            ${PROBE_USER:+"$PROBE_USER" "$PROBE_PASSWORD"} >/dev/null 2>&1
     elif [[ -f "$LIBS/.pom.sha256" ]]; then
-        # Exits 0 after printing the ApiVersions of every broker in the metadata.
-        timeout 30 java -Xmx128m -Dlog4j.configuration="file:$TOOLS_LOG4J" -cp "$LIBS/*" \
-            kafka.admin.BrokerApiVersionsCommand --bootstrap-server "$bootstrap" 2>/dev/null \
-            | grep -q '(id:'
+        # Prints the ApiVersions of every broker in the metadata, one "(id: N" each.
+        local seen
+        seen="$(timeout 30 java -Xmx128m -Dlog4j.configuration="file:$TOOLS_LOG4J" \
+            -cp "$LIBS/*" kafka.admin.BrokerApiVersionsCommand --bootstrap-server "$bootstrap" \
+            ${PROBE_CONFIG:+--command-config "$PROBE_CONFIG"} 2>/dev/null | grep -c '(id:')" ||
+            true
+        ((${seen:-0} >= PROBE_BROKERS))
     else
         die "no readiness probe: neither $VENV_PY with aiokafka nor the Kafka jars are available"
     fi
@@ -188,6 +227,7 @@ fetch_jars() {
 
 write_config() {
     mkdir -p "$DATA" "$LOGS"
+    write_log4j
     cat >"$CONF" <<EOF
 # Generated by tools/kafka/broker.sh on each start: edit the script, not this file.
 # Single-node KRaft: this process is both broker and controller.
@@ -225,7 +265,9 @@ num.io.threads=4
 log.retention.hours=168
 log.segment.bytes=104857600
 EOF
+}
 
+write_log4j() {
     cat >"$LOG4J" <<'EOF'
 # Broker logging (reload4j). Files go to ${kafka.logs.dir}; JVM stdout/stderr go to broker.out.
 log4j.rootLogger=INFO, kafkaAppender
@@ -287,11 +329,12 @@ format_storage() {
     cid="$(<"$CLUSTER_ID_FILE")"
     if [[ -f "$DATA/meta.properties" ]]; then
         grep -q "^cluster.id=$cid\$" "$DATA/meta.properties" ||
-            die "$DATA was formatted for another cluster id; run '$0 wipe'"
+            die "$DATA was formatted for another cluster id; run '$0 ${MODE:+$MODE }wipe'"
         return 0 # already formatted: skip a JVM start
     fi
     log "formatting storage in $DATA"
-    kafka_tool kafka.tools.StorageTool format -t "$cid" -c "$CONF" --ignore-formatted >&2
+    kafka_tool kafka.tools.StorageTool format -t "$cid" -c "$CONF" --ignore-formatted \
+        ${FORMAT_EXTRA[@]+"${FORMAT_EXTRA[@]}"} >&2
 }
 
 # ---------------------------------------------------------------- subcommands
@@ -328,13 +371,23 @@ do_start() {
     fi
     if port_open "$PORT" || port_open "$CPORT"; then
         die "port $PORT or $CPORT on $HOST is used by another process (not this project's" \
-            "broker in $CACHE); set KAFKA_PORT to another port or KAFKA_BOOTSTRAP to that broker"
+            "broker in $CACHE); set ${PORT_VAR:-KAFKA_PORT} to another port or KAFKA_BOOTSTRAP to that broker"
     fi
     command -v java >/dev/null 2>&1 || die "java not found (JDK 17+ needed)"
     fetch_jars
-    write_config
+    "$CONFIG_WRITER"
     format_storage
+    launch
+    pid="$LAUNCHED"
+    if ! wait_ready "$pid"; then
+        # Do not leave a half-started 1 GB JVM behind: the next start begins afresh.
+        kill_broker "$pid"
+        exit 1
+    fi
+    log "ready at $LOCAL_BOOTSTRAP (pid $pid) in $((SECONDS - t0)) s"
+}
 
+launch() { # start the broker of the current globals in the background; its pid in LAUNCHED
     log "starting broker on $LOCAL_BOOTSTRAP (controller $HOST:$CPORT, heap: $HEAP_OPTS)"
     local -a heap
     read -r -a heap <<<"$HEAP_OPTS"
@@ -349,14 +402,9 @@ do_start() {
         -Djava.awt.headless=true \
         -Dkafka.logs.dir="$LOGS" -Dlog4j.configuration="file:$LOG4J" \
         -cp "$LIBS/*" kafka.Kafka "$CONF" </dev/null >>"$LOGS/broker.out" 2>&1 9>&- &
-    pid=$!
-    echo "$pid" >"$PID_FILE"
-    if ! wait_ready "$pid"; then
-        # Do not leave a half-started 1 GB JVM behind: the next start begins afresh.
-        kill_broker "$pid"
-        exit 1
-    fi
-    log "ready at $LOCAL_BOOTSTRAP (pid $pid) in $((SECONDS - t0)) s"
+    LAUNCHED=$!
+    echo "$LAUNCHED" >"$PID_FILE"
+    cd "$OLDPWD"
 }
 
 kill_broker() { # PID: SIGTERM (controlled shutdown), SIGKILL after STOP_TIMEOUT
@@ -410,10 +458,390 @@ do_wipe() {
     log "wiped data and logs in $CACHE (jars kept in $LIBS)"
 }
 
+# ---------------------------------------------------------------- the 3-node cluster
+CLUSTER_DIR="${KAFKA_CLUSTER_DIR:-$ROOT/.cache/kafka-cluster}"
+CLUSTER_PORT="${KAFKA_CLUSTER_PORT:-19192}"
+NODES=(1 2 3)
+NODE=""
+
+use_cluster() { # the settings the nodes share
+    MODE=cluster
+    CACHE="$CLUSTER_DIR"
+    LOCK_FILE="$CLUSTER_DIR/cluster.lock"
+    CLUSTER_ID_FILE="$CLUSTER_DIR/cluster.id"
+    TOOLS_LOG4J="$CLUSTER_DIR/tools-log4j.properties"
+    HEAP_OPTS="${KAFKA_CLUSTER_HEAP_OPTS:--Xms256m -Xmx512m}"
+    CONFIG_WRITER=write_node_config
+    PROBE_BROKERS=${#NODES[@]}
+}
+
+use_node() { # N: point the per-broker globals at node N
+    NODE="$1"
+    CACHE="$CLUSTER_DIR/node$1"
+    DATA="$CACHE/data"
+    LOGS="$CACHE/logs"
+    CONF="$CACHE/server.properties"
+    LOG4J="$CACHE/log4j.properties"
+    PID_FILE="$CACHE/broker.pid"
+    PORT=$((CLUSTER_PORT + $1 - 1))
+    CPORT=$((CLUSTER_PORT + ${#NODES[@]} + $1 - 1))
+    LOCAL_BOOTSTRAP="$HOST:$PORT"
+}
+
+cluster_bootstrap() {
+    local n out=""
+    for n in "${NODES[@]}"; do out+="${out:+,}$HOST:$((CLUSTER_PORT + n - 1))"; done
+    echo "$out"
+}
+
+cluster_voters() {
+    local n out=""
+    for n in "${NODES[@]}"; do
+        out+="${out:+,}$n@$HOST:$((CLUSTER_PORT + ${#NODES[@]} + n - 1))"
+    done
+    echo "$out"
+}
+
+write_node_config() {
+    mkdir -p "$DATA" "$LOGS"
+    write_log4j
+    cat >"$CONF" <<EOF
+# Generated by tools/kafka/broker.sh on each start: edit the script, not this file.
+# Node $NODE of a local 3-node KRaft cluster: every node is a broker and a controller.
+process.roles=broker,controller
+node.id=$NODE
+controller.quorum.voters=$(cluster_voters)
+listeners=PLAINTEXT://$HOST:$PORT,CONTROLLER://$HOST:$CPORT
+advertised.listeners=PLAINTEXT://$HOST:$PORT
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+inter.broker.listener.name=PLAINTEXT
+controller.listener.names=CONTROLLER
+log.dirs=$DATA
+
+# What production runs (deploy/README.md): three replicas, two of them in sync to accept
+# a write made with acks=all, internal topics alike; never an out-of-sync leader.
+num.partitions=1
+default.replication.factor=3
+min.insync.replicas=2
+offsets.topic.replication.factor=3
+transaction.state.log.replication.factor=3
+transaction.state.log.min.isr=2
+unclean.leader.election.enable=false
+# A few partitions each, so that the group and transaction coordinators spread over the
+# nodes and losing a node moves some of them.
+offsets.topic.num.partitions=3
+transaction.state.log.num.partitions=3
+
+group.initial.rebalance.delay.ms=0
+auto.create.topics.enable=$AUTO_CREATE
+delete.topic.enable=true
+
+num.network.threads=2
+num.io.threads=2
+log.retention.hours=168
+log.segment.bytes=104857600
+EOF
+}
+
+cluster_node_arg() { # N -> exits 2 unless N names a node
+    [[ "${1:-}" =~ ^[0-9]+$ ]] && ((1 <= $1 && $1 <= ${#NODES[@]})) ||
+        { log "error: node must be 1-${#NODES[@]}, not '${1:-}'"; exit 2; }
+}
+
+do_cluster_start() {
+    local t0=$SECONDS n pid
+    local -a waiting=()
+    command -v java >/dev/null 2>&1 || die "java not found (JDK 17+ needed)"
+    fetch_jars
+    for n in "${NODES[@]}"; do # every port first: start nothing when one is taken
+        use_node "$n"
+        if ! broker_pid >/dev/null && { port_open "$PORT" || port_open "$CPORT"; }; then
+            die "port $PORT or $CPORT on $HOST is used by another process (not node $n in" \
+                "$CACHE); set KAFKA_CLUSTER_PORT to another base port"
+        fi
+    done
+    for n in "${NODES[@]}"; do
+        use_node "$n"
+        if pid="$(broker_pid)"; then
+            waiting+=("$n:$pid")
+            continue
+        fi
+        write_node_config
+        format_storage
+        launch
+        waiting+=("$n:$LAUNCHED:new")
+    done
+    local item
+    for item in "${waiting[@]}"; do
+        IFS=: read -r n pid _ <<<"$item"
+        use_node "$n"
+        if ! wait_ready "$pid"; then
+            for item in "${waiting[@]}"; do # the nodes this call started go again
+                IFS=: read -r n pid new <<<"$item"
+                use_node "$n"
+                [[ -n "$new" ]] && kill_broker "$pid"
+            done
+            exit 1
+        fi
+    done
+    log "cluster ready at $(cluster_bootstrap) in $((SECONDS - t0)) s"
+}
+
+do_cluster_stop() {
+    local n pid
+    local -a running=()
+    for n in "${NODES[@]}"; do # all at once: each node's shutdown needs a quorum
+        use_node "$n"
+        if pid="$(broker_pid)"; then
+            kill -TERM "$pid" 2>/dev/null || true
+            running+=("$n:$pid")
+        fi
+    done
+    if ((${#running[@]} == 0)); then
+        log "cluster not running"
+        return 0
+    fi
+    local item
+    for item in "${running[@]}"; do
+        IFS=: read -r n pid <<<"$item"
+        use_node "$n"
+        kill_broker "$pid"
+        log "stopped node $n (pid $pid)"
+    done
+}
+
+do_cluster_status() {
+    local n pid status=0
+    for n in "${NODES[@]}"; do
+        use_node "$n"
+        if ! pid="$(broker_pid)"; then
+            log "node $n: not running"
+            status=1
+        elif probe "$LOCAL_BOOTSTRAP"; then
+            log "node $n: ready at $LOCAL_BOOTSTRAP (pid $pid)"
+        else
+            log "node $n: running (pid $pid) but not ready at $LOCAL_BOOTSTRAP" \
+                "(or the metadata lists fewer than ${#NODES[@]} brokers)"
+            status=1
+        fi
+    done
+    return $status
+}
+
+do_cluster_wipe() {
+    do_cluster_stop
+    local n
+    for n in "${NODES[@]}"; do rm -rf "$CLUSTER_DIR/node$n"; done
+    rm -f "$CLUSTER_ID_FILE" "$TOOLS_LOG4J"
+    log "wiped the cluster's data and logs in $CLUSTER_DIR (jars kept in $LIBS)"
+}
+
+do_cluster_kill() { # N: kill -9, as a crash would
+    local pid
+    use_node "$1"
+    pid="$(broker_pid)" || die "node $1 is not running"
+    kill -KILL "$pid"
+    while alive "$pid"; do sleep 0.05; done
+    rm -f "$PID_FILE"
+    log "killed node $1 (pid $pid) with SIGKILL"
+}
+
+do_cluster_controller() { # the node id of the active controller, from the quorum itself
+    local out leader
+    [[ -f "$LIBS/.pom.sha256" ]] || die "no Kafka jars yet: run '$0 cluster start'"
+    [[ -f "$TOOLS_LOG4J" ]] || write_log4j
+    out="$(timeout 60 java -Xmx256m -Dlog4j.configuration="file:$TOOLS_LOG4J" -cp "$LIBS/*" \
+        org.apache.kafka.tools.MetadataQuorumCommand \
+        --bootstrap-server "$(cluster_bootstrap)" describe --status)" ||
+        die "MetadataQuorumCommand failed (is the cluster up? '$0 cluster status')"
+    leader="$(awk '$1 == "LeaderId:" {print $2}' <<<"$out")"
+    [[ "$leader" =~ ^[0-9]+$ ]] || die "no LeaderId in: $out"
+    echo "$leader"
+}
+
+cluster_main() {
+    use_cluster
+    case "${1:-}" in
+    start) with_lock do_cluster_start ;;
+    stop) with_lock do_cluster_stop ;;
+    status) do_cluster_status ;;
+    wipe) with_lock do_cluster_wipe ;;
+    bootstrap) cluster_bootstrap ;;
+    pid)
+        cluster_node_arg "${2:-}"
+        use_node "$2"
+        broker_pid || { log "node $2 is not running"; exit 1; }
+        ;;
+    kill)
+        cluster_node_arg "${2:-}"
+        with_lock do_cluster_kill "$2"
+        ;;
+    controller) do_cluster_controller ;;
+    *) usage ;;
+    esac
+}
+
+# ---------------------------------------------------------------- the SASL/ACL broker
+SECURE_DIR="${KAFKA_SECURE_DIR:-$ROOT/.cache/kafka-secure}"
+SECURE_USERS=(admin processor timers bots gateway)
+
+use_secure() {
+    MODE=secure
+    CACHE="$SECURE_DIR"
+    DATA="$CACHE/data"
+    LOGS="$CACHE/logs"
+    CONF="$CACHE/server.properties"
+    LOG4J="$CACHE/log4j.properties"
+    TOOLS_LOG4J="$CACHE/tools-log4j.properties"
+    CLUSTER_ID_FILE="$CACHE/cluster.id"
+    PID_FILE="$CACHE/broker.pid"
+    LOCK_FILE="$CACHE/broker.lock"
+    PORT="${KAFKA_SECURE_PORT:-$((${KAFKA_PORT:-19092} + 4))}"
+    CPORT=$((PORT + 1))
+    LOCAL_BOOTSTRAP="$HOST:$PORT"
+    HEAP_OPTS="${KAFKA_SECURE_HEAP_OPTS:--Xms256m -Xmx512m}"
+    CONFIG_WRITER=write_secure_config
+    PORT_VAR=KAFKA_SECURE_PORT
+    CREDENTIALS="$CACHE/credentials.env"
+    ADMIN_PROPS="$CACHE/admin.properties"
+}
+
+load_credentials() { # random passwords the first time; SCRAM users for the format
+    local user
+    mkdir -p "$CACHE"
+    if [[ ! -s "$CREDENTIALS" ]]; then
+        (
+            umask 077
+            for user in "${SECURE_USERS[@]}"; do
+                echo "KAFKA_SECURE_PASSWORD_${user^^}=$(head -c 18 /dev/urandom | base64 |
+                    tr '+/' 'xy')"
+            done >"$CREDENTIALS.tmp"
+        )
+        mv "$CREDENTIALS.tmp" "$CREDENTIALS"
+    fi
+    # shellcheck disable=SC1090
+    source "$CREDENTIALS"
+    ADMIN_PASSWORD="$KAFKA_SECURE_PASSWORD_ADMIN"
+    FORMAT_EXTRA=()
+    for user in "${SECURE_USERS[@]}"; do
+        local var="KAFKA_SECURE_PASSWORD_${user^^}"
+        FORMAT_EXTRA+=(--add-scram "SCRAM-SHA-512=[name=$user,password=${!var}]")
+    done
+    PROBE_USER=admin
+    PROBE_PASSWORD="$ADMIN_PASSWORD"
+    PROBE_CONFIG="$ADMIN_PROPS"
+    (
+        umask 077
+        cat >"$ADMIN_PROPS" <<EOF
+security.protocol=SASL_PLAINTEXT
+sasl.mechanism=SCRAM-SHA-512
+sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="admin" password="$ADMIN_PASSWORD";
+EOF
+    )
+}
+
+write_secure_config() {
+    mkdir -p "$DATA" "$LOGS"
+    write_log4j
+    local scram="org.apache.kafka.common.security.scram.ScramLoginModule"
+    local plain="org.apache.kafka.common.security.plain.PlainLoginModule"
+    (
+        umask 077
+        cat >"$CONF" <<EOF
+# Generated by tools/kafka/broker.sh on each start: edit the script, not this file.
+# Single-node KRaft whose clients authenticate with SASL/SCRAM-SHA-512 and are authorised
+# by ACLs. It holds passwords: mode 0600.
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@$HOST:$CPORT
+listeners=SASL_PLAINTEXT://$HOST:$PORT,CONTROLLER://$HOST:$CPORT
+advertised.listeners=SASL_PLAINTEXT://$HOST:$PORT
+listener.security.protocol.map=SASL_PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:SASL_PLAINTEXT
+inter.broker.listener.name=SASL_PLAINTEXT
+controller.listener.names=CONTROLLER
+log.dirs=$DATA
+
+# Clients and the broker itself: SCRAM (users live in the cluster metadata, added at
+# format time). The controller listener cannot use SCRAM (the controller has no metadata
+# yet when it authenticates), so PLAIN with a user fixed here.
+sasl.enabled.mechanisms=SCRAM-SHA-512
+sasl.mechanism.inter.broker.protocol=SCRAM-SHA-512
+listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config=$scram required username="admin" password="$ADMIN_PASSWORD";
+sasl.mechanism.controller.protocol=PLAIN
+listener.name.controller.sasl.enabled.mechanisms=PLAIN
+listener.name.controller.plain.sasl.jaas.config=$plain required username="admin" password="$ADMIN_PASSWORD" user_admin="$ADMIN_PASSWORD";
+
+# No ACL, no access; admin (the broker itself, the operator's tools) may do anything.
+authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
+super.users=User:admin
+allow.everyone.if.no.acl.found=false
+
+num.partitions=1
+default.replication.factor=1
+min.insync.replicas=1
+offsets.topic.replication.factor=1
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+offsets.topic.num.partitions=1
+transaction.state.log.num.partitions=1
+group.initial.rebalance.delay.ms=0
+auto.create.topics.enable=false
+delete.topic.enable=true
+num.network.threads=2
+num.io.threads=2
+log.segment.bytes=104857600
+EOF
+    )
+}
+
+do_secure_wipe() {
+    do_stop
+    rm -rf "$DATA" "$LOGS" "$CONF" "$LOG4J" "$TOOLS_LOG4J" "$CLUSTER_ID_FILE" "$PID_FILE" \
+        "$CREDENTIALS" "$ADMIN_PROPS" "$CACHE/acls.applied"
+    log "wiped data, logs and credentials in $CACHE"
+}
+
+secure_main() {
+    use_secure
+    case "${1:-}" in
+    start)
+        load_credentials
+        with_lock do_start
+        ;;
+    stop) with_lock do_stop ;;
+    status)
+        load_credentials
+        do_status
+        ;;
+    wipe) with_lock do_secure_wipe ;;
+    bootstrap) echo "$LOCAL_BOOTSTRAP" ;;
+    credentials)
+        [[ -s "$CREDENTIALS" ]] || die "no credentials yet: run '$0 secure start'"
+        echo "$CREDENTIALS"
+        ;;
+    *) usage ;;
+    esac
+}
+
 usage() {
     echo "usage: $0 {start|stop|status|wipe|bootstrap}" >&2
+    echo "       $0 cluster {start|stop|status|wipe|bootstrap|pid N|kill N|controller}" >&2
+    echo "       $0 secure {start|stop|status|wipe|bootstrap|credentials}" >&2
     exit 2
 }
+
+case "${1:-}" in
+cluster)
+    shift
+    cluster_main "$@"
+    exit
+    ;;
+secure)
+    shift
+    secure_main "$@"
+    exit
+    ;;
+esac
 
 [[ $# -eq 1 ]] || usage
 cmd="$1"

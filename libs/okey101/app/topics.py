@@ -10,7 +10,36 @@ from __future__ import annotations
 
 import msgspec
 
+from okey101.errors import MalformedInput
+
 PARTITIONS = 8  # default for new topics; services read the real count from Kafka
+REPLICAS = 3  # copies of each partition where the cluster has that many brokers
+
+
+class Replication(msgspec.Struct, frozen=True):
+    """How many brokers keep a copy of each partition (`factor`), and how many copies must
+    have a write before an acks=all producer is told it succeeded (`min_insync`)."""
+
+    factor: int
+    min_insync: int
+
+
+def replication(brokers: int, factor: int | None = None,
+                min_insync: int | None = None) -> Replication:
+    """The replication of new topics on a cluster of `brokers`: as given, else 3 copies
+    with 2 in sync (one broker may fail without stopping writes) where there are 3 brokers
+    or more, and as many copies as brokers below that, one fewer in sync (at least 1)."""
+    if brokers < 1:
+        raise MalformedInput(f"a cluster of {brokers} brokers: there must be at least one")
+    factor = min(REPLICAS, brokers) if factor is None else factor
+    if not 1 <= factor <= brokers:
+        raise MalformedInput(f"replication factor {factor}: must be 1 to the cluster's "
+                             f"{brokers} broker(s)")
+    min_insync = max(1, factor - 1) if min_insync is None else min_insync
+    if not 1 <= min_insync <= factor:
+        raise MalformedInput(f"min.insync.replicas {min_insync}: must be 1 to the "
+                             f"replication factor {factor}")
+    return Replication(factor, min_insync)
 
 
 class TopicSpec(msgspec.Struct, frozen=True):
@@ -24,6 +53,11 @@ class TopicSpec(msgspec.Struct, frozen=True):
 
     def name(self, prefix: str = "okey") -> str:
         return f"{prefix}.{self.suffix}"
+
+    def configs(self, replication: Replication) -> dict[str, str]:
+        """The topic-level settings the topic is created with (and checked against)."""
+        return {"retention.ms": str(self.retention_ms), "cleanup.policy": self.cleanup,
+                "min.insync.replicas": str(replication.min_insync)}
 
 
 COMMANDS = TopicSpec(
@@ -52,6 +86,8 @@ DEAD_LETTERS = TopicSpec(
     30 * 24 * 3600 * 1000, "processor", "operators")
 
 ALL = (COMMANDS, EVENTS, OUTCOMES, VIEWS, SEAT_VIEWS, DEAD_LETTERS, STANDINGS)
+# one partition count for these: a table's commands, events and views share a partition
+TABLE_TOPICS = (COMMANDS, EVENTS, OUTCOMES, VIEWS, SEAT_VIEWS)
 
 
 def partition_for(key: bytes, partitions: int) -> int:

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# The ACLs of okey101's principals, for a cluster with an authorizer (deploy/README.md,
+# "Securing the cluster"). Adding an ACL that exists changes nothing: run it again after
+# any change. Needs a super user's client config (the operator's).
+#
+#   principal        may
+#   User:processor   read commands, events, outcomes, snapshots; write events, outcomes,
+#                    views, seatviews, snapshots, deadletters; its consumer group; the
+#                    transactional ids <group>-* (one per commands partition)
+#   User:timers      read events; write commands; its consumer group
+#   User:bots        read seatviews; write commands; its consumer group
+#   User:gateway     write commands; read outcomes and views; groups <gateway group>*
+#   (processor, timers and bots may also describe the <prefix>.* topics: they check the
+#   topics' partition counts at start-up; no data is readable that way)
+#
+# Usage: deploy/kafka/acls.sh [--dry-run]     (--dry-run prints the commands)
+# Environment:
+#   KAFKA_BOOTSTRAP       the brokers (required)
+#   KAFKA_COMMAND_CONFIG  client properties of a super user (SASL/TLS settings); optional
+#   KAFKA_ACLS            the kafka-acls command (default kafka-acls.sh, from the Kafka
+#                         distribution; with the project's jars:
+#                         "java -cp .cache/kafka/libs/* kafka.admin.AclCommand")
+#   OKEY_PREFIX           topic prefix (default okey)
+#   OKEY_PROCESSOR_GROUP, OKEY_TIMERS_GROUP, OKEY_BOTS_GROUP: the services' --group
+#                         (default okey-processor, okey-timers, okey-bots)
+#   OKEY_GATEWAY_GROUP    prefix of the gateways' consumer groups (default okey-gateway)
+#   OKEY_PROCESSOR_USER, OKEY_TIMERS_USER, OKEY_BOTS_USER, OKEY_GATEWAY_USER: the SASL
+#                         user names (default processor, timers, bots, gateway)
+set -euo pipefail
+
+dry_run=false
+case "${1:-}" in
+"") ;;
+--dry-run) dry_run=true ;;
+*)
+    echo "usage: $0 [--dry-run]" >&2
+    exit 2
+    ;;
+esac
+[[ -n "${KAFKA_BOOTSTRAP:-}" ]] || {
+    echo "$0: KAFKA_BOOTSTRAP is not set" >&2
+    exit 2
+}
+
+P="${OKEY_PREFIX:-okey}"
+processor="User:${OKEY_PROCESSOR_USER:-processor}"
+timers="User:${OKEY_TIMERS_USER:-timers}"
+bots="User:${OKEY_BOTS_USER:-bots}"
+gateway="User:${OKEY_GATEWAY_USER:-gateway}"
+read -r -a acls <<<"${KAFKA_ACLS:-kafka-acls.sh}"
+base=("${acls[@]}" --bootstrap-server "$KAFKA_BOOTSTRAP")
+[[ -n "${KAFKA_COMMAND_CONFIG:-}" ]] && base+=(--command-config "$KAFKA_COMMAND_CONFIG")
+
+allow() { # allow PRINCIPAL... -- kafka-acls arguments
+    local -a who=()
+    while [[ "$1" != -- ]]; do
+        who+=(--allow-principal "$1")
+        shift
+    done
+    shift
+    if $dry_run; then
+        printf '%q ' "${base[@]}" --add "${who[@]}" "$@"
+        echo
+    else
+        "${base[@]}" --add --force "${who[@]}" "$@" >/dev/null
+    fi
+}
+
+# Commands come from the gateways, the timers and the bots.
+allow "$gateway" "$timers" "$bots" -- --operation Write --topic "$P.commands"
+allow "$processor" "$timers" "$bots" -- --operation Describe \
+    --resource-pattern-type prefixed --topic "$P."
+
+# The processor: reads commands (and its own log, to recover), writes everything else,
+# in transactions whose ids start with its group.
+allow "$processor" -- --operation Read --topic "$P.commands" --topic "$P.events" \
+    --topic "$P.outcomes" --topic "$P.snapshots"
+allow "$processor" -- --operation Write --topic "$P.events" --topic "$P.outcomes" \
+    --topic "$P.views" --topic "$P.seatviews" --topic "$P.snapshots" --topic "$P.deadletters"
+allow "$processor" -- --operation Read --group "${OKEY_PROCESSOR_GROUP:-okey-processor}"
+allow "$processor" -- --operation Write --operation Describe \
+    --resource-pattern-type prefixed --transactional-id "${OKEY_PROCESSOR_GROUP:-okey-processor}-"
+
+# The timers follow the events.
+allow "$timers" -- --operation Read --topic "$P.events"
+allow "$timers" -- --operation Read --group "${OKEY_TIMERS_GROUP:-okey-timers}"
+
+# The bots see only their seats' views.
+allow "$bots" -- --operation Read --topic "$P.seatviews"
+allow "$bots" -- --operation Read --group "${OKEY_BOTS_GROUP:-okey-bots}"
+
+# The gateways tell players what became of their commands and what happened at the table.
+allow "$gateway" -- --operation Read --topic "$P.outcomes" --topic "$P.views"
+allow "$gateway" -- --operation Read --resource-pattern-type prefixed \
+    --group "${OKEY_GATEWAY_GROUP:-okey-gateway}"
+
+$dry_run || echo "ACLs for $P.* in place for $processor, $timers, $bots, $gateway" >&2

@@ -1,0 +1,69 @@
+"""The Kafka client settings every service takes from its environment: credentials and
+replication. A bad setting is refused in one line naming the variable."""
+
+from __future__ import annotations
+
+import ssl
+
+import pytest
+
+from okey101.errors import MalformedInput
+from services.common.kafka import client_security, fault_text, replication_settings
+
+
+def test_no_setting_means_plaintext() -> None:
+    assert client_security({}) == {"security_protocol": "PLAINTEXT"}
+
+
+def test_sasl_takes_the_user_password_and_mechanism_scram_sha_512_by_default() -> None:
+    env = {"OKEY_KAFKA_SECURITY_PROTOCOL": "SASL_PLAINTEXT", "OKEY_KAFKA_USERNAME": "processor",
+           "OKEY_KAFKA_PASSWORD": "secret"}
+    assert client_security(env) == {
+        "security_protocol": "SASL_PLAINTEXT", "sasl_mechanism": "SCRAM-SHA-512",
+        "sasl_plain_username": "processor", "sasl_plain_password": "secret"}
+
+
+def test_sasl_ssl_adds_a_tls_context_that_verifies_the_brokers() -> None:
+    env = {"OKEY_KAFKA_SECURITY_PROTOCOL": "sasl_ssl", "OKEY_KAFKA_USERNAME": "bots",
+           "OKEY_KAFKA_PASSWORD": "secret", "OKEY_KAFKA_SASL_MECHANISM": "SCRAM-SHA-256"}
+    options = client_security(env)
+    assert options["security_protocol"] == "SASL_SSL"
+    assert options["sasl_mechanism"] == "SCRAM-SHA-256"
+    context = options["ssl_context"]
+    assert isinstance(context, ssl.SSLContext)
+    assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
+
+
+@pytest.mark.parametrize(("env", "named"), [
+    ({"OKEY_KAFKA_SECURITY_PROTOCOL": "SASL"}, "OKEY_KAFKA_SECURITY_PROTOCOL=SASL: must be"),
+    ({"OKEY_KAFKA_SECURITY_PROTOCOL": "SASL_SSL", "OKEY_KAFKA_PASSWORD": "x"},
+     "OKEY_KAFKA_USERNAME is not set"),
+    ({"OKEY_KAFKA_SECURITY_PROTOCOL": "SASL_PLAINTEXT", "OKEY_KAFKA_USERNAME": "x"},
+     "OKEY_KAFKA_PASSWORD is not set"),
+    ({"OKEY_KAFKA_SECURITY_PROTOCOL": "SASL_PLAINTEXT", "OKEY_KAFKA_USERNAME": "x",
+      "OKEY_KAFKA_PASSWORD": "y", "OKEY_KAFKA_SASL_MECHANISM": "GSSAPI"},
+     "OKEY_KAFKA_SASL_MECHANISM=GSSAPI: must be"),
+    ({"OKEY_KAFKA_SECURITY_PROTOCOL": "SSL", "OKEY_KAFKA_CA_FILE": "/nonexistent/ca.pem"},
+     "OKEY_KAFKA_CA_FILE=/nonexistent/ca.pem"),
+])
+def test_a_bad_security_setting_is_refused_naming_the_variable(
+        env: dict[str, str], named: str) -> None:
+    with pytest.raises(MalformedInput, match=named):
+        client_security(env)
+
+
+def test_replication_settings_are_unset_unless_given() -> None:
+    assert replication_settings({}) == (None, None)
+    assert replication_settings({"OKEY_REPLICATION_FACTOR": "3",
+                                 "OKEY_MIN_INSYNC_REPLICAS": " 2 "}) == (3, 2)
+
+
+def test_a_replication_setting_that_is_not_a_number_is_refused_naming_it() -> None:
+    with pytest.raises(MalformedInput, match="OKEY_MIN_INSYNC_REPLICAS='two'"):
+        replication_settings({"OKEY_MIN_INSYNC_REPLICAS": "two"})
+
+
+def test_a_fault_is_one_line_naming_its_kind_once() -> None:
+    assert fault_text(TimeoutError()) == "TimeoutError"
+    assert fault_text(OSError("refused\n  at x")) == "OSError: refused at x"
+    assert fault_text(ValueError("ValueError: twice")) == "ValueError: twice"
