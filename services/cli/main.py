@@ -11,8 +11,9 @@ from typing import Any
 import msgspec
 
 from okey101 import profiles, solver, tiles
-from okey101.errors import MalformedInput
+from okey101.errors import InfrastructureFault, MalformedInput
 from okey101.table import scenario, simulate
+from services.cli import export, replay
 
 
 def _solve(args: argparse.Namespace) -> int:
@@ -121,6 +122,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="hands per match (the house's range applies; okeygg 7-21)")
     sim.add_argument("--json", action="store_true", help="machine-readable standings")
     sim.set_defaults(run=_simulate)
+    replay.register(commands)
+    export.register(commands)
     return parser
 
 
@@ -131,6 +134,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MalformedInput as exc:
         print(f"okey101 {args.command}: {exc}", file=sys.stderr)
         return 2
+    except InfrastructureFault as exc:
+        print(f"okey101 {args.command}: {exc}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -1,17 +1,21 @@
 """`make demo`: the whole service playing itself.
 
 Starts the local Kafka broker (unless KAFKA_BOOTSTRAP points elsewhere), the rules
-processor, the turn timers and the bots; opens one table per house with four bots each;
-plays whole matches while showing each table's progress; prints the standings and every
-hand's outcome, and where the metrics are; then stops everything it started.
+processor, the turn timers, the bots and the replays service; opens one table per house
+with four bots each; plays whole matches while showing each table's progress; prints the
+standings and every hand's outcome, and where the metrics are; waits until the replays
+directory holds every table's end, prints where the tables can be replayed (with one
+example command); then stops everything it started.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -19,6 +23,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import aiohttp
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
 from okey101 import profiles
@@ -172,7 +177,48 @@ def report(tables: dict[str, Table]) -> None:
             print(f"   place {t.ended.places[seat]}: seat {seat} {t.players[seat]:<28} "
                   f"total {t.ended.totals[seat]}")
     print("\nmetrics while it ran: http://127.0.0.1:9101/metrics (processor), "
-          ":9102 (timers), :9103 (bots); logs in .cache/demo/")
+          ":9102 (timers), :9103 (bots), :9104 (replays); logs in .cache/demo/")
+
+
+def free_port(preferred: int) -> int:
+    """`preferred` when it is free, else any free port (another demo may hold it)."""
+    for port in (preferred, 0):
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return int(sock.getsockname()[1])
+    raise OSError("no free port")
+
+
+async def wait_for_directory(url: str, tables: dict[str, Table], timeout: float) -> None:
+    """Until the replays service lists every demo table as over."""
+    deadline = time.monotonic() + timeout
+    wanted = set(tables)
+    async with aiohttp.ClientSession() as session:
+        while time.monotonic() < deadline:
+            try:
+                async with session.get(f"{url}/tables", params={"status": "over",
+                                                                 "limit": "1000"}) as resp:
+                    doc = json.loads(await resp.text()) if resp.status == 200 else {}
+                if wanted <= {t["table_id"] for t in doc.get("tables", [])}:
+                    return
+            except aiohttp.ClientError:
+                pass  # not listening yet
+            await asyncio.sleep(0.2)
+    raise TimeoutError(f"the replays directory did not list every table in {timeout:.0f} s")
+
+
+def where_to_replay(prefix: str, url: str, tables: dict[str, Table]) -> None:
+    first = next(iter(tables.values()))
+    print(f"\nreplays: the directory of these tables is the topic {prefix}.directory; while "
+          f"the demo ran they were served at {url}/tables")
+    print(f"the broker keeps them; replay any of them, at any step, as any seat:\n"
+          f"   .venv/bin/okey101 replay {first.table_id} --prefix {prefix} --hand 1 "
+          f"--as seat 0\n"
+          f"   (also: okey101 history {first.table_id} --prefix {prefix}; "
+          f"okey101 export --prefix {prefix} --out DIR)")
 
 
 def main() -> int:
@@ -194,10 +240,14 @@ def main() -> int:
     logs = ROOT / ".cache" / "demo"
     logs.mkdir(parents=True, exist_ok=True)
     common = ["--bootstrap", bootstrap, "--prefix", prefix]
+    http_port = free_port(9180)
+    replays_url = f"http://127.0.0.1:{http_port}"
     services = [
         Service("processor", [*common, "--metrics-port", "9101"], logs),
         Service("timers", [*common, "--metrics-port", "9102"], logs),
         Service("bots", [*common, "--metrics-port", "9103"], logs),
+        Service("replays", [*common, "--metrics-port", "9104", "--http-port",
+                            str(http_port)], logs),
     ]
     status = 0
     try:
@@ -205,6 +255,8 @@ def main() -> int:
               f"{list(LEVELS)} by seat", flush=True)
         tables = asyncio.run(play(args, bootstrap, prefix))
         report(tables)
+        asyncio.run(wait_for_directory(replays_url, tables, 60))
+        where_to_replay(prefix, replays_url, tables)
     except KeyboardInterrupt:
         print("\nstopped", file=sys.stderr)
         status = 130
