@@ -31,6 +31,10 @@ def schemas() -> dict[str, Any]:
     out.update(messages.published_schemas())
     from okey101.table import views
     out["view-update.schema.json"] = msgspec.json.schema(views.ViewUpdate)
+    from okey101.app import directory, replay
+    out["directory-entry.schema.json"] = msgspec.json.schema(directory.TableEntry)
+    out["directory-public-entry.schema.json"] = msgspec.json.schema(directory.PublicEntry)
+    out["replay-step.schema.json"] = msgspec.json.schema(replay.ReplayStep)
     return out
 
 

@@ -16,8 +16,7 @@ def _tiles(names: list[str]) -> str:
 
 
 def render(step: ReplayStep) -> str:
-    view = step.view
-    table = view.table if isinstance(view, ServerView) else view
+    table = step.view
     event = type(step.event).__name__ if step.event is not None else "hidden from this viewer"
     lines = [f"table {step.table_id}  seq {step.seq} of {step.last_seq}  ({event}, "
              f"{clock(step.at)})  as {step.viewer}"]
@@ -28,7 +27,7 @@ def render(step: ReplayStep) -> str:
                      f"{skipped.offset}: {skipped.reason}")
     house = table.profile.id if table.profile is not None else "?"
     lines.append(f"house {house}  status {table.status}  turn {table.turn}")
-    lines += _hand(table, view if isinstance(view, ServerView) else None)
+    lines += _hand(table, step.server)
     lines += _scores(table)
     return "\n".join(lines)
 

@@ -58,10 +58,9 @@ class Skipped(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class ServerView(msgspec.Struct, frozen=True, kw_only=True):
-    """Everything at a step (auditors only): the public table, who sits where and which
-    seats are bots, every rack, the deck left (top first) and the seeds."""
+    """What only the server knows at a step (auditors only): who sits where and which seats
+    are bots, every rack, the deck left (top first) and the seeds."""
 
-    table: PlayerView  # the spectators' view of the table
     players: list[str]
     bots: list[bool]
     racks: list[list[str]]
@@ -77,7 +76,8 @@ class ReplayStep(msgspec.Struct, frozen=True, kw_only=True):
     at: int  # when the step's event was decided (ms since the epoch)
     viewer: str  # "seat N", "public" or "server"
     event: E.AnyEvent | None  # the step's event as the viewer saw it (None: hidden)
-    view: PlayerView | ServerView
+    view: PlayerView  # the viewer's view (the server's: the spectators' one) ...
+    server: ServerView | None = None  # ... and, for the server only, all the rest
     stopped: str = ""  # why folding stopped before the step asked for
     skipped: list[Skipped] = msgspec.field(default_factory=list)
 
@@ -138,17 +138,16 @@ def step_for(events: Sequence[E.Event], table_id: str, at: int | None = None,
     return end
 
 
-def view_of(state: TableState, viewer: int) -> PlayerView | ServerView:
-    if viewer == SERVER:
-        return server_view(state)
-    return public_view(state) if viewer == PUBLIC else player_view(state, viewer)
+def view_of(state: TableState, viewer: int) -> PlayerView:
+    """The core's view for `viewer` (the server's table view is the spectators' one)."""
+    return player_view(state, viewer) if viewer >= 0 else public_view(state)
 
 
 def server_view(state: TableState) -> ServerView:
     hand = state.hand
     racks = [tiles.names(s.rack) for s in hand.seats] if hand is not None else []
     deck = tiles.names(hand.deck[hand.deck_pos:]) if hand is not None else []
-    return ServerView(table=public_view(state), players=list(state.players),
+    return ServerView(players=list(state.players),
                       bots=list(state.bots), racks=racks, deck=deck,
                       hand_seed=hand.seed if hand is not None else "",
                       match_seed=state.match_seed)
@@ -170,7 +169,8 @@ def replay_step(table_id: str, events: Sequence[E.Event], viewer: int,
         table_id=table_id, seq=folded.state.seq, last_seq=last_seq(events),
         at=shown.at if shown is not None else 0, viewer=viewer_name(viewer),
         event=cast(E.AnyEvent | None, seen), view=view_of(folded.state, viewer),
-        stopped=stopped, skipped=list(skipped))
+        server=server_view(folded.state) if viewer == SERVER else None, stopped=stopped,
+        skipped=list(skipped))
 
 
 def events_as(events: Iterable[E.Event], viewer: int) -> list[E.Event]:
