@@ -55,11 +55,13 @@ bench: $(STAMP)
 	$(BIN)/python -m tools.bench.engine
 	$(BIN)/python -m tools.bench.bots
 	$(BIN)/python -m tools.bench.kafka
+	nice $(BIN)/python -m tools.bench.replays
 
 bench-quick: $(STAMP)
 	$(BIN)/python -m tools.bench.solver
 	$(BIN)/python -m tools.bench.engine --matches 10
 	$(BIN)/python -m tools.bench.kafka --seconds 10 --backlog 20000
+	nice $(BIN)/python -m tools.bench.replays --events 100000 --samples 50 --scans 2 --hands 1
 
 demo: $(STAMP)
 	$(BIN)/python -m services.demo

@@ -207,12 +207,17 @@ class Replays:
         commits: dict[TopicPartition, int] = {}
         stamps: list[int] = []
         for tp, records in batches.items():
-            if tp.partition not in self.owned or not records:
+            if not records:
+                continue
+            if tp.partition not in self.owned:  # its assignment is not through yet: again
+                if self.consumer is not None and tp in self.consumer.assignment():
+                    self.consumer.seek(tp, records[0].offset)
                 continue
             for record in records:
                 self._fold_record(tp.partition, record)
                 stamps.append(record.timestamp)
-            commits[tp] = records[-1].offset + 1
+            # the position, past a transaction's commit marker, not just the last record
+            commits[tp] = max(records[-1].offset + 1, await self._position(tp))
             self.newest[tp.partition] = records[-1].timestamp
         if not await self._flush():
             return
@@ -224,6 +229,13 @@ class Replays:
                 await self.consumer.commit(commits)
             except (CommitFailedError, *_FAULTS) as exc:  # read again later: idempotent
                 log.warning("commit_failed", error=repr(exc))
+
+    async def _position(self, tp: TopicPartition) -> int:
+        assert self.consumer is not None
+        try:
+            return int(await self.consumer.position(tp))
+        except Exception:  # no longer assigned: the last record's offset + 1 will do
+            return -1
 
     def _fold_record(self, partition: int, record: Any) -> None:
         key = record.key.decode("utf-8", "replace") if record.key is not None else ""

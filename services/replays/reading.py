@@ -227,12 +227,11 @@ async def directory_lag(bootstrap: str, prefix: str, group: str, partitions: Seq
             behind = max(0, ends[tp] - position)
             seconds = 0.0
             if behind:
-                reader.assign([tp])
-                reader.seek(tp, position)
-                batch = await reader.getmany(tp, timeout_ms=2000, max_records=1)
-                first = batch.get(tp, [])
-                if first:
-                    seconds = max(0.0, time.time() - first[0].timestamp / 1000)
+                first = await _first_record(reader, tp, position, ends[tp])
+                if first is None:  # only transaction markers: nothing to index
+                    behind = 0
+                else:
+                    seconds = max(0.0, time.time() - first.timestamp / 1000)
             out.append(Lag(partition=tp.partition, events=behind, seconds=round(seconds, 3)))
         return out
     except _FAULTS as exc:
@@ -242,3 +241,18 @@ async def directory_lag(bootstrap: str, prefix: str, group: str, partitions: Seq
             await reader.stop()
         with contextlib.suppress(*_FAULTS):
             await admin.close()
+
+
+async def _first_record(reader: AIOKafkaConsumer, tp: TopicPartition, position: int,
+                        end: int) -> Any | None:
+    """The first committed record of `tp` from `position` (before `end`), or None."""
+    reader.assign([tp])
+    reader.seek(tp, position)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        batch = await reader.getmany(tp, timeout_ms=100, max_records=1)
+        if batch.get(tp):
+            return batch[tp][0]
+        if await reader.position(tp) >= end:
+            return None
+    return None
