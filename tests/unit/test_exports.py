@@ -4,6 +4,7 @@ Parquet partitioned by house and date (or ndjson), read back with DuckDB."""
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 from typing import NamedTuple
@@ -127,3 +128,17 @@ def test_duckdb_reads_the_ndjson_export_too(tmp_path: Path) -> None:
     got = db.execute(f"select count(*), count(distinct event.seq), min(seq) from read_json_auto("
                  f"'{out}/house=north-sultan/**/*.ndjson')").fetchone()
     assert got == (len(events), len(events), 1)
+
+
+def test_the_five_queries_of_the_analysts_guide_run_on_an_export(tmp_path: Path) -> None:
+    out, events = _export(tmp_path, "parquet")
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "analysts.md").read_text()
+    queries = re.findall(r"```sql\n(.*?)```", guide, re.DOTALL)
+    assert len(queries) == 5
+    db = duckdb.connect()
+    results = [db.execute(q.replace("'export/", f"'{out}/")).fetchall() for q in queries]
+    finishes, openings, _, lengths, players = results
+    assert sum(n for house, _, n in finishes if house == "north-sultan") == \
+        sum(1 for e in events if isinstance(e, E.HandEnded))
+    assert openings and lengths
+    assert [row[:2] for row in players] == [("human", 8)]  # 4 seats at each of 2 tables
