@@ -15,7 +15,7 @@ from typing import Any
 import msgspec
 
 from okey101.app import topics
-from okey101.app.directory import TableEntry
+from okey101.app.directory import TableEntry, offset_for
 from okey101.app.history import history
 from okey101.app.render import render
 from okey101.app.replay import PUBLIC, SERVER, replay_step
@@ -42,7 +42,8 @@ def viewer_of(args: argparse.Namespace) -> int:
     return int(seat)
 
 
-async def load(args: argparse.Namespace) -> tuple[TableEntry, TableLog]:
+async def load(args: argparse.Namespace, upto: bool = False
+               ) -> tuple[TableEntry, TableLog]:
     """The table's entry and events; notes on stderr for a lagging directory and for
     records skipped."""
     bootstrap = bootstrap_servers(args.bootstrap)
@@ -61,7 +62,8 @@ async def load(args: argparse.Namespace) -> tuple[TableEntry, TableLog]:
     reader = consumer(bootstrap)
     await reader.start()
     try:
-        log = await read_table(reader, topics.EVENTS.name(args.prefix), entry)
+        last = offset_for(entry, args.at, args.hand) if upto else None
+        log = await read_table(reader, topics.EVENTS.name(args.prefix), entry, last)
     finally:
         await reader.stop()
     for skipped in log.skipped:
@@ -81,9 +83,9 @@ async def _events_partitions(bootstrap: str, prefix: str) -> int:
 
 def _replay(args: argparse.Namespace) -> int:
     viewer = viewer_of(args)
-    entry, log = asyncio.run(load(args))
+    entry, log = asyncio.run(load(args, upto=True))
     step = replay_step(entry.table_id, log.events, viewer, at=args.at, hand=args.hand,
-                       skipped=log.skipped)
+                       skipped=log.skipped, table_last=entry.last_seq)
     if args.json:
         print(msgspec.json.encode(step).decode())
     else:

@@ -17,24 +17,28 @@ match is over, any seat's replay is served.
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 from aiohttp import web
 
-from okey101.app.directory import TableEntry, is_listed, parse_time, public_entry
+from okey101.app.directory import TableEntry, is_listed, offset_for, parse_time, public_entry
 from okey101.app.history import history
 from okey101.app.render import render
 from okey101.app.replay import PUBLIC, SERVER, events_as, replay_step
 from okey101.errors import InfrastructureFault, MalformedInput
 from okey101.table import messages as E
 from services.replays import metrics
+from services.replays.reading import TableLog
 
 if TYPE_CHECKING:
     from services.replays.app import Replays
 
 SERVICE: web.AppKey[Replays] = web.AppKey("service")
+CACHE: web.AppKey[OrderedDict[tuple[str, int, int | None], TableLog]] = web.AppKey("cache")
+CACHED = 32  # finished tables' logs kept
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
@@ -50,6 +54,7 @@ class Refused(Exception):
 def build(service: Replays) -> web.Application:
     app = web.Application(middlewares=[_errors])
     app[SERVICE] = service
+    app[CACHE] = OrderedDict()
     app.router.add_get("/tables", list_tables)
     app.router.add_get("/tables/{table}", get_table)
     app.router.add_get("/tables/{table}/events", get_events)
@@ -161,11 +166,25 @@ async def get_table(request: web.Request) -> web.Response:
                  _lag_headers(request, entry))
 
 
-async def _read(request: web.Request, entry: TableEntry) -> Any:
+async def _read(request: web.Request, entry: TableEntry, last: int | None = None
+                ) -> TableLog:
+    """The table's events, from its first offset up to `last` (its last by default).
+    A finished table's log no longer changes: the last few read are kept, so stepping
+    through a game reads it once."""
     service = request.app[SERVICE]
+    cache = request.app[CACHE]
+    key = (entry.table_id, entry.last_offset, last)
+    log = cache.get(key)
+    if log is not None:
+        cache.move_to_end(key)
+        return log
     started = time.perf_counter()
-    log = await service.readers.read(service.events, entry)
+    log = await service.readers.read(service.events, entry, last)
     metrics.REPLAY.observe(time.perf_counter() - started)
+    if entry.status == "over":
+        cache[key] = log
+        while len(cache) > CACHED:
+            cache.popitem(last=False)
     return log
 
 
@@ -185,9 +204,9 @@ async def get_state(request: web.Request) -> web.Response:
     entry = _entry(request)
     viewer = _viewer(request, entry)
     at, hand = _int(request, "at"), _int(request, "hand")
-    log = await _read(request, entry)
+    log = await _read(request, entry, offset_for(entry, at, hand))
     step = replay_step(entry.table_id, log.events, viewer, at=at, hand=hand,
-                       skipped=log.skipped)
+                       skipped=log.skipped, table_last=entry.last_seq)
     headers = _lag_headers(request, entry)
     if request.query.get("format", "json") == "text":
         note = f"note: the directory lags: {headers['Directory-Lag']}\n" if headers else ""

@@ -10,6 +10,7 @@ from okey101.app.directory import (
     fold,
     is_listed,
     is_newer,
+    offset_for,
     parse_time,
     public_entry,
     skip,
@@ -154,3 +155,17 @@ def test_times_are_ms_dates_or_date_times_in_utc_unless_said(text: str, ms: int)
 def test_a_time_that_is_no_time_is_named() -> None:
     with pytest.raises(MalformedInput, match="--until 'yesterday': not a time"):
         parse_time("yesterday", "--until")
+
+
+def test_a_replay_reads_only_up_to_the_end_of_the_hand_holding_its_step() -> None:
+    events = timed_events()
+    entry = build(events)
+    first, second = entry.hands
+    assert offset_for(entry, hand=1) == first.ended_offset
+    assert offset_for(entry, hand=2) == second.ended_offset
+    assert offset_for(entry, at=first.started_seq + 3) == first.ended_offset
+    assert offset_for(entry, at=first.ended_seq + 1) == second.ended_offset
+    assert offset_for(entry, at=entry.last_seq) is None  # past the last hand: all of it
+    assert offset_for(entry) is None and offset_for(entry, hand=7) is None
+    playing = build(events[:second.started_seq + 5])
+    assert offset_for(playing, hand=2) is None

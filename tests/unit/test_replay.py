@@ -151,3 +151,11 @@ def test_events_as_a_viewer_go_through_the_cores_filter() -> None:
         expected = [s for e in events if (s := event_for(e, seat)) is not None]
         assert events_as(events, seat) == expected
     assert events_as(events, SERVER) == list(events)
+
+
+def test_a_replay_read_only_up_to_its_step_shows_the_same() -> None:
+    events = timed_events()
+    end = next(e.seq for e in events if isinstance(e, E.HandEnded))
+    whole = replay_step("sim", events, 3, hand=1)
+    part = replay_step("sim", events[:end], 3, hand=1, table_last=len(events))
+    assert part == whole

@@ -209,6 +209,18 @@ def options_of(profile: Profile) -> dict[str, Any]:
     return {k: v for k, v in doc.items() if plain.get(k) != v}
 
 
+def offset_for(entry: TableEntry, at: int | None = None, hand: int | None = None
+               ) -> int | None:
+    """The offset a replay to seq `at` (or to the end of hand `hand`) needs to read up to:
+    the end of the hand holding that step, when the entry knows it; None: the whole range."""
+    if hand is not None:
+        marks = [m for m in entry.hands if m.hand == hand]
+        return marks[-1].ended_offset if marks and marks[-1].ended_seq else None
+    if at is not None:
+        return next((m.ended_offset for m in entry.hands if m.ended_seq >= at), None)
+    return None
+
+
 # ---------------------------------------------------------------- finding
 def parse_time(text: str, what: str) -> int:
     """ms since the epoch from ms digits, an ISO date or an ISO date-time (UTC unless it

@@ -24,7 +24,14 @@ from okey101.errors import IllegalMove, MalformedInput
 from okey101.table import messages as E
 from okey101.table.evolve import NEW_TABLE, evolve
 from okey101.table.state import TableState
-from okey101.table.views import SPECTATOR, PlayerView, event_for, player_view, public_view
+from okey101.table.views import (
+    SPECTATOR,
+    PlayerView,
+    event_for,
+    player_view,
+    public_event,
+    public_view,
+)
 
 SERVER = -2  # the auditors' viewer: everything, the deal included
 PUBLIC = SPECTATOR
@@ -46,7 +53,7 @@ def visible(event: E.Event, viewer: int) -> E.Event | None:
     """`event` as `viewer` may see it (None: hidden), by the core's own filter."""
     if viewer == SERVER:
         return event
-    return event_for(event, viewer)
+    return public_event(event) if viewer == PUBLIC else event_for(event, viewer)
 
 
 class Skipped(msgspec.Struct, frozen=True, kw_only=True):
@@ -155,8 +162,10 @@ def server_view(state: TableState) -> ServerView:
 
 def replay_step(table_id: str, events: Sequence[E.Event], viewer: int,
                 at: int | None = None, hand: int | None = None,
-                skipped: Sequence[Skipped] = ()) -> ReplayStep:
-    """The table at the step asked for, as `viewer` saw it."""
+                skipped: Sequence[Skipped] = (), table_last: int | None = None
+                ) -> ReplayStep:
+    """The table at the step asked for, as `viewer` saw it. `events` may stop short of
+    the table's end (read only up to the step), `table_last` then says where it ends."""
     check_viewer(viewer)
     target = step_for(events, table_id, at, hand)
     folded = fold(events, target)
@@ -166,7 +175,8 @@ def replay_step(table_id: str, events: Sequence[E.Event], viewer: int,
     if not stopped and folded.state.seq != target:
         stopped = f"the log holds no seq {target} after seq {folded.state.seq}"
     return ReplayStep(
-        table_id=table_id, seq=folded.state.seq, last_seq=last_seq(events),
+        table_id=table_id, seq=folded.state.seq,
+        last_seq=max(last_seq(events), table_last or 0),
         at=shown.at if shown is not None else 0, viewer=viewer_name(viewer),
         event=cast(E.AnyEvent | None, seen), view=view_of(folded.state, viewer),
         server=server_view(folded.state) if viewer == SERVER else None, stopped=stopped,
