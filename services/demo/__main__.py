@@ -177,7 +177,7 @@ def report(tables: dict[str, Table]) -> None:
             print(f"   place {t.ended.places[seat]}: seat {seat} {t.players[seat]:<28} "
                   f"total {t.ended.totals[seat]}")
     print("\nmetrics while it ran: http://127.0.0.1:9101/metrics (processor), "
-          ":9102 (timers), :9103 (bots), :9104 (replays); logs in .cache/demo/")
+          ":9102 (timers), :9103 (bots), :9105 (replays); logs in .cache/demo/")
 
 
 def free_port(preferred: int) -> int:
@@ -246,7 +246,7 @@ def main() -> int:
         Service("processor", [*common, "--metrics-port", "9101"], logs),
         Service("timers", [*common, "--metrics-port", "9102"], logs),
         Service("bots", [*common, "--metrics-port", "9103"], logs),
-        Service("replays", [*common, "--metrics-port", "9104", "--http-port",
+        Service("replays", [*common, "--metrics-port", "9105", "--http-port",
                             str(http_port)], logs),
     ]
     status = 0

@@ -19,7 +19,7 @@ from services.replays.app import Replays
 
 
 def main() -> int:
-    p = parser("services.replays", __doc__, "okey-replays", 9104)
+    p = parser("services.replays", __doc__, "okey-replays", 9105)
     instance_id_argument(p)
     p.add_argument("--http-host", default="127.0.0.1", help="the HTTP API's address")
     p.add_argument("--http-port", type=int, default=9180, help="the HTTP API's port")

@@ -186,7 +186,7 @@ def _seating(players: tuple[str, ...], bots: tuple[bool, ...], event: E.Event
     if isinstance(event, E.MatchStarted) and len(event.players) == len(players):
         return tuple(event.players), bots
     if isinstance(event, E.PlayerSat):
-        seat, player, bot = event.seat, event.player_id, event.bot
+        seat, player, bot = event.seat, event.player_id, is_bot(event)
     elif isinstance(event, E.SeatHandedToBot):
         seat, player, bot = event.seat, event.bot_id, True
     elif isinstance(event, E.PlayerLeft):
@@ -197,6 +197,12 @@ def _seating(players: tuple[str, ...], bots: tuple[bool, ...], event: E.Event
         return None
     return (tuple(player if i == seat else p for i, p in enumerate(players)),
             tuple(bot if i == seat else b for i, b in enumerate(bots)))
+
+
+def is_bot(event: E.PlayerSat) -> bool:
+    """Whether a bot sat, as far as `event` says: the server record's `is_bot` where the
+    messages have it (a house that does not label bots keeps it out of `bot`)."""
+    return bool(getattr(event, "is_bot", event.bot))
 
 
 def options_of(profile: Profile) -> dict[str, Any]:

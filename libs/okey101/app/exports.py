@@ -21,6 +21,7 @@ import msgspec
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from okey101.app.directory import is_bot
 from okey101.app.replay import Skipped
 from okey101.table import messages as E
 from okey101.table.views import public_event
@@ -163,6 +164,8 @@ def _group(kind: type[E.Event], rows: list[tuple[Any, ...]]) -> pa.Table:
         cols["tiles"] = [[t for m in e.melds for t in m] for e in events]
     elif "tiles" in fields:
         cols["tiles"] = [e.tiles for e in events]
+    if kind is E.PlayerSat:
+        cols["bot"] = [is_bot(e) for e in events]
     if kind is E.SeatHandedToBot:
         cols["player_id"] = [e.bot_id for e in events]
         cols["bot"] = [True] * n

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Any
 
+from okey101.app.directory import is_bot
 from okey101.app.replay import visible
 from okey101.table import messages as E
 
@@ -50,7 +51,7 @@ def _created(t: _Teller, e: E.TableCreated) -> list[str]:
 
 
 def _sat(t: _Teller, e: E.PlayerSat) -> list[str]:
-    return [f"Seat {e.seat}: {e.player_id}" + (" (bot)" if e.bot else "")]
+    return [f"Seat {e.seat}: {e.player_id}" + (" (bot)" if is_bot(e) else "")]
 
 
 def _left(t: _Teller, e: E.PlayerLeft) -> list[str]:
