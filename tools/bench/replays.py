@@ -228,11 +228,13 @@ async def lag_under_demo(bootstrap: str, hands: int) -> list[float]:
     from services.demo.__main__ import play
 
     prefix = f"benchdemo{uuid.uuid4().hex[:6]}"
+    await provision(bootstrap, prefix)
     common = ["--bootstrap", bootstrap, "--prefix", prefix, "--metrics-port", "0"]
+    port = free_port()
     services = [Service("processor", common), Service("timers", common),
-                Service("bots", common),
-                Service("replays", [*common, "--http-port", str(free_port())])]
+                Service("bots", common), Service("replays", [*common, "--http-port", str(port)])]
     try:
+        await owning(f"http://127.0.0.1:{port}", topics.PARTITIONS)  # its start is no lag
         await play(argparse.Namespace(hands=hands, timeout=1800), bootstrap, prefix)
         await wait_caught_up(bootstrap, prefix, "okey-replays", topics.PARTITIONS, 60)
     finally:
@@ -256,6 +258,22 @@ async def lag_under_demo(bootstrap: str, hands: int) -> list[float]:
         first = done[bisect.bisect_left([o for o, _ in done], record.offset)]
         lags.append((first[1] - record.timestamp) / 1000)
     return lags
+
+
+async def owning(url: str, partitions: int, timeout: float = 120) -> None:
+    """Until the replays service at `url` indexes every events partition."""
+    deadline = time.monotonic() + timeout
+    async with aiohttp.ClientSession() as session:
+        while time.monotonic() < deadline:
+            try:
+                async with session.get(f"{url}/status") as resp:
+                    doc = await resp.json()
+                if len(doc["partitions"]) == partitions:
+                    return
+            except aiohttp.ClientError:
+                pass
+            await asyncio.sleep(0.2)
+    raise TimeoutError("the replays service did not take the events partitions")
 
 
 async def records_of(bootstrap: str, topic: str) -> list[tuple[int, Any]]:
