@@ -117,7 +117,7 @@ class Replays:
             await self._follow_directory()
             await self._gauge_lag()
             if time.monotonic() >= next_repair:
-                self._repair()
+                await self._repair()
                 next_repair = time.monotonic() + REPAIR_EVERY
 
     async def _shutdown(self) -> None:
@@ -193,9 +193,12 @@ class Replays:
             self.entries[entry.table_id] = entry
             metrics.TABLES.set(len(self.entries))
 
-    def _repair(self) -> None:
+    async def _repair(self) -> None:
         """Entries of our partitions whose latest record in the topic is not the one in
         memory (a stale write landed after ours): written again."""
+        if self.dirty:
+            return  # writes under way: their read-back is not due yet
+        await self._follow_directory(to_end=True)
         for table_id, entry in self.entries.items():
             if (entry.partition in self.owned and table_id not in self.dirty
                     and self.latest.get(table_id, -1) < entry.last_offset):

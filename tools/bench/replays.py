@@ -84,7 +84,7 @@ class Service:
         log = ROOT / ".cache" / f"bench-{name}.log"
         log.parent.mkdir(parents=True, exist_ok=True)
         self.proc = subprocess.Popen(
-            ["nice", "-n", "5", sys.executable, "-m", f"services.{name}", *args], cwd=ROOT,
+            [sys.executable, "-m", f"services.{name}", *args], cwd=ROOT,
             stdout=log.open("ab"), stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
             env=dict(os.environ, OKEY_LOG_LEVEL="warning"))
 
