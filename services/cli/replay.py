@@ -28,6 +28,7 @@ from services.replays.reading import (
     find_entry,
     partitions_of,
     read_table,
+    table_reader,
 )
 
 
@@ -59,7 +60,7 @@ async def load(args: argparse.Namespace, upto: bool = False
         if entry is None:
             raise MalformedInput(f"table {args.table!r} is not in the directory "
                                  f"{topics.DIRECTORY.name(args.prefix)}")
-    reader = consumer(bootstrap)
+    reader = table_reader(bootstrap)
     await reader.start()
     try:
         last = offset_for(entry, args.at, args.hand) if upto else None

@@ -24,7 +24,8 @@ from okey101.app.replay import Skipped
 from okey101.errors import InfrastructureFault
 from okey101.table import messages as E
 
-FETCH_BYTES = 16 * 1024 * 1024
+FETCH_BYTES = 16 * 1024 * 1024  # scans: the directory, exports
+TABLE_FETCH_BYTES = 1024 * 1024  # one table's range: a fetch holds ~7,000 events
 READ_TIMEOUT = 60.0  # seconds a range read may take before it is a fault
 _FAULTS = (KafkaError, OSError, TimeoutError)
 
@@ -46,6 +47,12 @@ def consumer(bootstrap: str, **extra: Any) -> AIOKafkaConsumer:
     return AIOKafkaConsumer(**(options | extra))
 
 
+def table_reader(bootstrap: str) -> AIOKafkaConsumer:
+    """A consumer for one table's range: small fetches, as a range is small."""
+    return consumer(bootstrap, max_partition_fetch_bytes=TABLE_FETCH_BYTES,
+                    fetch_max_bytes=4 * TABLE_FETCH_BYTES)
+
+
 async def read_range(reader: AIOKafkaConsumer, topic: str, partition: int, first: int,
                      last: int, timeout: float = READ_TIMEOUT) -> AsyncIterator[list[Any]]:
     """The committed records of offsets [first, last] of one partition, batch by batch."""
@@ -53,9 +60,14 @@ async def read_range(reader: AIOKafkaConsumer, topic: str, partition: int, first
     reader.assign([tp])
     reader.seek(tp, first)
     deadline = time.monotonic() + timeout
+    wanted = first
     while True:
-        batch = await reader.getmany(tp, timeout_ms=200, max_records=50_000)
+        # a fetch brings far more than the range: unpack only what the range can hold
+        batch = await reader.getmany(tp, timeout_ms=200,
+                                     max_records=max(1, min(50_000, last - wanted + 1)))
         records = batch.get(tp, [])
+        if records:
+            wanted = records[-1].offset + 1
         if records and records[-1].offset > last:
             records = [r for r in records if r.offset <= last]
         if records:
@@ -109,7 +121,7 @@ class Readers:
 
     async def start(self) -> None:
         for _ in range(self.size):
-            reader = consumer(self.bootstrap)
+            reader = table_reader(self.bootstrap)
             await reader.start()
             self.all.append(reader)
             self.idle.put_nowait(reader)
