@@ -8,6 +8,7 @@ only their events in the window are kept (`okey101.app.exports.Rows`).
 
 from __future__ import annotations
 
+import gc
 import uuid
 from collections import defaultdict
 from pathlib import Path
@@ -26,6 +27,9 @@ from services.replays.reading import consumer, load_directory, read_range
 
 Format = Literal["parquet", "ndjson"]
 CHUNK = 250_000  # rows held before they are written
+# dictionaries only where values repeat (not the payloads)
+OPTIONS = ds.ParquetFileFormat().make_write_options(use_dictionary=[
+    "table_id", "type", "player_id", "tile", "kind", "reason", "finish"])
 
 
 class Exported(msgspec.Struct, kw_only=True):
@@ -61,10 +65,10 @@ class Writer:
         self.chunk += 1
         if self.fmt == "parquet":
             before = _count(self.out)
-            ds.write_dataset(table, self.out, format="parquet",
+            ds.write_dataset(table, self.out, format="parquet", file_options=OPTIONS,
                              partitioning=["house", "date"], partitioning_flavor="hive",
                              basename_template=f"part-{self.run}-{self.chunk}-{{i}}.parquet",
-                             existing_data_behavior="overwrite_or_ignore")
+                             existing_data_behavior="overwrite_or_ignore", use_threads=False)
             self.files += _count(self.out) - before
         else:
             self._ndjson(table)
@@ -108,6 +112,8 @@ async def export(bootstrap: str, prefix: str, out: Path, since: int, until: int,
     records = 0
     reader = consumer(bootstrap)
     await reader.start()
+    collecting = gc.isenabled()
+    gc.disable()  # millions of short-lived structs: the collector's passes cost more than they free
     try:
         events = topics.EVENTS.name(prefix)
         for partition, tables in sorted(by_partition.items()):
@@ -122,6 +128,8 @@ async def export(bootstrap: str, prefix: str, out: Path, since: int, until: int,
                     writer.write(rows)
             writer.write(rows)
     finally:
+        if collecting:
+            gc.enable()
         await reader.stop()
     return Exported(tables=len(chosen), events=writer.events, files=writer.files,
                     skipped=[s for s in skipped if _under(s, by_partition)], records=records)
