@@ -75,6 +75,7 @@ bench: $(STAMP)
 	$(BIN)/python -m tools.bench.standings
 	$(BIN)/python -m tools.bench.disk
 	$(BIN)/python -m tools.bench.disk --compression gzip
+	nice $(BIN)/python -m tools.bench.replays
 
 bench-quick: $(STAMP)
 	$(BIN)/python -m tools.bench.solver
@@ -82,6 +83,7 @@ bench-quick: $(STAMP)
 	$(BIN)/python -m tools.bench.kafka --seconds 10 --backlog 20000
 	$(BIN)/python -m tools.bench.ratings --accounts 80 --rounds 12 --calibration 8
 	$(BIN)/python -m tools.bench.standings --rate 20 --seconds 10 --rebuild 5000
+	nice $(BIN)/python -m tools.bench.replays --events 100000 --samples 50 --scans 2 --hands 1
 
 demo: $(STAMP)
 	$(BIN)/python -m services.demo

@@ -34,6 +34,10 @@ def schemas() -> dict[str, Any]:
     from okey101.standings import board, house
     out["standing.schema.json"] = msgspec.json.schema(board.Standing)
     out["standings-houses.json"] = house.published()
+    from okey101.app import directory, replay
+    out["directory-entry.schema.json"] = msgspec.json.schema(directory.TableEntry)
+    out["directory-public-entry.schema.json"] = msgspec.json.schema(directory.PublicEntry)
+    out["replay-step.schema.json"] = msgspec.json.schema(replay.ReplayStep)
     return out
 
 

@@ -13,7 +13,7 @@ import msgspec
 from okey101 import profiles, tiles
 from okey101.errors import InfrastructureFault, MalformedInput
 from okey101.table import scenario, simulate
-from services.cli import health, solve, standings, topics
+from services.cli import export, health, replay, solve, standings, topics
 
 
 def _scenario(args: argparse.Namespace) -> int:
@@ -108,6 +108,8 @@ def build_parser() -> argparse.ArgumentParser:
     standings.register(commands)
     health.register(commands)
     topics.register(commands)
+    replay.register(commands)
+    export.register(commands)
     return parser
 
 

@@ -1,11 +1,12 @@
 """`make demo`: the whole service playing itself.
 
 Starts the local Kafka broker (unless KAFKA_BOOTSTRAP points elsewhere), the rules
-processor, the turn timers, the bots and the leaderboards; opens one table per house with
-four bots each; plays whole matches while showing each table's progress; prints the
-standings and every hand's outcome, then each house's board as the leaderboards service
-serves it (bots left off where the house ranks no bots), and where the metrics are; then
-stops everything it started.
+processor, the turn timers, the bots, the leaderboards and the replays service; opens one
+table per house with four bots each; plays whole matches while showing each table's
+progress; prints the standings and every hand's outcome, then each house's board as the
+leaderboards service serves it (bots left off where the house ranks no bots), waits until
+the replays directory holds every table's end and prints where the tables can be replayed
+(with one example command), and where the metrics are; then stops everything it started.
 
 The screen shows only the demo: the services log JSON to .cache/demo/<service>.log and the
 demo's own library warnings (aiokafka's) go to .cache/demo/demo.log. The progress display
@@ -16,8 +17,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -47,8 +50,9 @@ BROKER = ROOT / "tools" / "kafka" / "broker.sh"
 LOGS = ROOT / ".cache" / "demo"
 LEVELS = (3, 2, 2, 1)  # the bots at each table, by seat
 # metrics ports: the base, base + 1, ...; the leaderboards' HTTP reads on base + BOARDS_PORT
-SERVICES = ("processor", "timers", "bots", "leaderboards")
-BOARDS_PORT = 9
+SERVICES = ("processor", "timers", "bots", "leaderboards", "replays")
+BOARDS_PORT = 9  # the leaderboards' HTTP reads: base + 9 (9110)
+REPLAYS_PORT = 79  # the replays' HTTP: base + 79 (9180)
 READY_WAIT_S = 120.0
 
 
@@ -307,6 +311,47 @@ async def boards(url: str, tables: int, timeout: float = 60) -> None:
             print(render(rules, board.rows, None, board.bots_excluded))
 
 
+def free_port(preferred: int) -> int:
+    """`preferred` when it is free, else any free port (another demo may hold it)."""
+    for port in (preferred, 0):
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return int(sock.getsockname()[1])
+    raise OSError("no free port")
+
+
+async def wait_for_directory(url: str, tables: dict[str, Table], timeout: float) -> None:
+    """Until the replays service lists every demo table as over."""
+    deadline = time.monotonic() + timeout
+    wanted = set(tables)
+    async with aiohttp.ClientSession() as session:
+        while time.monotonic() < deadline:
+            try:
+                async with session.get(f"{url}/tables", params={"status": "over",
+                                                                 "limit": "1000"}) as resp:
+                    doc = json.loads(await resp.text()) if resp.status == 200 else {}
+                if wanted <= {t["table_id"] for t in doc.get("tables", [])}:
+                    return
+            except aiohttp.ClientError:
+                pass  # not listening yet
+            await asyncio.sleep(0.2)
+    raise TimeoutError(f"the replays directory did not list every table in {timeout:.0f} s")
+
+
+def where_to_replay(prefix: str, url: str, tables: dict[str, Table]) -> None:
+    first = next(iter(tables.values()))
+    print(f"\nreplays: the directory of these tables is the topic {prefix}.directory; while "
+          f"the demo ran they were served at {url}/tables")
+    print(f"the broker keeps them; replay any of them, at any step, as any seat:\n"
+          f"   .venv/bin/okey101 replay {first.table_id} --prefix {prefix} --hand 1 "
+          f"--as seat 0\n"
+          f"   (also: okey101 history {first.table_id} --prefix {prefix}; "
+          f"okey101 export --prefix {prefix} --out DIR)")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m services.demo", description=__doc__)
     parser.add_argument("--hands", type=int, help="hands per match (shortens the demo; "
@@ -315,7 +360,7 @@ def main() -> int:
     parser.add_argument("--metrics-port-base", type=int, default=9101,
                         help="the processor's metrics port; the other services' follow "
                              f"({', '.join(SERVICES)}), the boards' HTTP on base + "
-                             f"{BOARDS_PORT}")
+                             f"{BOARDS_PORT}, the replays' on base + {REPLAYS_PORT}")
     args = parser.parse_args()
     LOGS.mkdir(parents=True, exist_ok=True)
     # aiokafka's warnings go to a file, not the screen; it stays open to the process's end
@@ -337,8 +382,11 @@ def _run(args: argparse.Namespace) -> int:
     bootstrap = bootstrap_servers()
     prefix = f"demo{uuid.uuid4().hex[:6]}"
     common = ["--bootstrap", bootstrap, "--prefix", prefix]
-    boards_port = args.metrics_port_base + BOARDS_PORT
-    extra = {"leaderboards": ["--http-port", str(boards_port)]}
+    boards_port = free_port(args.metrics_port_base + BOARDS_PORT)
+    replays_port = free_port(args.metrics_port_base + REPLAYS_PORT)
+    replays_url = f"http://127.0.0.1:{replays_port}"
+    extra = {"leaderboards": ["--http-port", str(boards_port)],
+             "replays": ["--http-port", str(replays_port)]}
     services = [Service(name, [*common, "--metrics-port", str(args.metrics_port_base + i),
                                *extra.get(name, [])],
                         LOGS, args.metrics_port_base + i) for i, name in enumerate(SERVICES)]
@@ -350,6 +398,8 @@ def _run(args: argparse.Namespace) -> int:
         tables = asyncio.run(play(args, bootstrap, prefix, services, console))
         report(tables, services)
         asyncio.run(boards(f"http://127.0.0.1:{boards_port}", len(tables)))
+        asyncio.run(wait_for_directory(replays_url, tables, 60))
+        where_to_replay(prefix, replays_url, tables)
     except KeyboardInterrupt:
         print("\nstopped", file=sys.stderr)
         exit_status = 130

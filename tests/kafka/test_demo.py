@@ -43,3 +43,11 @@ async def test_the_short_demo_plays_every_house_to_the_end_and_bots_are_never_re
     assert len(bot_moves) > 100
     rejected = [o for o in bot_moves if not o.accepted]
     assert rejected == [], rejected[:3]
+    # it ends by saying where its tables can be replayed, with a command that works
+    example = re.search(r"\.venv/bin/okey101 (replay .+)$", out, re.MULTILINE)
+    assert example is not None, out[-1500:]
+    replayed = await asyncio.to_thread(
+        subprocess.run, [sys.executable, "-m", "services.cli", *example.group(1).split()],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert replayed.returncode == 0, replayed.stderr
+    assert "as seat 0" in replayed.stdout and "melds on the table" in replayed.stdout

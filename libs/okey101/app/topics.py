@@ -85,7 +85,13 @@ DEAD_LETTERS = TopicSpec(
     "deadletters", "original key", "dead letter (proto/dead-letter.schema.json)",
     30 * 24 * 3600 * 1000, "processor", "operators")
 
-ALL = (COMMANDS, EVENTS, OUTCOMES, VIEWS, SEAT_VIEWS, DEAD_LETTERS, STANDINGS)
+DIRECTORY = TopicSpec(
+    "directory", "table id", "a table's directory entry (proto/directory-entry.schema.json): "
+    "house, players, times, status, its events partition and offsets, hands, results", -1,
+    "replays service (idempotent upserts)", "replays service (its restart), okey101 replay, "
+    "history and export", cleanup="compact")
+
+ALL = (COMMANDS, EVENTS, OUTCOMES, VIEWS, SEAT_VIEWS, DEAD_LETTERS, STANDINGS, DIRECTORY)
 # one partition count for these: a table's commands, events and views share a partition
 TABLE_TOPICS = (COMMANDS, EVENTS, OUTCOMES, VIEWS, SEAT_VIEWS)
 

@@ -1,0 +1,187 @@
+"""Events as analysts' rows: one row per event, typed columns, the payload as JSON. Pure
+(it builds Arrow tables in memory; writing them is the caller's).
+
+Columns: where the event is (`partition`, `offset`), what table and house, `seq`, `at` (a
+UTC timestamp) and `date` (its UTC day: with `house`, how exports are partitioned), `type`,
+`seat`, `hand` (the hand being played, carried from each table's `hand_started`), and the
+fields analysts query most, typed: `player_id`, `bot`, `tile`, `tiles` (every tile the
+event names, melds flattened), `melds`, `kind`, `value`, `threshold`, `elden`, `points`,
+`reason`, `finish`, `finished_by`, `scores`, `replay`, `totals`, `places`; `payload` is the
+whole event as JSON (as the log holds it, or as spectators saw it in a public export).
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterable, Mapping
+from itertools import accumulate
+from typing import Any, Protocol
+
+import msgspec
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from okey101.app.directory import is_bot
+from okey101.app.replay import Skipped
+from okey101.table import messages as E
+from okey101.table.views import public_event
+
+SCHEMA = pa.schema([
+    ("table_id", pa.string()),
+    ("house", pa.string()),
+    ("date", pa.string()),
+    ("partition", pa.int32()),
+    ("offset", pa.int64()),
+    ("seq", pa.int64()),
+    ("at", pa.timestamp("ms", tz="UTC")),
+    ("type", pa.string()),
+    ("seat", pa.int8()),
+    ("hand", pa.int16()),
+    ("player_id", pa.string()),
+    ("bot", pa.bool_()),
+    ("tile", pa.string()),
+    ("tiles", pa.list_(pa.string())),
+    ("melds", pa.list_(pa.list_(pa.string()))),
+    ("kind", pa.string()),
+    ("value", pa.int32()),
+    ("threshold", pa.int32()),
+    ("elden", pa.bool_()),
+    ("points", pa.int32()),
+    ("reason", pa.string()),
+    ("finish", pa.string()),
+    ("finished_by", pa.int8()),
+    ("scores", pa.list_(pa.int32())),
+    ("replay", pa.bool_()),
+    ("totals", pa.list_(pa.int32())),
+    ("places", pa.list_(pa.int8())),
+    ("payload", pa.string()),
+])
+COLUMNS = SCHEMA.names
+# columns taken from the event's own field of the same name, where it has one
+_FIELDS = ("seat", "player_id", "bot", "melds", "kind", "value", "threshold", "elden",
+           "points", "reason", "finish", "finished_by", "scores", "replay", "totals", "places")
+_TAGS: dict[type[E.Event], str] = {
+    cls: cls.__struct_config__.tag for cls in E.AnyEvent.__args__
+}
+
+
+class Record(Protocol):
+    """A Kafka record as the reader hands it over."""
+
+    @property
+    def offset(self) -> int: ...
+
+    @property
+    def value(self) -> bytes | None: ...
+
+
+class Rows:
+    """Events being collected; `table()` turns them into Arrow, column by column for each
+    event type (list comprehensions over one type's structs, not a loop over fields)."""
+
+    def __init__(self) -> None:
+        # (event, house, partition, offset, payload, hand)
+        self.rows: list[tuple[E.Event, str, int, int, bytes, int | None]] = []
+        self.hands: dict[str, int] = {}  # table -> the hand being played
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def collect(self, partition: int, records: Iterable[Record], houses: Mapping[str, str],
+                since: int = 0, until: int = 2**63 - 1, public: bool = False
+                ) -> list[Skipped]:
+        """Rows for the events of `records` (one partition, in offset order) whose table is
+        in `houses` (table -> house) and whose time is in [since, until); as spectators
+        saw them when `public`. Undecodable records are returned, never raised."""
+        decode, rows, hands = E.event_decoder.decode, self.rows, self.hands
+        skipped: list[Skipped] = []
+        for record in records:
+            value = record.value
+            if value is None:
+                continue
+            try:
+                event = decode(value)
+            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+                skipped.append(Skipped(partition=partition, offset=record.offset,
+                                       reason=f"undecodable event: {exc}"))
+                continue
+            table = event.table_id
+            if type(event) is E.HandStarted:
+                hands[table] = event.hand
+            house = houses.get(table)
+            if house is None or not since <= event.at < until:
+                continue
+            if public:
+                seen = public_event(event)
+                if seen is None:
+                    continue
+                if seen is not event:
+                    event, value = seen, E.encode(seen)
+            rows.append((event, house, partition, record.offset, value, hands.get(table)))
+        return skipped
+
+    def table(self) -> pa.Table:
+        """The rows, grouped by event type (each group in the order added)."""
+        groups: dict[type[E.Event], list[tuple[Any, ...]]] = {}
+        for row in self.rows:
+            kind = type(row[0])
+            group = groups.get(kind)
+            if group is None:
+                group = groups[kind] = []
+            group.append(row)
+        parts = [_group(kind, rows) for kind, rows in groups.items()]
+        # one chunk per column: the Parquet writer splits it by house and date far faster
+        return pa.concat_tables(parts).combine_chunks() if parts else SCHEMA.empty_table()
+
+    def clear(self) -> None:
+        self.rows = []
+
+
+def _group(kind: type[E.Event], rows: list[tuple[Any, ...]]) -> pa.Table:
+    events: list[Any] = [r[0] for r in rows]
+    n = len(rows)
+    fields = set(kind.__struct_fields__)
+    at = pa.array([e.at for e in events], SCHEMA.field("at").type)
+    cols: dict[str, Any] = {
+        "table_id": [e.table_id for e in events],
+        "house": [r[1] for r in rows],
+        "date": pc.cast(pc.cast(at, pa.date32()), pa.string()),
+        "partition": [r[2] for r in rows],
+        "offset": [r[3] for r in rows],
+        "seq": [e.seq for e in events],
+        "at": at,
+        "type": pa.array([_TAGS[kind]] * n, pa.string()),
+        "hand": [r[5] for r in rows],
+        "payload": _strings([r[4] for r in rows]),
+    }
+    for name in _FIELDS:
+        if name in fields:
+            cols[name] = [getattr(e, name) for e in events]
+    if kind is E.OkeyTaken:
+        cols["tile"] = [e.okey for e in events]
+    elif "tile" in fields:
+        cols["tile"] = [e.tile or None for e in events]
+    if "melds" in fields:
+        cols["tiles"] = [[t for m in e.melds for t in m] for e in events]
+    elif "tiles" in fields:
+        cols["tiles"] = [e.tiles for e in events]
+    if kind is E.PlayerSat:
+        cols["bot"] = [is_bot(e) for e in events]
+    if kind is E.SeatHandedToBot:
+        cols["player_id"] = [e.bot_id for e in events]
+        cols["bot"] = [True] * n
+    arrays = [_array(cols[f.name], f.type) if f.name in cols else pa.nulls(n, f.type)
+              for f in SCHEMA]
+    return pa.Table.from_arrays(arrays, schema=SCHEMA)
+
+
+def _strings(utf8: list[bytes]) -> pa.Array:
+    """A string array straight from UTF-8 bytes (the log's own JSON): no str objects."""
+    offsets = array("i", [0])
+    offsets.extend(accumulate(map(len, utf8)))
+    return pa.Array.from_buffers(pa.string(), len(utf8),
+                                 [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(utf8))])
+
+
+def _array(values: Any, kind: pa.DataType) -> pa.Array:
+    return values if isinstance(values, pa.Array) else pa.array(values, kind)

@@ -1,0 +1,1 @@
+"""The replays service: the table directory and replays over HTTP."""

@@ -1,0 +1,140 @@
+"""Exports for analysts: the events of the tables a time window touches, as Parquet
+(partitioned by house and date, hive style: `house=okeygg/date=2026-11-30/...`) or ndjson.
+
+The tables come from the directory (those whose life meets the window, of one house if
+asked); each events partition is read once, over the offset range those tables span, and
+only their events in the window are kept (`okey101.app.exports.Rows`).
+"""
+
+from __future__ import annotations
+
+import gc
+import uuid
+from collections import defaultdict
+from pathlib import Path
+from typing import Literal
+
+import msgspec
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.dataset as ds
+
+from okey101.app import topics
+from okey101.app.directory import TableEntry, is_listed
+from okey101.app.exports import Rows
+from okey101.app.replay import Skipped
+from services.replays.reading import consumer, load_directory, read_range
+
+Format = Literal["parquet", "ndjson"]
+CHUNK = 250_000  # rows held before they are written
+# dictionaries only where values repeat (not the payloads)
+OPTIONS = ds.ParquetFileFormat().make_write_options(use_dictionary=[
+    "table_id", "type", "player_id", "tile", "kind", "reason", "finish"])
+
+
+class Exported(msgspec.Struct, kw_only=True):
+    tables: int
+    events: int
+    files: int
+    skipped: list[Skipped]
+    records: int  # records read from the events topic
+
+
+def selected(entries: dict[str, TableEntry], since: int, until: int, house: str | None
+             ) -> list[TableEntry]:
+    return [e for e in entries.values()
+            if is_listed(e, house=house, since=since, until=until, public=False)]
+
+
+class Writer:
+    """Rows written as they fill: a file per (house, date) and chunk."""
+
+    def __init__(self, out: Path, fmt: Format) -> None:
+        self.out = out
+        self.fmt = fmt
+        self.run = uuid.uuid4().hex[:8]
+        self.chunk = 0
+        self.files = 0
+        self.events = 0
+
+    def write(self, rows: Rows) -> None:
+        if not len(rows):
+            return
+        table = rows.table()
+        self.events += table.num_rows
+        self.chunk += 1
+        if self.fmt == "parquet":
+            before = _count(self.out)
+            ds.write_dataset(table, self.out, format="parquet", file_options=OPTIONS,
+                             partitioning=["house", "date"], partitioning_flavor="hive",
+                             basename_template=f"part-{self.run}-{self.chunk}-{{i}}.parquet",
+                             existing_data_behavior="overwrite_or_ignore", use_threads=False)
+            self.files += _count(self.out) - before
+        else:
+            self._ndjson(table)
+        rows.clear()
+
+    def _ndjson(self, table: pa.Table) -> None:
+        keys = table.select(["house", "date"]).group_by(["house", "date"]).aggregate([])
+        for house, date in zip(keys["house"].to_pylist(), keys["date"].to_pylist(),
+                               strict=True):
+            part = table.filter(pc.and_(pc.equal(table["house"], house),
+                                        pc.equal(table["date"], date)))
+            folder = self.out / f"house={house}" / f"date={date}"
+            folder.mkdir(parents=True, exist_ok=True)
+            path = folder / f"part-{self.run}-{self.chunk}.ndjson"
+            with path.open("wb") as handle:
+                for row in part.drop_columns(["house", "date"]).to_pylist():
+                    payload = row.pop("payload")
+                    row["at"] = int(row["at"].timestamp() * 1000)
+                    handle.write(msgspec.json.encode(row)[:-1] + b',"event":'
+                                 + payload.encode() + b"}\n")
+            self.files += 1
+
+
+def _count(folder: Path) -> int:
+    return sum(1 for _ in folder.rglob("*.parquet")) if folder.exists() else 0
+
+
+async def export(bootstrap: str, prefix: str, out: Path, since: int, until: int,
+                 fmt: Format = "parquet", house: str | None = None, public: bool = False,
+                 entries: dict[str, TableEntry] | None = None) -> Exported:
+    """Write the events in [since, until) of the tables the directory lists for it."""
+    if entries is None:
+        entries = await load_directory(bootstrap, topics.DIRECTORY.name(prefix))
+    chosen = selected(entries, since, until, house)
+    by_partition: dict[int, list[TableEntry]] = defaultdict(list)
+    for entry in chosen:
+        by_partition[entry.partition].append(entry)
+    out.mkdir(parents=True, exist_ok=True)
+    writer = Writer(out, fmt)
+    skipped: list[Skipped] = []
+    records = 0
+    reader = consumer(bootstrap)
+    await reader.start()
+    collecting = gc.isenabled()
+    gc.disable()  # millions of short-lived structs: the collector's passes cost more than they free
+    try:
+        events = topics.EVENTS.name(prefix)
+        for partition, tables in sorted(by_partition.items()):
+            houses = {e.table_id: e.house for e in tables}
+            first = min(e.first_offset for e in tables)
+            last = max(e.last_offset for e in tables)
+            rows = Rows()
+            async for batch in read_range(reader, events, partition, first, last):
+                records += len(batch)
+                skipped += rows.collect(partition, batch, houses, since, until, public)
+                if len(rows) >= CHUNK:
+                    writer.write(rows)
+            writer.write(rows)
+    finally:
+        if collecting:
+            gc.enable()
+        await reader.stop()
+    return Exported(tables=len(chosen), events=writer.events, files=writer.files,
+                    skipped=[s for s in skipped if _under(s, by_partition)], records=records)
+
+
+def _under(skipped: Skipped, by_partition: dict[int, list[TableEntry]]) -> bool:
+    """Whether a skipped record belongs to an exported table (its entry noted it)."""
+    return any(skipped.offset in e.skipped for e in by_partition.get(skipped.partition, []))
