@@ -576,12 +576,14 @@ def test_every_hand_verifies_from_its_public_events_by_its_deal_version(
 
 
 # ---------------------------------------------------------------- (f) bots not labelled
-def _twin(seed: str, bot_seats: frozenset[int], leaver: int, leave_at: int, bots: bool
-          ) -> tuple[list[list[Any]], list[list[bytes]]]:
+def _twin(seed: str, bot_seats: frozenset[int], leaver: int, leave_at: int, bots: bool,
+          seeding: bool = False) -> tuple[list[list[Any]], list[list[bytes]]]:
     """One north-sultan match: seats in `bot_seats` sit as bots (when `bots`) or as people
     with the same ids; after `leave_at` moves seat `leaver` leaves and "u9" takes it (a bot
     handed the seat, or a person sitting down). Every seat (and the spectators) gets: the
-    events as `event_for` shows them, and its view after every command."""
+    events as `event_for` shows them, and its view after every command. With `seeding`
+    (deal version 2) the people commit and reveal, except in the seats that are bots in the
+    other twin, whose people send nothing, as a bot does."""
     state = NEW_TABLE
     seen: list[list[Any]] = [[] for _ in range(5)]
     views: list[list[bytes]] = [[] for _ in range(5)]
@@ -603,8 +605,12 @@ def _twin(seed: str, bot_seats: frozenset[int], leaver: int, leave_at: int, bots
                          bot=True, bot_level=seat)
         return E.Sit(table_id="", command_id=f"s{player}", seat=seat, player_id=player)
 
+    options: dict[str, Any] = {"hands_per_match": 1}
+    if seeding:
+        options["seeding_seconds"] = 10
+    silent = set(bot_seats)
     assert send(E.CreateTable(table_id="", command_id="c", profile="north-sultan",
-                              options={"hands_per_match": 1}))
+                              options=options))
     for seat in range(4):
         player = f"u{seat}"
         assert send(sit(seat, player) if seat in bot_seats else
@@ -618,6 +624,21 @@ def _twin(seed: str, bot_seats: frozenset[int], leaver: int, leave_at: int, bots
             assert send(E.ReplaceWithBot(table_id="", command_id="in", seat=leaver,
                                          bot_id="u9") if bots else
                         E.Sit(table_id="", command_id="in", seat=leaver, player_id="u9"))
+            silent.add(leaver)
+        if state.seeding is not None:
+            g = state.seeding
+            intents = [(seat, simulate.seeding_intent(player_view(state, seat), "honest", seed))
+                       for seat in range(4) if seat not in silent]
+            intents = [(seat, c) for seat, c in intents if c is not None]
+            if intents:
+                seat, intent = intents[0]
+                assert send(msgspec.structs.replace(intent, command_id=f"m{moves}", seat=seat,
+                                                    player_id=state.players[seat]))
+            else:
+                assert send(E.CloseSeeding(table_id="", command_id=f"m{moves}", hand=g.hand,
+                                           attempt=g.attempt, stage=g.stage, at=g.deadline))
+            moves += 1
+            continue
         hand = state.hand
         assert hand is not None
         seat = hand.to_act
@@ -643,3 +664,20 @@ def test_north_sultan_nothing_a_seat_or_spectator_receives_tells_a_bot(
     assert seen_bots == seen_people
     assert views_bots == views_people
     assert any(isinstance(e, E.MatchEnded) for e in seen_bots[4])
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=seeds, bot_seats=st.frozensets(st.integers(0, 3), min_size=1, max_size=3),
+       leaver=st.integers(0, 3), leave_at=st.integers(0, 40))
+def test_north_sultan_seeding_tells_no_bot_to_a_person_or_a_spectator(
+        seed: str, bot_seats: frozenset[int], leaver: int, leave_at: int) -> None:
+    """Deal version 2 where bots are not labelled: a bot sends no seed, nor does a person
+    who chooses not to; the commit window waits for both alike, so the people and the
+    spectators receive the same events and views either way. (A bot's own view, read by
+    the bots service alone, lists no seeding command.)"""
+    seen_bots, views_bots = _twin(seed, bot_seats, leaver, leave_at, True, seeding=True)
+    seen_people, views_people = _twin(seed, bot_seats, leaver, leave_at, False, seeding=True)
+    assert seen_bots == seen_people
+    assert any(isinstance(e, E.SeedingOpened) for e in seen_bots[4])
+    people = [i for i in range(4) if i not in bot_seats and i != leaver] + [4]
+    assert [views_bots[i] for i in people] == [views_people[i] for i in people]
