@@ -219,6 +219,8 @@ def check_commit_seed(s: TableState, seat: int, at: int | None = None) -> Seedin
     """`seat` may commit to a client seed now: the commit window is open, the seat's
     player may contribute, and has not committed yet."""
     g = _open_seeding(s, "commit", seat, at)
+    if not s.players[seat]:
+        raise fail("seat_empty", f"seat {seat} is empty")
     if s.bots[seat]:
         raise fail("bot_seat", f"seat {seat}: a bot sends no seed; its share is the server's")
     if not may_contribute(s, seat):
