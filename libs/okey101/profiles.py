@@ -105,6 +105,10 @@ class Profile(msgspec.Struct, frozen=True, kw_only=True):
     bots_allowed: bool = True
     bots_labelled: bool = True  # north-sultan: nothing public tells a bot seat from a person's
     private_room_bots_on_request: bool = False  # north-sultan: only if the room's owner asks
+    # players contribute entropy (proto/DEAL.md, deal version 2): before each hand the
+    # seated people may commit to a client seed, then reveal it; each window lasts at most
+    # this long. None: the server's seed alone (version 1). A table of bots never waits
+    seeding_seconds: int | None = None
 
 
 NORTH_SULTAN = Profile(
@@ -223,6 +227,7 @@ COUNT_DEFAULTS: dict[str, dict[str, int]] = {
     "third": {"opening_points": 34, "siler_points": 50},
 }
 COUNTDOWNS = (20, 30, 40, 50)
+SEEDING_SECONDS_MAX = 120  # each seeding window: the table waits at most twice this per hand
 
 
 def house(name: str) -> Profile:
@@ -287,6 +292,9 @@ def validate(p: Profile) -> None:
         raise MalformedInput("lay_off_wait_rounds must not be negative")
     if p.reconnect_seconds is not None and p.reconnect_seconds < 1:
         raise MalformedInput("reconnect_seconds must be at least 1 (or none)")
+    if p.seeding_seconds is not None and not 1 <= p.seeding_seconds <= SEEDING_SECONDS_MAX:
+        raise MalformedInput(f"seeding_seconds={p.seeding_seconds} is outside "
+                             f"1-{SEEDING_SECONDS_MAX} s (or none)")
     _validate_game(p)
 
 

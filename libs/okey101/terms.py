@@ -52,3 +52,18 @@ LeaveReason: TypeAlias = Literal[
     "left",  # the player left (or handed the seat to a bot)
     "disconnected",  # the reconnect window passed (section 9): left, as if by choice
 ]
+
+DealVersion: TypeAlias = Literal[
+    1,  # the server's seed alone: the hand seed derives from the match seed (proto/DEAL.md)
+    2,  # players contribute entropy: the server's share and the revealed client seeds
+]
+DEAL_VERSIONS: tuple[DealVersion, ...] = (1, 2)
+
+SeedingStage: TypeAlias = Literal[
+    "commit",  # the seated people may commit to a client seed (SHA-256 of it)
+    "reveal",  # the seats that committed reveal their seeds
+]
+ForfeitReason: TypeAlias = Literal[
+    "not_revealed",  # committed, and the reveal window closed without its seed
+    "mismatch",  # revealed a seed whose SHA-256 is not its commitment
+]

@@ -7,13 +7,14 @@ rebalance the deadlines are rebuilt exactly as they were. A partition issues not
 its re-read has reached the end offset it had when it was assigned (no timeouts against an
 old seq). No offsets are committed: the log is the timer's only state.
 
-Every tick the due `TimeOut` and `ExpireReconnectWindow` commands are published to the
-commands topic, keyed by the table id (the murmur2 partitioner puts them with the table's
-other commands), from an idempotent producer. A timeout's command id is (table, turn, seq),
-an expiry's (table, seat, window, seq): a restarted timer that issues one again gets the
-processor's original outcome back (duplicate detection); a timeout for a turn that was
-played meanwhile is rejected by its turn and seq, an expiry for a window closed meanwhile
-by the window.
+Every tick the due `TimeOut`, `ExpireReconnectWindow` and `CloseSeeding` commands are
+published to the commands topic, keyed by the table id (the murmur2 partitioner puts them
+with the table's other commands), from an idempotent producer. A timeout's command id is
+(table, turn, seq), an expiry's (table, seat, window, seq), a seeding close's (table, hand,
+attempt, stage, seq): a restarted timer that issues one again gets the processor's original
+outcome back (duplicate detection); a timeout for a turn that was played meanwhile is
+rejected by its turn and seq, an expiry for a window closed meanwhile by the window, a
+seeding close for a window closed meanwhile (everybody committed or revealed) likewise.
 
 The clock is injected (`now`, seconds on the same scale as the record timestamps).
 """
@@ -32,7 +33,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.errors import IllegalStateError, KafkaError
 
 from okey101.app import topics
-from okey101.app.timers import TurnClock
+from okey101.app.timers import Due, TurnClock
 from okey101.table import messages as E
 from services.common.http import Readiness
 from services.common.kafka import (
@@ -46,7 +47,6 @@ from services.timers import metrics
 from services.timers.settings import TimersSettings
 
 log = structlog.get_logger("timers")
-Due = E.TimeOut | E.ExpireReconnectWindow
 
 
 class Timers:
@@ -225,8 +225,7 @@ class Timers:
             for (clock, command, at), result in zip(due, results, strict=True):
                 bound = log.bind(table_id=command.table_id, command_id=command.command_id,
                                  seat=command.seat, seq=command.seq)
-                what = "reconnect_expiry" if isinstance(command, E.ExpireReconnectWindow) \
-                    else "timeout"
+                what = _what(command)
                 if isinstance(result, BaseException):
                     clock.release(command)  # issued again next tick
                     metrics.SEND_FAILURES.inc()
@@ -236,6 +235,10 @@ class Timers:
                 if isinstance(command, E.ExpireReconnectWindow):
                     metrics.EXPIRIES.inc()
                     bound = bound.bind(since=command.since)
+                elif isinstance(command, E.CloseSeeding):
+                    metrics.SEEDING_CLOSES.inc()
+                    bound = bound.bind(hand=command.hand, attempt=command.attempt,
+                                       stage=command.stage)
                 else:
                     metrics.TIMEOUTS.inc()
                     metrics.LATENESS.observe(max(0.0, now - at))
@@ -249,6 +252,15 @@ class Timers:
         future = await self.producer.send(self.commands, E.encode(command),
                                           key=command.table_id.encode())
         await future
+
+
+def _what(command: Due) -> str:
+    """The command's name in the log lines (`<what>_issued`, `<what>_send_failed`)."""
+    if isinstance(command, E.ExpireReconnectWindow):
+        return "reconnect_expiry"
+    if isinstance(command, E.CloseSeeding):
+        return "seeding_close"
+    return "timeout"
 
 
 async def _close_quietly(consumer: AIOKafkaConsumer | None,

@@ -8,6 +8,9 @@ TIMEOUTS = Counter("okey_timeouts_issued_total", "TimeOut commands published")
 EXPIRIES = Counter("okey_reconnect_expiries_issued_total",
                    "ExpireReconnectWindow commands published (a disconnected player's window "
                    "passed)")
+SEEDING_CLOSES = Counter("okey_seeding_closes_issued_total",
+                         "CloseSeeding commands published (a seeding window's deadline passed: "
+                         "proto/DEAL.md version 2)")
 SEND_FAILURES = Counter("okey_timeout_send_failures_total",
                         "Timer commands that could not be published (retried next tick)")
 TABLES = Gauge("okey_timer_tables_tracked", "Tables followed (created, match not over)")

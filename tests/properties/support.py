@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from functools import lru_cache
 from typing import Any
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 
 from okey101 import tiles
 from okey101.table import messages as E
-from okey101.table.simulate import MatchRecord, play_match
+from okey101.table.simulate import CONTRIBUTIONS, Contribution, MatchRecord, play_match
 from okey101.table.state import TableState
 
 HOUSES = ("north-sultan", "okeygg", "classic", "okey-oyna", "okey-oyna-duz")
@@ -24,8 +25,26 @@ houses = st.sampled_from(HOUSES)
 seeds = st.binary(min_size=32, max_size=32).map(bytes.hex)
 
 
-def short_profile(house: str) -> dict[str, Any]:
-    return {"base": house, "options": {"hands_per_match": SHORT_HANDS[house]}}
+def short_profile(house: str, seeding: bool = False) -> dict[str, Any]:
+    options: dict[str, Any] = {"hands_per_match": SHORT_HANDS[house]}
+    if seeding:
+        options["seeding_seconds"] = SEEDING_SECONDS
+    return {"base": house, "options": options}
+
+
+SEEDING_SECONDS = 10
+
+
+def is_seeded(seed: str) -> bool:
+    """Half the random matches have seeding windows (deal version 2): an odd first byte."""
+    return int(seed[:2], 16) % 2 == 1
+
+
+def contributions(seed: str) -> list[Contribution]:
+    """How each seat's client contributes to a seeded match, from its seed: honest, silent,
+    withholding or mismatching, mixed."""
+    digest = hashlib.sha256(bytes.fromhex(seed)).digest()
+    return [CONTRIBUTIONS[b % len(CONTRIBUTIONS)] for b in digest[:4]]
 
 
 Step = tuple[TableState, E.Command, E.Rejection | list[E.Event], TableState]
@@ -39,8 +58,10 @@ class Recorded(msgspec.Struct, kw_only=True):
 @lru_cache(maxsize=64)
 def recorded(house: str, seed: str) -> Recorded:
     steps: list[Step] = []
-    record = play_match(short_profile(house), seed,
-                        observer=lambda *step: steps.append(step))
+    seeded = is_seeded(seed)
+    record = play_match(short_profile(house, seeded), seed,
+                        observer=lambda *step: steps.append(step),
+                        contributions=contributions(seed) if seeded else None)
     assert not record.capped, f"{house} {seed}: the match hit the command cap"
     return Recorded(record=record, steps=steps)
 

@@ -20,14 +20,26 @@ from hypothesis import strategies as st
 from okey101 import solver, tiles
 from okey101.bots import level0
 from okey101.profiles import Profile
+from okey101.table import deal as D
 from okey101.table import messages as E
+from okey101.table import simulate
 from okey101.table.decide import decide, decide_and_fold
 from okey101.table.evolve import NEW_TABLE, evolve, replay
 from okey101.table.scenario import apply
 from okey101.table.state import TableState
 from okey101.table.views import event_for, player_view, public_event, public_view
 
-from .support import FULL_SET, HOUSES, fingerprint, houses, ledger, recorded, seeds
+from .support import (
+    FULL_SET,
+    HOUSES,
+    contributions,
+    fingerprint,
+    houses,
+    is_seeded,
+    ledger,
+    recorded,
+    seeds,
+)
 
 MATCHES = settings(max_examples=12, deadline=None,
                    suppress_health_check=[HealthCheck.too_slow])
@@ -76,6 +88,11 @@ def state_pool() -> tuple[TableState, ...]:
     after it, plus a finished match."""
     out: list[TableState] = []
     for house in HOUSES:
+        # every seeding state of a seeded match (deal version 2: each seat's client honest,
+        # silent, withholding or mismatching), and its first hand's turns
+        seeded = recorded(house, SEEDED_POOL_SEED)
+        out += [before for before, *_ in seeded.steps if before.seeding is not None]
+        out += [before for before, *_ in seeded.steps[6:60:6]]
         rec = recorded(house, "5e" * 32)
         out += [before for before, *_ in rec.steps[:6]]
         for before, *_ in rec.steps[6::4]:
@@ -92,6 +109,7 @@ def state_pool() -> tuple[TableState, ...]:
     return tuple(out)
 
 
+SEEDED_POOL_SEED = "05" * 32  # seeded; its clients: honest, silent, withholds, mismatches
 TAGS = sorted(cls.__struct_config__.tag for cls in E.AnyCommand.__args__)  # type: ignore[attr-defined]
 TOKENS = [*tiles.names(range(tiles.KINDS)), "R6=K9", "F=R1", "Y6=F", "R7=R7", "r7", " B3 ",
           "", "Z1", "R14", "R0", "F"]
@@ -126,6 +144,11 @@ FIELDS: dict[str, Any] = {
     "private": st.booleans(),
     "since": int_value,
     "at": int_value,
+    "commitment": st.sampled_from(["", "zz", "ab" * 32, "ab" * 31]) | st.text(max_size=8),
+    "client_seed": st.sampled_from(["", "zz", "00" * 32, "ab" * 33]) | st.text(max_size=8),
+    "hand": int_value,
+    "attempt": int_value,
+    "stage": st.sampled_from(["commit", "reveal", "closed", ""]),
     "deals": st.none() | st.lists(st.fixed_dictionaries(
         {"indicator": token, "starter": int_value,
          "racks": st.lists(st.lists(token, max_size=22), max_size=5),
@@ -192,8 +215,24 @@ def typed_command(draw: st.DrawFn, state: TableState) -> E.Command:
                "lay_off", "take_okey", "discard", "finish_m", "finish_p"]
     anytime = ["draw", "take", "timeout", "leave", "bot", "sit", "start", "request_bots",
                "away", "back", "expire"]
+    seeding = ["commit", "reveal", "close"]
     in_play = hand is not None and hand.phase == "play"
-    kind = draw(st.sampled_from(playing * 3 + anytime if in_play else playing + anytime))
+    kinds = playing * 3 + anytime if in_play else playing + anytime
+    kind = draw(st.sampled_from(seeding * 6 + anytime if state.seeding is not None else
+                                kinds + seeding))
+    # seeding commands come from any seat; a seat's walk seed is bytes([seat]) * 32, so
+    # that a commitment made in a walk can be matched by a later reveal
+    g = state.seeding
+    committed = [i for i in range(4) if g is not None and g.commitments[i]]
+    any_seat = draw(st.sampled_from(committed) | st.integers(0, 3) if committed
+                    else st.integers(0, 3))
+    mine = {"table_id": state.table_id or "sim", "command_id": "t", "seat": any_seat,
+            "player_id": state.players[any_seat], "seq": state.seq}
+    walk_seed = bytes([any_seat]) * 32
+    window = (g.hand, g.attempt, g.stage, g.deadline) if g is not None else (1, 0, "commit", 0)
+    reveals = [walk_seed.hex(), "77" * 32, "zz", ""]
+    if g is not None and state.match_seed:  # the seed the driver's client committed to
+        reveals += [simulate.client_seed(state.match_seed, any_seat, g.hand, g.attempt).hex()] * 3
     meld_index = st.integers(-1, n_melds)
     built: dict[str, Any] = {
         "draw": st.just(E.Draw(**envelope)),
@@ -229,6 +268,18 @@ def typed_command(draw: st.DrawFn, state: TableState) -> E.Command:
         "sit": st.builds(lambda p: E.Sit(**envelope | {"player_id": p}),
                          st.sampled_from(["p0", "new", ""])),
         "start": st.builds(lambda s: E.StartMatch(**envelope, seed=s), FIELDS["seed"]),
+        "commit": st.builds(lambda c, at: E.CommitSeed(**mine, commitment=c, at=at),
+                            st.sampled_from([D.commitment(walk_seed)] * 3 + ["zz", "ab" * 31]),
+                            st.sampled_from([0, window[3] - 1, window[3]])),
+        "reveal": st.builds(lambda c, at: E.RevealSeed(**mine, client_seed=c, at=at),
+                            st.sampled_from(reveals),
+                            st.sampled_from([0, window[3] - 1, window[3]])),
+        "close": st.builds(
+            lambda dh, stage, dt: E.CloseSeeding(**envelope, hand=window[0] + dh,
+                                                 attempt=window[1], stage=stage,
+                                                 at=window[3] + dt),
+            st.sampled_from([0, 0, 0, 1]), st.sampled_from([window[2]] * 3 + ["commit"]),
+            st.sampled_from([0, 0, 5, -1])),
     }
     command: E.Command = draw(built[kind])
     return command
@@ -343,9 +394,18 @@ def _keys(doc: Any) -> set[str]:
 
 
 def _secrets(state: TableState) -> list[str]:
+    """What no view may hold: the match seed, the hand's seed and the server's shares of
+    the hand and of the next one (a view never shows them; `hand_ended` reveals them)."""
     out = [state.match_seed] if state.match_seed else []
     if state.hand is not None and state.hand.seed:
         out.append(state.hand.seed)
+    if state.match_seed:
+        match_seed = bytes.fromhex(state.match_seed)
+        if state.hand is not None:
+            out.append(D.server_share(match_seed, state.hand.number, state.hand.attempt).hex())
+        if state.seeding is not None:
+            g = state.seeding
+            out.append(D.server_share(match_seed, g.hand, g.attempt).hex())
     return out
 
 
@@ -411,13 +471,119 @@ def test_event_for_never_shows_server_events_or_another_seats_tiles(
                 pytest.fail(f"a seat-private event the test does not know: {event}")
 
 
+# ---------------------------------------------------------------- (g) players' entropy
+seeded_seeds = st.binary(min_size=32, max_size=32).map(
+    lambda b: (bytes([b[0] | 1]) + b[1:]).hex())  # an odd first byte: seeding windows
+
+
+@MATCHES
+@given(house=houses, seed=seeded_seeds)
+def test_no_client_seed_is_seen_before_its_reveal_nor_a_servers_share_before_its_hand_ends(
+        house: str, seed: str) -> None:
+    """Deal version 2: whatever a seat or a spectator receives (events and views) holds no
+    client seed before its seat revealed it, and no server share before its hand ended; a
+    seed that was never revealed is nowhere, not even on the server's record."""
+    assert is_seeded(seed)
+    rec = recorded(house, seed).record
+    match_seed = bytes.fromhex(seed)
+    opened = [e for e in rec.events if isinstance(e, E.SeedingOpened)]
+    assert opened, "a seeded match opened no seeding"
+    shares = {D.server_share(match_seed, e.hand, e.attempt).hex() for e in opened}
+    clients = {simulate.client_seed(seed, seat, e.hand, e.attempt).hex()
+               for e in opened for seat in range(4)}
+    public: set[str] = set()
+    state = NEW_TABLE
+    for event in rec.events:
+        if isinstance(event, E.SeedRevealed):
+            public.add(event.client_seed)
+        if isinstance(event, E.HandEnded):
+            public.add(event.server_share)
+        hidden = (shares | clients) - public
+        state = evolve(state, event)
+        for seat in (0, 1, 2, 3, -1):
+            seen = event_for(event, seat)
+            view = player_view(state, seat) if seat >= 0 else public_view(state)
+            text = (E.encode(seen).decode() if seen is not None else "") + \
+                E.encode(view).decode()
+            assert not any(h in text for h in hidden), f"seq {event.seq}: a secret leaked"
+    record = b"".join(E.encode(e) for e in rec.events).decode()
+    kept = clients - public
+    assert not any(c in record for c in kept), "an unrevealed client seed reached the server"
+    tally(f"clients {'/'.join(contributions(seed))}")
+
+
+def _verified_hands(events: list[E.Event]) -> int:
+    """Every hand re-derived from the public events alone, by its deal version; returns the
+    number of hands checked (what an auditor or a player does: proto/DEAL.md)."""
+    checked = 0
+    commitments: dict[int, str] = {}
+    revealed: dict[int, str] = {}
+    opened: E.SeedingOpened | None = None
+    closed: E.SeedingClosed | None = None
+    started: E.HandStarted | None = None
+    for event in events:
+        if isinstance(event, E.SeedingOpened):
+            opened, closed, commitments, revealed = event, None, {}, {}
+        elif isinstance(event, E.SeedCommitted):
+            commitments[event.seat] = event.commitment
+        elif isinstance(event, E.SeedRevealed):
+            assert D.commitment(bytes.fromhex(event.client_seed)) == commitments[event.seat]
+            revealed[event.seat] = event.client_seed
+        elif isinstance(event, E.SeedingClosed):
+            assert event.client_seeds == [revealed.get(i, "") for i in range(4)]
+            closed = event
+        elif isinstance(event, E.HandStarted):
+            started = event
+        elif isinstance(event, E.HandEnded):
+            assert started is not None and started.hand == event.hand
+            if started.deal_version == 2:
+                assert opened is not None and closed is not None
+                assert (opened.hand, opened.attempt) == (started.hand, started.attempt)
+                share = bytes.fromhex(event.server_share)
+                assert D.commitment(share) == opened.server_commitment
+                client = [bytes.fromhex(c) if c else None for c in closed.client_seeds]
+                seed = D.derived_seed(2, share, client)
+            else:
+                assert event.server_share == ""
+                seed = D.derived_seed(1, bytes.fromhex(event.seed))
+            assert seed.hex() == event.seed and D.commitment(seed) == started.commitment
+            checked += 1
+    return checked
+
+
+@MATCHES
+@given(house=houses, seed=seeds)
+def test_every_hand_verifies_from_its_public_events_by_its_deal_version(
+        house: str, seed: str) -> None:
+    """Version 1 hands (no seeding) and version 2 hands (forfeits included) alike: the
+    public events re-derive each hand's seed, and the seed re-derives the racks dealt."""
+    rec = recorded(house, seed).record
+    public = [e for e in (public_event(e) for e in rec.events) if e is not None]
+    ended = [e for e in rec.events if isinstance(e, E.HandEnded)]
+    assert _verified_hands(public) == len(ended) > 0
+    versions = {e.deal_version for e in rec.events if isinstance(e, E.HandStarted)}
+    tally(f"versions {sorted(versions)}")
+    if not is_seeded(seed):
+        assert versions == {1}
+    assert rec.final.profile is not None
+    sizes = D.Sizes(rec.final.profile.starter_tiles, rec.final.profile.other_tiles)
+    starts = [e for e in rec.events if isinstance(e, E.HandStarted)]
+    dealt = [e for e in rec.events if isinstance(e, E.HandDealt)]
+    for start, end, truth in zip(starts, ended, dealt, strict=True):
+        again = D.deal(bytes.fromhex(end.seed), start.starter, sizes)
+        assert [tiles.names(r) for r in again.racks] == truth.racks
+        assert tiles.name(again.indicator) == start.indicator
+
+
 # ---------------------------------------------------------------- (f) bots not labelled
-def _twin(seed: str, bot_seats: frozenset[int], leaver: int, leave_at: int, bots: bool
-          ) -> tuple[list[list[Any]], list[list[bytes]]]:
+def _twin(seed: str, bot_seats: frozenset[int], leaver: int, leave_at: int, bots: bool,
+          seeding: bool = False) -> tuple[list[list[Any]], list[list[bytes]]]:
     """One north-sultan match: seats in `bot_seats` sit as bots (when `bots`) or as people
     with the same ids; after `leave_at` moves seat `leaver` leaves and "u9" takes it (a bot
     handed the seat, or a person sitting down). Every seat (and the spectators) gets: the
-    events as `event_for` shows them, and its view after every command."""
+    events as `event_for` shows them, and its view after every command. With `seeding`
+    (deal version 2) the people commit and reveal, except in the seats that are bots in the
+    other twin, whose people send nothing, as a bot does."""
     state = NEW_TABLE
     seen: list[list[Any]] = [[] for _ in range(5)]
     views: list[list[bytes]] = [[] for _ in range(5)]
@@ -439,8 +605,12 @@ def _twin(seed: str, bot_seats: frozenset[int], leaver: int, leave_at: int, bots
                          bot=True, bot_level=seat)
         return E.Sit(table_id="", command_id=f"s{player}", seat=seat, player_id=player)
 
+    options: dict[str, Any] = {"hands_per_match": 1}
+    if seeding:
+        options["seeding_seconds"] = 10
+    silent = set(bot_seats)
     assert send(E.CreateTable(table_id="", command_id="c", profile="north-sultan",
-                              options={"hands_per_match": 1}))
+                              options=options))
     for seat in range(4):
         player = f"u{seat}"
         assert send(sit(seat, player) if seat in bot_seats else
@@ -454,6 +624,21 @@ def _twin(seed: str, bot_seats: frozenset[int], leaver: int, leave_at: int, bots
             assert send(E.ReplaceWithBot(table_id="", command_id="in", seat=leaver,
                                          bot_id="u9") if bots else
                         E.Sit(table_id="", command_id="in", seat=leaver, player_id="u9"))
+            silent.add(leaver)
+        if state.seeding is not None:
+            g = state.seeding
+            intents = [(seat, simulate.seeding_intent(player_view(state, seat), "honest", seed))
+                       for seat in range(4) if seat not in silent]
+            intents = [(seat, c) for seat, c in intents if c is not None]
+            if intents:
+                seat, intent = intents[0]
+                assert send(msgspec.structs.replace(intent, command_id=f"m{moves}", seat=seat,
+                                                    player_id=state.players[seat]))
+            else:
+                assert send(E.CloseSeeding(table_id="", command_id=f"m{moves}", hand=g.hand,
+                                           attempt=g.attempt, stage=g.stage, at=g.deadline))
+            moves += 1
+            continue
         hand = state.hand
         assert hand is not None
         seat = hand.to_act
@@ -479,3 +664,20 @@ def test_north_sultan_nothing_a_seat_or_spectator_receives_tells_a_bot(
     assert seen_bots == seen_people
     assert views_bots == views_people
     assert any(isinstance(e, E.MatchEnded) for e in seen_bots[4])
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=seeds, bot_seats=st.frozensets(st.integers(0, 3), min_size=1, max_size=3),
+       leaver=st.integers(0, 3), leave_at=st.integers(0, 40))
+def test_north_sultan_seeding_tells_no_bot_to_a_person_or_a_spectator(
+        seed: str, bot_seats: frozenset[int], leaver: int, leave_at: int) -> None:
+    """Deal version 2 where bots are not labelled: a bot sends no seed, nor does a person
+    who chooses not to; the commit window waits for both alike, so the people and the
+    spectators receive the same events and views either way. (A bot's own view, read by
+    the bots service alone, lists no seeding command.)"""
+    seen_bots, views_bots = _twin(seed, bot_seats, leaver, leave_at, True, seeding=True)
+    seen_people, views_people = _twin(seed, bot_seats, leaver, leave_at, False, seeding=True)
+    assert seen_bots == seen_people
+    assert any(isinstance(e, E.SeedingOpened) for e in seen_bots[4])
+    people = [i for i in range(4) if i not in bot_seats and i != leaver] + [4]
+    assert [views_bots[i] for i in people] == [views_people[i] for i in people]

@@ -88,7 +88,10 @@ class PartitionTables:
 
     def _prepare(self, command: E.Command, entropy: Callable[[], str]
                  ) -> E.Command | E.Rejection:
-        """The server's part of a command: the deal's entropy, never a client's."""
+        """The server's part of a command: the deal's entropy, never a client's. The match
+        seed derives every hand's seed (deal version 1) or the server's share of every hand
+        (version 2, proto/DEAL.md); clients add theirs only with `commit_seed` and
+        `reveal_seed`, after the server has committed to its share."""
         if not isinstance(command, E.StartMatch):
             return command
         if command.deals is not None or command.seed:

@@ -31,6 +31,13 @@ of them: issued once per (window, seq), again after a restart (a duplicate for t
 processor), and again at once when the seq moves on before the command lands. The engine
 checks the command's server-stamped `at` against the deadline, so an early one changes
 nothing.
+
+Seeding windows (proto/DEAL.md, version 2; `Profile.seeding_seconds`): while the next hand's
+seeding is open, its deadline is on the record (`SeedingOpened.commit_by`, then
+`SeedCommitsClosed.reveal_by`, ms, from the events' `at`). When it has come, `due` gives a
+`CloseSeeding` naming the hand, the attempt, the stage and the current seq, with a command id
+made of them: issued once per (window, seq) like an expiry, so a commit or reveal landing
+first (a new seq) gets a new command at once, and a restarted service issues the same one.
 """
 
 from __future__ import annotations
@@ -42,6 +49,9 @@ from okey101.errors import IllegalMove
 from okey101.table import messages as E
 from okey101.table.evolve import NEW_TABLE, evolve
 from okey101.table.state import TableState
+from okey101.terms import SeedingStage
+
+Due = E.TimeOut | E.ExpireReconnectWindow | E.CloseSeeding  # what the clock issues
 
 
 def command_id(table_id: str, turn: int, seq: int) -> str:
@@ -52,6 +62,11 @@ def command_id(table_id: str, turn: int, seq: int) -> str:
 def expiry_command_id(table_id: str, seat: int, since: int, seq: int) -> str:
     """The id of the expiry of the window opened at seq `since` for `seat`, sent at `seq`."""
     return f"reconnect-{table_id}-{seat}-{since}-{seq}"
+
+
+def seeding_command_id(table_id: str, hand: int, attempt: int, stage: str, seq: int) -> str:
+    """The id of the close of hand `hand`'s (re-deal `attempt`) `stage` window, at `seq`."""
+    return f"seeding-{table_id}-{hand}-{attempt}-{stage}-{seq}"
 
 
 def turn_seconds(state: TableState) -> int | None:
@@ -104,6 +119,37 @@ class Window:
             seat=self.seat, player_id=self.player_id, since=self.since, seq=self.seq)
 
 
+@dataclass(frozen=True, slots=True)
+class SeedingWindow:
+    """The open seeding window of a table: it closes at `at` (seconds)."""
+
+    table_id: str
+    hand: int
+    attempt: int
+    stage: SeedingStage
+    seq: int  # the table's seq now
+    at: float
+
+    @property
+    def key(self) -> tuple[int, int, str, int]:
+        return (self.hand, self.attempt, self.stage, self.seq)
+
+    def command(self) -> E.CloseSeeding:
+        return E.CloseSeeding(
+            table_id=self.table_id, command_id=seeding_command_id(
+                self.table_id, self.hand, self.attempt, self.stage, self.seq),
+            seq=self.seq, hand=self.hand, attempt=self.attempt, stage=self.stage)
+
+
+def seeding_window(state: TableState) -> SeedingWindow | None:
+    """The seeding window open at `state`, if any."""
+    g = state.seeding
+    if g is None or state.status != "playing":
+        return None
+    return SeedingWindow(state.table_id, g.hand, g.attempt, g.stage, state.seq,
+                         g.deadline / 1000)
+
+
 def windows(state: TableState) -> list[Window]:
     """The reconnect windows open at `state`, by seat."""
     if state.status == "over":
@@ -118,6 +164,7 @@ class _Table:
     started: float | None = None  # when state.turn started
     issued: tuple[int, int] | None = None  # (turn, seq) of the timeout issued this run
     expired: dict[int, tuple[int, int]] = field(default_factory=dict)  # seat: (since, seq)
+    closed: tuple[int, int, str, int] | None = None  # the seeding close issued (its key)
     queued: float | None = None  # the deadline this table sits in the heap under
 
 
@@ -168,6 +215,9 @@ class TurnClock:
         turn = turn_deadline(state, table.started)
         if turn is not None and table.issued != (state.turn, state.seq):
             found.append(turn)
+        seeding = seeding_window(state)
+        if seeding is not None and table.closed != seeding.key:
+            found.append(seeding.at)
         return min(found) if found else None
 
     def _enqueue(self, table_id: str, table: _Table) -> None:
@@ -193,8 +243,16 @@ class TurnClock:
         table = self._tables.get(table_id)
         return windows(table.state) if table is not None else []
 
+    def seeding(self, table_id: str) -> SeedingWindow | None:
+        """The open seeding window of `table_id`."""
+        table = self._tables.get(table_id)
+        return seeding_window(table.state) if table is not None else None
+
     def when(self, command: E.Command) -> float | None:
         """The deadline a command `due` gave answers (seconds), while it is still open."""
+        if isinstance(command, E.CloseSeeding):
+            seeding = self.seeding(command.table_id)
+            return seeding.at if seeding is not None else None
         if isinstance(command, E.ExpireReconnectWindow):
             return next((w.at for w in self.windows(command.table_id)
                          if (w.seat, w.since) == (command.seat, command.since)), None)
@@ -219,11 +277,11 @@ class TurnClock:
         return self._heap[0][0] if self._heap else None
 
     # ------------------------------------------------------------ issuing
-    def due(self, now: float) -> list[E.TimeOut | E.ExpireReconnectWindow]:
-        """A timeout for every table whose turn ran out by `now`, and an expiry for every
-        reconnect window that passed, not issued for the current seq yet; earliest
-        deadline first. Marks them issued."""
-        out: list[E.TimeOut | E.ExpireReconnectWindow] = []
+    def due(self, now: float) -> list[Due]:
+        """A timeout for every table whose turn ran out by `now`, an expiry for every
+        reconnect window that passed and a close for every seeding window that passed, not
+        issued for the current seq yet; earliest deadline first. Marks them issued."""
+        out: list[Due] = []
         while self._heap and self._heap[0][0] <= now:
             at, table_id = heapq.heappop(self._heap)
             table = self._tables.get(table_id)
@@ -240,15 +298,23 @@ class TurnClock:
                         table.expired.get(window.seat) != (window.since, window.seq):
                     table.expired[window.seat] = (window.since, window.seq)
                     out.append(window.command())
+            seeding = seeding_window(table.state)
+            if seeding is not None and seeding.at <= now and table.closed != seeding.key:
+                table.closed = seeding.key
+                out.append(seeding.command())
             self._enqueue(table_id, table)  # a later deadline of the same table, if any
         return out
 
-    def release(self, command: E.TimeOut | E.ExpireReconnectWindow) -> None:
+    def release(self, command: Due) -> None:
         """`command` was not delivered (a failed send): `due` may issue it again."""
         table = self._tables.get(command.table_id)
         if table is None:
             return
-        if isinstance(command, E.ExpireReconnectWindow):
+        if isinstance(command, E.CloseSeeding):
+            if table.closed != (command.hand, command.attempt, command.stage, command.seq):
+                return
+            table.closed = None
+        elif isinstance(command, E.ExpireReconnectWindow):
             if table.expired.get(command.seat) != (command.since, command.seq):
                 return
             del table.expired[command.seat]

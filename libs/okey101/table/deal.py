@@ -9,7 +9,12 @@ takes the first 22 tiles, each next seat to the right 21 (düz: 15 and 14, `Size
 indicator is the first tile of what is left that is not a fake okey (a fake okey goes
 back); the rest, in order, is the deck, top first. The commitment published when the
 hand starts is SHA-256(seed) in hex.
-A match seed derives each hand's seed: HMAC-SHA256(match_seed, "hand:<n>:<attempt>").
+
+Version 1: a match seed derives each hand's seed: HMAC-SHA256(match_seed, "hand:<n>:<attempt>").
+Version 2 (players contribute entropy): the server's share of a hand is
+HMAC-SHA256(match_seed, "server-share:<n>:<attempt>"), committed to (SHA-256) before any
+client commits; the hand's seed is HMAC-SHA256(server_share, "okey101-deal-v2" || for seat
+0..3: 0x00 when the seat contributed nothing, or 0x01 || its 32-byte revealed client seed).
 """
 
 from __future__ import annotations
@@ -17,14 +22,14 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
 import msgspec
 
 from okey101 import tiles
 from okey101.errors import MalformedInput
-from okey101.terms import SEATS
+from okey101.terms import DEAL_VERSIONS, SEATS
 from okey101.tiles import FAKE, Tile
 
 SEED_BYTES = 32  # a hand's seed, and a match's
@@ -96,6 +101,56 @@ def commitment(seed: bytes) -> str:
 
 def hand_seed(match_seed: bytes, hand: int, attempt: int) -> bytes:
     return hmac.new(match_seed, f"hand:{hand}:{attempt}".encode(), hashlib.sha256).digest()
+
+
+def server_share(match_seed: bytes, hand: int, attempt: int) -> bytes:
+    """Version 2: the server's share of hand `hand` (from 1), re-deal `attempt` (from 0)."""
+    return hmac.new(match_seed, f"server-share:{hand}:{attempt}".encode(),
+                    hashlib.sha256).digest()
+
+
+V2_LABEL = b"okey101-deal-v2"
+
+
+def v2_message(client_seeds: Sequence[bytes | None]) -> bytes:
+    """What the server's share keys in version 2: the label, then each seat in order, 0x00
+    for no share or 0x01 and its 32-byte seed. Fixed widths: no two inputs give one message,
+    and a seed copied from another seat adds to the deal rather than cancelling (as XOR would)."""
+    if len(client_seeds) != SEATS:
+        raise MalformedInput(f"client seeds: {len(client_seeds)} given; one per seat "
+                             f"({SEATS}), none for a seat that gave none")
+    parts = [V2_LABEL]
+    for seat, seed in enumerate(client_seeds):
+        if seed is None:
+            parts.append(b"\x00")
+        elif len(seed) != SEED_BYTES:
+            raise MalformedInput(f"client seed of seat {seat}: {len(seed)} bytes; a seed is "
+                                 f"exactly {SEED_BYTES}")
+        else:
+            parts.append(b"\x01" + seed)
+    return b"".join(parts)
+
+
+def hand_seed_v2(share: bytes, client_seeds: Sequence[bytes | None]) -> bytes:
+    """Version 2: the hand seed from the server's share and the seat-ordered client seeds."""
+    if len(share) != SEED_BYTES:
+        raise MalformedInput(f"server share: {len(share)} bytes; a share is exactly "
+                             f"{SEED_BYTES}")
+    return hmac.new(share, v2_message(client_seeds), hashlib.sha256).digest()
+
+
+def derived_seed(version: int, share: bytes,
+                 client_seeds: Sequence[bytes | None] = ()) -> bytes:
+    """The hand seed a deal `version` derives from what the hand reveals: version 1 reveals
+    the seed itself (the server's whole share); version 2 derives it (`hand_seed_v2`)."""
+    if version not in DEAL_VERSIONS:
+        raise MalformedInput(f"deal version {version}: known versions are "
+                             f"{', '.join(map(str, DEAL_VERSIONS))}")
+    if version == 1:
+        if any(seed is not None for seed in client_seeds):
+            raise MalformedInput("deal version 1 takes no client seeds")
+        return share
+    return hand_seed_v2(share, client_seeds or (None,) * SEATS)
 
 
 def stacked_deal(racks: list[list[str]], indicator: str, deck: list[str], starter: int,

@@ -137,6 +137,12 @@ def _handler_for(c: E.AnyCommand) -> _Handler:
             return _report_reconnect
         case E.ExpireReconnectWindow():
             return _expire_reconnect_window
+        case E.CommitSeed():
+            return _commit_seed
+        case E.RevealSeed():
+            return _reveal_seed
+        case E.CloseSeeding():
+            return _close_seeding
         case _:
             assert_never(c)
 
@@ -154,8 +160,8 @@ def _check_envelope(s: TableState, c: E.Command) -> None:
         return
     if s.status == "new":
         raise fail("unknown_table", f"table {c.table_id!r} does not exist")
-    if isinstance(c, E.RequestBots):
-        return  # a room's owner need not sit: the handler checks the owner
+    if isinstance(c, (E.RequestBots, E.CloseSeeding)):
+        return  # a room's owner need not sit; a seeding window closes for the table
     if isinstance(c, (E.Sit, E.TimeOut, E.ReplaceWithBot, E.ExpireReconnectWindow)):
         if not 0 <= c.seat < SEATS:
             raise fail("bad_seat", f"seat {c.seat} does not exist (0-{SEATS - 1})")
@@ -275,23 +281,113 @@ def _deal_hand(ctx: _Ctx, number: int, attempt: int, starter: int) -> None:
         if s.deals_used >= len(s.deals):
             _end_match(ctx)
             return
-        dealt, seed = _stacked(s.deals[s.deals_used], f"deal {s.deals_used}", ctx.profile), b""
+        dealt = _stacked(s.deals[s.deals_used], f"deal {s.deals_used}", ctx.profile)
         if (number > 1 or attempt > 0) and dealt.starter != starter:  # moves each hand §2
             raise MalformedInput(f"deal {s.deals_used}: starter {dealt.starter}, but hand "
                                  f"{number} starts at seat {starter}")
+        _start_hand(ctx, number, attempt, dealt, b"", 1)
+    elif R.opens_seeding(s):
+        _open_seeding(ctx, number, attempt, starter)
     else:
         seed = D.hand_seed(bytes.fromhex(s.match_seed), number, attempt)
-        dealt = D.deal(seed, starter, _sizes(ctx.profile))
+        _start_hand(ctx, number, attempt, D.deal(seed, starter, _sizes(ctx.profile)), seed, 1)
+
+
+def _start_hand(ctx: _Ctx, number: int, attempt: int, dealt: D.Dealt, seed: bytes,
+                version: int) -> None:
     okey = tiles.okey_for(dealt.indicator)
     ctx.emit(E.HandStarted(
         **ctx.head(), hand=number, attempt=attempt, starter=dealt.starter,
         indicator=tiles.name(dealt.indicator), okey=tiles.name(okey),
-        commitment=D.commitment(seed) if seed else "", deck_count=len(dealt.deck)))
+        commitment=D.commitment(seed) if seed else "", deck_count=len(dealt.deck),
+        deal_version=version))
     ctx.emit(E.HandDealt(**ctx.head(), hand=number, seed=seed.hex(),
                          racks=[tiles.names(r) for r in dealt.racks],
                          deck=tiles.names(dealt.deck)))
     for seat in range(SEATS):
         ctx.emit(E.RackDealt(**ctx.head(), seat=seat, tiles=tiles.names(dealt.racks[seat])))
+
+
+# ---------------------------------------------------------------- seeding (DEAL.md v2)
+def _server_share(s: TableState, number: int, attempt: int) -> bytes:
+    return D.server_share(bytes.fromhex(s.match_seed), number, attempt)
+
+
+def _open_seeding(ctx: _Ctx, number: int, attempt: int, starter: int) -> None:
+    """The server commits to its share of the hand; the people may commit to seeds."""
+    share = _server_share(ctx.s, number, attempt)
+    ctx.emit(E.SeedingOpened(**ctx.head(), hand=number, attempt=attempt, starter=starter,
+                             server_commitment=D.commitment(share),
+                             commit_by=ctx.command.at + R.seeding_window_ms(ctx.s)))
+
+
+def _hex32(value: object, what: str) -> str:
+    """`value` as 32 bytes in lower-case hex, or malformed input naming `what`."""
+    if not isinstance(value, str):
+        raise MalformedInput(f"{what} must be hex")
+    try:
+        raw = bytes.fromhex(value)
+    except ValueError:
+        raise MalformedInput(f"{what} {value[:80]!r} is not hex") from None
+    if len(raw) != D.SEED_BYTES:
+        raise MalformedInput(f"{what} is {len(raw)} bytes; it must be exactly "
+                             f"{D.SEED_BYTES} ({2 * D.SEED_BYTES} hex digits)")
+    return raw.hex()
+
+
+def _commit_seed(ctx: _Ctx, c: E.CommitSeed) -> None:
+    R.check_commit_seed(ctx.s, c.seat, c.at)
+    commitment = _hex32(c.commitment, "commit_seed: commitment")
+    ctx.emit(E.SeedCommitted(**ctx.head(), seat=c.seat, commitment=commitment))
+    if R.are_commits_complete(ctx.s):
+        _close_commits(ctx)
+
+
+def _reveal_seed(ctx: _Ctx, c: E.RevealSeed) -> None:
+    g = R.check_reveal_seed(ctx.s, c.seat, c.at)
+    seed = _hex32(c.client_seed, "reveal_seed: client_seed")
+    if D.commitment(bytes.fromhex(seed)) == g.commitments[c.seat]:
+        ctx.emit(E.SeedRevealed(**ctx.head(), seat=c.seat, client_seed=seed))
+    else:  # the value is not published: it is nobody's share
+        ctx.emit(E.SeedForfeited(**ctx.head(), seat=c.seat, player_id=c.player_id,
+                                 reason="mismatch"))
+    if R.are_reveals_complete(ctx.s):
+        _close_seeding_and_deal(ctx)
+
+
+def _close_seeding(ctx: _Ctx, c: E.CloseSeeding) -> None:
+    g = R.check_close_seeding(ctx.s, c.hand, c.attempt, c.stage, c.at)
+    if c.stage == "commit":
+        _close_commits(ctx)
+        return
+    for seat in range(SEATS):
+        if g.commitments[seat] and not g.client_seeds[seat] and not g.forfeited[seat]:
+            ctx.emit(E.SeedForfeited(**ctx.head(), seat=seat, player_id=g.committers[seat],
+                                     reason="not_revealed"))
+    _close_seeding_and_deal(ctx)
+
+
+def _close_commits(ctx: _Ctx) -> None:
+    """No more commitments: the seats that committed reveal, or, with none, the deal."""
+    g = ctx.s.seeding
+    assert g is not None
+    committed = [seat for seat in range(SEATS) if g.commitments[seat]]
+    if not committed:
+        _close_seeding_and_deal(ctx)
+        return
+    ctx.emit(E.SeedCommitsClosed(**ctx.head(), hand=g.hand, committed=committed,
+                                 reveal_by=ctx.command.at + R.seeding_window_ms(ctx.s)))
+
+
+def _close_seeding_and_deal(ctx: _Ctx) -> None:
+    """The hand's seed from the server's share and the revealed client seeds (version 2)."""
+    g = ctx.s.seeding
+    assert g is not None
+    ctx.emit(E.SeedingClosed(**ctx.head(), hand=g.hand, attempt=g.attempt,
+                             client_seeds=list(g.client_seeds)))
+    shares = [bytes.fromhex(x) if x else None for x in g.client_seeds]
+    seed = D.hand_seed_v2(_server_share(ctx.s, g.hand, g.attempt), shares)
+    _start_hand(ctx, g.hand, g.attempt, D.deal(seed, g.starter, _sizes(ctx.profile)), seed, 2)
 
 
 # ---------------------------------------------------------------- drawing
@@ -530,9 +626,11 @@ def _end_hand(ctx: _Ctx, finisher: int | None, finish: FinishKind) -> None:
     opened = [h.opened for h in hand.seats]
     racks = [h.rack for h in hand.seats]
     result = scoring.hand_scores(p, hand.okey, finisher, finish, opened, racks, p.partners)
+    share = _server_share(ctx.s, hand.number, hand.attempt).hex() \
+        if hand.deal_version == 2 else ""
     ctx.emit(E.HandEnded(**ctx.head(), hand=hand.number, finish=finish, finished_by=finisher,
                          scores=list(result.scores), racks=[tiles.names(r) for r in racks],
-                         seed=hand.seed, replay=result.replay))
+                         seed=hand.seed, replay=result.replay, server_share=share))
     if result.replay:
         _deal_hand(ctx, hand.number, hand.attempt + 1, hand.starter)
     elif hand.number >= ctx.s.hands_total or scoring.is_countdown_over(p, ctx.s.totals()):

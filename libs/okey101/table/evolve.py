@@ -17,6 +17,7 @@ from okey101.table.state import (
     Disconnection,
     HandState,
     SeatHand,
+    Seeding,
     Sitter,
     TableMeld,
     TableState,
@@ -95,6 +96,18 @@ def _handler_for(e: E.AnyEvent) -> _Handler:
             return _player_disconnected
         case E.PlayerReconnected():
             return _player_reconnected
+        case E.SeedingOpened():
+            return _seeding_opened
+        case E.SeedCommitted():
+            return _seed_committed
+        case E.SeedCommitsClosed():
+            return _seed_commits_closed
+        case E.SeedRevealed():
+            return _seed_revealed
+        case E.SeedForfeited():
+            return _seed_forfeited
+        case E.SeedingClosed():
+            return _seeding_closed
         case _:
             assert_never(e)
 
@@ -175,7 +188,8 @@ def _match_started(s: TableState, e: E.MatchStarted) -> TableState:
     sitters = tuple((Sitter(p, substitute=False),) for p in e.players) if e.players else \
         NO_SITTERS
     return replace(s, status="playing", hands_total=e.hands, hand_scores=(),
-                   penalties=(0, 0, 0, 0), deals_used=0, sitters=sitters)
+                   penalties=(0, 0, 0, 0), deals_used=0, sitters=sitters, seeding=None,
+                   seeding_barred=())
 
 
 def _match_seeded(s: TableState, e: E.MatchSeeded) -> TableState:
@@ -183,10 +197,55 @@ def _match_seeded(s: TableState, e: E.MatchSeeded) -> TableState:
     return replace(s, match_seed=e.seed, deals=deals)
 
 
+# ---------------------------------------------------------------- seeding (DEAL.md v2)
+def _seeding(s: TableState) -> Seeding:
+    assert s.seeding is not None
+    return s.seeding
+
+
+def _at_seat(items: tuple[Any, ...], seat: int, value: Any) -> tuple[Any, ...]:
+    return (*items[:seat], value, *items[seat + 1:])
+
+
+def _seeding_opened(s: TableState, e: E.SeedingOpened) -> TableState:
+    return replace(s, seeding=Seeding(hand=e.hand, attempt=e.attempt, starter=e.starter,
+                                      server_commitment=e.server_commitment,
+                                      deadline=e.commit_by))
+
+
+def _seed_committed(s: TableState, e: E.SeedCommitted) -> TableState:
+    g = _seeding(s)
+    return replace(s, seeding=replace(
+        g, commitments=_at_seat(g.commitments, e.seat, e.commitment),
+        committers=_at_seat(g.committers, e.seat, s.players[e.seat])))
+
+
+def _seed_commits_closed(s: TableState, e: E.SeedCommitsClosed) -> TableState:
+    return replace(s, seeding=replace(_seeding(s), stage="reveal", deadline=e.reveal_by))
+
+
+def _seed_revealed(s: TableState, e: E.SeedRevealed) -> TableState:
+    g = _seeding(s)
+    return replace(s, seeding=replace(
+        g, client_seeds=_at_seat(g.client_seeds, e.seat, e.client_seed)))
+
+
+def _seed_forfeited(s: TableState, e: E.SeedForfeited) -> TableState:
+    g = _seeding(s)
+    barred = s.seeding_barred if e.player_id in s.seeding_barred else \
+        (*s.seeding_barred, e.player_id)
+    return replace(s, seeding=replace(g, forfeited=_at_seat(g.forfeited, e.seat, True)),
+                   seeding_barred=barred)
+
+
+def _seeding_closed(s: TableState, e: E.SeedingClosed) -> TableState:
+    return replace(s, seeding=None)
+
+
 def _hand_started(s: TableState, e: E.HandStarted) -> TableState:
     hand = HandState(number=e.hand, attempt=e.attempt, starter=e.starter,
                      indicator=tiles.parse(e.indicator), okey=tiles.parse(e.okey),
-                     to_act=e.starter, phase="play")
+                     to_act=e.starter, phase="play", deal_version=e.deal_version)
     return replace(s, hand=hand, deals_used=s.deals_used + 1, turn=s.turn + 1)
 
 
@@ -348,7 +407,7 @@ def _hand_ended(s: TableState, e: E.HandEnded) -> TableState:
 
 
 def _match_ended(s: TableState, e: E.MatchEnded) -> TableState:
-    return replace(s, status="over", disconnected=(None, None, None, None))
+    return replace(s, status="over", disconnected=(None, None, None, None), seeding=None)
 
 
 def _unchanged(s: TableState, e: E.Event) -> TableState:

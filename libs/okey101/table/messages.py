@@ -12,7 +12,15 @@ from typing import Any, Literal
 import msgspec
 
 from okey101.profiles import Profile
-from okey101.terms import DEFAULT_BOT_LEVEL, LayOffEnd, LeaveReason, OpeningKind, RunEnd
+from okey101.terms import (
+    DEFAULT_BOT_LEVEL,
+    ForfeitReason,
+    LayOffEnd,
+    LeaveReason,
+    OpeningKind,
+    RunEnd,
+    SeedingStage,
+)
 
 Visibility = Literal["public", "seat", "server"]
 End = RunEnd  # kept: bots and clients name it
@@ -89,6 +97,28 @@ class StartMatch(Command, tag="start_match", frozen=True):
     deals: list[StackedDeal] | None = None  # server-side tests only
 
 
+class CommitSeed(Command, tag="commit_seed", frozen=True):
+    """A seated person commits to a client seed for the next deal (proto/DEAL.md, version
+    2): `commitment` is hex SHA-256 of 32 random bytes the client keeps until the reveal."""
+
+    commitment: str = ""
+
+
+class RevealSeed(Command, tag="reveal_seed", frozen=True):
+    """The seat reveals the client seed it committed to (hex, 32 bytes)."""
+
+    client_seed: str = ""
+
+
+class CloseSeeding(Command, tag="close_seeding", frozen=True):
+    """The timers service: the `stage` window of the seeding before hand `hand` (re-deal
+    `attempt`) has passed; the engine checks the command's `at` against its deadline."""
+
+    hand: int = 0
+    attempt: int = 0
+    stage: SeedingStage = "commit"
+
+
 class Draw(Command, tag="draw", frozen=True):
     pass
 
@@ -150,7 +180,8 @@ class TimeOut(Command, tag="timeout", frozen=True):
 AnyCommand = (
     CreateTable | Sit | Leave | ReplaceWithBot | StartMatch | Draw | TakeDiscard | PutBack
     | DeclarePairs | ShowIndicator | Open | Lay | LayOff | TakeOkey | Discard | Finish | TimeOut
-    | RequestBots | ReportDisconnect | ReportReconnect | ExpireReconnectWindow
+    | RequestBots | ReportDisconnect | ReportReconnect | ExpireReconnectWindow | CommitSeed
+    | RevealSeed | CloseSeeding
 )
 
 
@@ -223,6 +254,53 @@ class MatchSeeded(Event, tag="match_seeded", frozen=True):
     deals: list[StackedDeal] | None = None
 
 
+class SeedingOpened(Event, tag="seeding_opened", frozen=True):
+    """Before hand `hand` is dealt (proto/DEAL.md, version 2): the server commits to its
+    share; every seated person may commit to a client seed until `commit_by`."""
+
+    hand: int
+    attempt: int
+    starter: int
+    server_commitment: str  # SHA-256 of the server's share, hex: revealed by hand_ended
+    commit_by: int  # ms since the epoch
+
+
+class SeedCommitted(Event, tag="seed_committed", frozen=True):
+    seat: int
+    commitment: str  # SHA-256 of the seat's client seed, hex
+
+
+class SeedCommitsClosed(Event, tag="seed_commits_closed", frozen=True):
+    """No more commitments: the seats in `committed` reveal their seeds by `reveal_by`."""
+
+    hand: int
+    committed: list[int]
+    reveal_by: int  # ms since the epoch
+
+
+class SeedRevealed(Event, tag="seed_revealed", frozen=True):
+    seat: int
+    client_seed: str  # hex; SHA-256 of it is the seat's commitment
+
+
+class SeedForfeited(Event, tag="seed_forfeited", frozen=True):
+    """`seat` committed and did not reveal in time, or revealed a seed that does not match:
+    its share is left out of the deal, and `player_id` contributes no more this match."""
+
+    seat: int
+    player_id: str
+    reason: ForfeitReason
+
+
+class SeedingClosed(Event, tag="seeding_closed", frozen=True):
+    """The inputs of the hand's seed besides the server's share: by seat, the revealed
+    client seed (hex), or "" where the seat contributed nothing."""
+
+    hand: int
+    attempt: int
+    client_seeds: list[str]
+
+
 class HandStarted(Event, tag="hand_started", frozen=True):
     hand: int  # 1-based
     attempt: int  # a replayed hand (void, or classic deck-out) deals again
@@ -231,6 +309,7 @@ class HandStarted(Event, tag="hand_started", frozen=True):
     okey: str
     commitment: str  # SHA-256 of the hand seed, hex; "" for a stacked deal
     deck_count: int
+    deal_version: int = 1  # proto/DEAL.md: 1 the server's seed alone; 2 with client seeds
 
 
 class HandDealt(Event, tag="hand_dealt", frozen=True):
@@ -343,6 +422,7 @@ class HandEnded(Event, tag="hand_ended", frozen=True):
     racks: list[list[str]]
     seed: str  # revealed: SHA-256 of it is the hand's commitment
     replay: bool = False
+    server_share: str = ""  # deal version 2: the server's share, revealed (hex)
 
 
 class MatchResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -370,7 +450,8 @@ AnyEvent = (
     | HandStarted | HandDealt | RackDealt | TileDrawn | DiscardTaken | DiscardPutBack
     | PairsDeclared | IndicatorShown | HandOpened | MeldsLaid | TilesLaidOff | OkeyTaken
     | TileDiscarded | RackShown | PenaltyImposed | OpeningRetracted | TurnTimedOut | HandEnded
-    | MatchEnded | BotsRequested | PlayerDisconnected | PlayerReconnected
+    | MatchEnded | BotsRequested | PlayerDisconnected | PlayerReconnected | SeedingOpened
+    | SeedCommitted | SeedCommitsClosed | SeedRevealed | SeedForfeited | SeedingClosed
 )
 
 SERVER_ONLY: frozenset[type[Event]] = frozenset({MatchSeeded, HandDealt, SeatHandedToBot})

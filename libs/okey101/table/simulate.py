@@ -6,21 +6,31 @@ The driver (`play_match`) is the only place with randomness: `simulate` derives 
 seed from its own `random.Random(seed)`; the engine stays pure. A command the engine rejects
 is replaced by the `timeout` command for that turn (and counted), so every match ends; a cap
 on commands per match guards against any loop the player might fall into.
+
+Where the table has seeding windows (`seeding_seconds`, proto/DEAL.md version 2), every
+person at it is a client that contributes as its `Contribution` says: commits to a seed the
+driver derives from the match seed and reveals it ("honest"), sends nothing ("silent"),
+commits and never reveals ("withholds"), or reveals a seed that does not match
+("mismatches"). When no client has anything left to send, the driver closes the window at
+its deadline as the timers service would (`close_seeding`).
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import random
 import statistics
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
 from okey101 import scoring
 from okey101.bots.level0 import level0
 from okey101.profiles import _LOCKED, Profile, house
+from okey101.table import deal as D
 from okey101.table import messages as E
 from okey101.table.decide import decide_and_fold
 from okey101.table.evolve import NEW_TABLE
@@ -34,6 +44,30 @@ ProfileSpec = str | Mapping[str, Any] | Profile
 Player = Callable[[PlayerView], E.Command]
 # (state before, command, decision, state after) for every command the driver sends
 Observer = Callable[[TableState, E.Command, E.Rejection | list[E.Event], TableState], None]
+Contribution = Literal["honest", "silent", "withholds", "mismatches"]
+CONTRIBUTIONS: tuple[Contribution, ...] = ("honest", "silent", "withholds", "mismatches")
+
+
+def client_seed(match_seed: str, seat: int, hand: int, attempt: int) -> bytes:
+    """The seed the driver's client at `seat` contributes to a hand: from the match seed,
+    so a match replays exactly."""
+    return hmac.new(bytes.fromhex(match_seed), f"client:{seat}:{hand}:{attempt}".encode(),
+                    hashlib.sha256).digest()
+
+
+def seeding_intent(view: PlayerView, contribution: Contribution, match_seed: str
+                   ) -> E.Command | None:
+    """What the client at `view.seat` sends in the open seeding window, if anything."""
+    g, allowed = view.seeding, view.rules.allowed
+    if g is None:
+        return None
+    seed = client_seed(match_seed, view.seat, g.hand, g.attempt)
+    if "commit_seed" in allowed and contribution != "silent":
+        return E.CommitSeed(table_id=view.table_id, command_id="", commitment=D.commitment(seed))
+    if "reveal_seed" in allowed and contribution in ("honest", "mismatches"):
+        shown = seed if contribution == "honest" else hashlib.sha256(seed).digest()
+        return E.RevealSeed(table_id=view.table_id, command_id="", client_seed=shown.hex())
+    return None
 
 
 
@@ -63,9 +97,14 @@ def profile_command(spec: ProfileSpec) -> tuple[str, dict[str, Any]]:
 
 
 def play_match(profile: ProfileSpec, seed: str, players: Sequence[Player] | None = None,
-               cap: int = COMMAND_CAP, observer: Observer | None = None) -> MatchRecord:
-    """One match from `seed` (hex, 32 bytes) with `players` by seat (simple by default)."""
+               cap: int = COMMAND_CAP, observer: Observer | None = None,
+               contributions: Sequence[Contribution] | None = None) -> MatchRecord:
+    """One match from `seed` (hex, 32 bytes) with `players` by seat (simple by default);
+    where the table has seeding windows, each seat's client as `contributions` says (all
+    honest by default)."""
     seats = list(players) if players is not None else [level0] * SEATS
+    clients: list[Contribution] = list(contributions) if contributions is not None else \
+        ["honest"] * SEATS
     base, options = profile_command(profile)
     commands: list[E.Command] = []
     events: list[E.Event] = []
@@ -94,8 +133,31 @@ def play_match(profile: ProfileSpec, seed: str, players: Sequence[Player] | None
         if isinstance(decision, E.Rejection):
             raise ValueError(f"simulation setup ({type(command).__name__}): "
                              f"{decision.code}: {decision.message}")
+    def seeding_step() -> None:
+        g = state.seeding
+        assert g is not None
+        command: E.Command | None = None
+        for seat in range(SEATS):
+            intent = seeding_intent(player_view(state, seat), clients[seat], seed)
+            if intent is not None:
+                command = msgspec.structs.replace(
+                    intent, command_id=f"c{len(commands)}", player_id=state.players[seat],
+                    seat=seat, seq=state.seq)
+                break
+        if command is None:  # nothing left to send: the window closes at its deadline
+            command = E.CloseSeeding(table_id=TABLE, command_id=f"c{len(commands)}",
+                                     seq=state.seq, hand=g.hand, attempt=g.attempt,
+                                     stage=g.stage, at=g.deadline)
+        decision = send(command)
+        if isinstance(decision, E.Rejection):
+            raise RuntimeError(f"the engine rejected {type(command).__name__}: "
+                               f"{decision.code}: {decision.message}")
+
     rejections = 0
     while state.status == "playing" and len(commands) < cap:
+        if state.seeding is not None:
+            seeding_step()
+            continue
         hand = state.hand
         assert hand is not None
         seat = hand.to_act
@@ -224,6 +286,18 @@ def render(st: Standings) -> str:
 
 
 __all__ = [
-    "COMMAND_CAP", "MatchRecord", "MatchSummary", "Standings", "match_seeds",
-    "play_match", "profile_command", "render", "simulate", "summarize",
+    "COMMAND_CAP",
+    "CONTRIBUTIONS",
+    "Contribution",
+    "MatchRecord",
+    "MatchSummary",
+    "Standings",
+    "client_seed",
+    "match_seeds",
+    "play_match",
+    "profile_command",
+    "render",
+    "seeding_intent",
+    "simulate",
+    "summarize",
 ]

@@ -9,7 +9,7 @@ import msgspec
 from okey101.melds import Meld
 from okey101.profiles import Profile
 from okey101.table.messages import StackedDeal
-from okey101.terms import SEATS, LayOffEnd, Opened
+from okey101.terms import SEATS, LayOffEnd, Opened, SeedingStage
 from okey101.tiles import Tile
 
 Status = Literal["new", "seating", "playing", "over"]
@@ -66,6 +66,7 @@ class HandState(msgspec.Struct, frozen=True):
     scratch: TurnScratch = TurnScratch()
     finish: str | None = None
     finished_by: int | None = None
+    deal_version: int = 1  # proto/DEAL.md: 2 when client seeds went into the seed
 
     @property
     def deck_left(self) -> int:
@@ -86,6 +87,25 @@ class Disconnection(msgspec.Struct, frozen=True):
     player_id: str
     since: int  # the seq of the event that opened the window
     reconnect_by: int
+
+
+NO_SHARES: tuple[str, ...] = ("", "", "", "")
+
+
+class Seeding(msgspec.Struct, frozen=True):
+    """The seeding before a hand is dealt (proto/DEAL.md, version 2). The server's share
+    is never kept here: `decide` derives it from the match seed when it needs it."""
+
+    hand: int
+    attempt: int
+    starter: int
+    server_commitment: str
+    stage: SeedingStage = "commit"
+    deadline: int = 0  # ms since the epoch: the commit window's end, then the reveal's
+    commitments: tuple[str, ...] = NO_SHARES  # by seat, "" for none
+    committers: tuple[str, ...] = NO_SHARES  # the player who committed at each seat
+    client_seeds: tuple[str, ...] = NO_SHARES  # revealed (hex), "" for none
+    forfeited: tuple[bool, ...] = (False, False, False, False)
 
 
 NO_SITTERS: tuple[tuple[Sitter, ...], ...] = ((), (), (), ())
@@ -110,6 +130,8 @@ class TableState(msgspec.Struct, frozen=True):
     deals_used: int = 0
     turn: int = 0  # counts turns over the whole match: a timeout names one
     hand: HandState | None = None
+    seeding: Seeding | None = None  # the next hand's seeding, while it is open
+    seeding_barred: tuple[str, ...] = ()  # players who forfeited a share this match
     hand_scores: tuple[tuple[int, ...], ...] = ()
     penalties: tuple[int, ...] = (0, 0, 0, 0)
 

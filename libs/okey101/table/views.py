@@ -5,8 +5,9 @@ sent only their own rack and the public table. `player_view` is that knowledge a
 struct, built from the state; `event_for` filters the event stream the same way. Bots read
 the same views as people: a bot never sees more than its own seat.
 
-Never in a view: another seat's tiles, the deck order, a hand's seed (the seed is revealed
-by `HandEnded`, with the racks, once the hand is over: that event is public), and, where
+Never in a view: another seat's tiles, the deck order, a hand's seed or the server's share of
+it (both are revealed by `HandEnded`, with the racks, once the hand is over: that event is
+public; a client seed is public once its seat reveals it, and never before), and, where
 the house does not label bots (`Profile.bots_labelled`, north-sultan), anything that tells
 a bot seat from a person's: the bot flags read False and a bot's level stays on the server
 (`ViewUpdate.bot_level`, the server-internal seat-views topic).
@@ -23,7 +24,7 @@ from okey101.profiles import Profile
 from okey101.table import messages as E
 from okey101.table import rules as R
 from okey101.table.rules import available_discard, threshold
-from okey101.table.state import HandState, Phase, Status, TableState
+from okey101.table.state import HandState, Phase, Seeding, Status, TableState
 from okey101.terms import SEATS, LayOffEnd, Opened
 
 SPECTATOR = -1
@@ -129,6 +130,21 @@ class SeatRules(msgspec.Struct, frozen=True, kw_only=True):
 NO_RULES = SeatRules()
 
 
+class SeedingView(msgspec.Struct, frozen=True, kw_only=True):
+    """The next hand's seeding (proto/DEAL.md, version 2), all of it public: the server's
+    commitment, the window open now and its deadline, and each seat's commitment and
+    revealed client seed ("" for none)."""
+
+    hand: int
+    attempt: int
+    stage: str  # a SeedingStage: commit, reveal
+    deadline: int  # ms since the epoch: the open window's end
+    server_commitment: str
+    commitments: list[str]  # by seat
+    client_seeds: list[str]  # by seat, once revealed
+    forfeited: list[bool]  # by seat: committed and did not reveal a matching seed
+
+
 class PlayerView(msgspec.Struct, frozen=True, kw_only=True):
     table_id: str
     seq: int
@@ -152,6 +168,7 @@ class PlayerView(msgspec.Struct, frozen=True, kw_only=True):
     reconnect_by: list[int | None] = msgspec.field(default_factory=list)  # by seat: a
     # disconnected player's deadline (ms since the epoch) to come back, or None
     remaining: list[int] | None = None  # düz: each seat's count left (it counts down to 0)
+    seeding: SeedingView | None = None  # the next hand's seeding while it is open
 
 
 class ViewUpdate(msgspec.Struct, frozen=True, kw_only=True):
@@ -197,7 +214,15 @@ def player_view(state: TableState, seat: int) -> PlayerView:
         bots_may_sit=state.profile is not None and R.may_seat_bot(state),
         reconnect_by=[d.reconnect_by if d is not None else None for d in state.disconnected],
         remaining=scoring.remaining(state.profile, state.totals())
-        if state.profile is not None else None)
+        if state.profile is not None else None,
+        seeding=_seeding_view(state.seeding) if state.seeding is not None else None)
+
+
+def _seeding_view(g: Seeding) -> SeedingView:
+    return SeedingView(hand=g.hand, attempt=g.attempt, stage=g.stage, deadline=g.deadline,
+                       server_commitment=g.server_commitment,
+                       commitments=list(g.commitments), client_seeds=list(g.client_seeds),
+                       forfeited=list(g.forfeited))
 
 
 def _bot_labels(state: TableState) -> list[bool]:
@@ -208,7 +233,11 @@ def _bot_labels(state: TableState) -> list[bool]:
 
 
 def seat_rules(state: TableState, seat: int) -> SeatRules:
-    """The rule queries' answers for `seat`: only the seat to act has any."""
+    """The rule queries' answers for `seat`: only the seat to act has any, or, while a
+    seeding window is open, the seats that may send a seeding command."""
+    if state.seeding is not None and state.status == "playing" and 0 <= seat < SEATS:
+        allowed = R.allowed_commands(state, seat)
+        return SeatRules(allowed=allowed) if allowed else NO_RULES
     hand = state.hand
     if hand is None or state.status != "playing" or hand.to_act != seat or \
             hand.phase == "over":
