@@ -221,24 +221,34 @@ GroupOption = tuple[int, int, tuple[Group, ...]]  # naturals used (2 bits a colo
 
 def _group_options() -> list[list[list[GroupOption]]]:
     """[naturals kept (2 bits a colour)][jokers used] -> [(naturals used, how many,
-    groups)], one entry for each distinct use of at most two groups."""
+    groups)], one entry for each distinct use of up to three groups. Three groups of one
+    number take nine tiles: at most eight naturals (two a colour), so a joker or two, and
+    seven naturals at least."""
     singles = _single_groups()
     options: list[tuple[Group, ...]] = [()] + [(g,) for g in singles] + [
-        (g, h) for i, g in enumerate(singles) for h in singles[i:]]
+        (g, h) for i, g in enumerate(singles) for h in singles[i:]] + [
+        (g, h, k) for i, g in enumerate(singles) for j, h in enumerate(singles[i:], i)
+        for k in singles[j:] if 1 <= g[1] + h[1] + k[1] <= 2]
+    shapes = []
+    for groups in options:
+        used = [0, 0, 0, 0]
+        for colours, _ in groups:
+            for c in colours:
+                used[c] += 1
+        jokers = sum(j for _, j in groups)
+        if jokers <= 2 and max(used) <= 2:
+            shapes.append((used, jokers, groups))
     table: list[list[list[GroupOption]]] = [[[] for _ in range(3)] for _ in range(256)]
     for counts in product(range(3), repeat=4):
         code = counts[0] | counts[1] << 2 | counts[2] << 4 | counts[3] << 6
         seen: set[tuple[int, int]] = set()
-        for groups in options:
-            used = [0, 0, 0, 0]
-            for colours, _ in groups:
-                for c in colours:
-                    used[c] += 1
+        for used, jokers, groups in shapes:
+            if len(groups) == 3 and sum(counts) < 7:
+                continue
             if any(u > n for u, n in zip(used, counts, strict=True)):
                 continue
-            jokers = sum(j for _, j in groups)
             use = used[0] | used[1] << 2 | used[2] << 4 | used[3] << 6
-            if jokers > 2 or (jokers, use) in seen:
+            if (jokers, use) in seen:
                 continue
             seen.add((jokers, use))
             table[code][jokers].append((use, sum(used), groups))

@@ -315,3 +315,15 @@ def test_solution_melds_are_meld_structs() -> None:
     sol = solver.opening(rack_of("R1 R2 R3 K9 Y9 B9"), okey_of("Y5"))
     assert all(isinstance(m, Meld) for m in sol.melds)
     assert sorted(m.kind for m in sol.melds) == ["group", "run"]
+
+
+def test_three_groups_of_one_number_with_a_joker_beat_two_groups_of_four() -> None:
+    """Eight 1s (two of each colour) and a joker: three 3-groups (9) lay more than two
+    4-groups (8). Found by hypothesis against the brute force; pinned."""
+    okey = tiles.parse("R2")
+    rack = tiles.parse_many("R1 Y1 B1 K1 R1 Y1 B1 K1 R2".split())
+    best = solver.opening(rack, okey, False)
+    assert best.value == 9 == brute.best_opening(rack, okey, False)
+    assert len(best.melds) == 3 and all(m.kind == "group" for m in best.melds)
+    assert solver.opening(rack, okey, False, "third").value == 3
+    assert not solver.arrange(rack, okey, False).leftover
