@@ -321,7 +321,7 @@ def test_three_groups_of_one_number_with_a_joker_beat_two_groups_of_four() -> No
     """Eight 1s (two of each colour) and a joker: three 3-groups (9) lay more than two
     4-groups (8). Found by hypothesis against the brute force; pinned."""
     okey = tiles.parse("R2")
-    rack = tiles.parse_many("R1 Y1 B1 K1 R1 Y1 B1 K1 R2".split())
+    rack = tiles.parse_many(["R1", "Y1", "B1", "K1", "R1", "Y1", "B1", "K1", "R2"])
     best = solver.opening(rack, okey, False)
     assert best.value == 9 == brute.best_opening(rack, okey, False)
     assert len(best.melds) == 3 and all(m.kind == "group" for m in best.melds)
