@@ -5,8 +5,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .PHONY: all demo test test-unit test-kafka test-cluster lint typecheck proto proto-check \
-        bench bench-quick dashboards dashboards-check kafka-start kafka-stop kafka-status \
-        kafka-wipe cluster-start cluster-stop system-deps clean
+        asyncapi-check bench bench-quick dashboards dashboards-check kafka-start kafka-stop \
+        kafka-status kafka-wipe cluster-start cluster-stop system-deps clean
 
 all: test
 
@@ -18,12 +18,13 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
-# Debian packages the tests use: kcat (a Kafka client no one here wrote, for interop tests)
-# and prometheus (a real server scraping our services). Java 17 and Maven come with the
+# Debian packages the tests use: kcat (a Kafka client no one here wrote, for interop tests),
+# prometheus (a real server scraping our services), chromium and chromium-driver (a person
+# playing in the browser, driven by Playwright). Java 17, Maven and Node come with the
 # machine; the broker's jars come from Maven Central (tools/kafka/broker.sh).
-SYSTEM_PACKAGES := kcat prometheus
+SYSTEM_PACKAGES := kcat prometheus chromium chromium-driver
 system-deps:
-	@missing=""; for p in kcat prometheus; do command -v $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	@missing=""; for p in kcat prometheus chromium chromedriver; do command -v $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then echo "installing$$missing (apt)"; \
 	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(SYSTEM_PACKAGES)) >/dev/null; \
@@ -41,6 +42,14 @@ proto: $(STAMP)
 proto-check: $(STAMP)
 	$(BIN)/python -m tools.gen_proto --check proto
 
+# The AsyncAPI document, checked by the AsyncAPI initiative's parser (npm, cached in .cache/node).
+ASYNCAPI_PARSER := .cache/node/node_modules/@asyncapi/parser/package.json
+$(ASYNCAPI_PARSER):
+	mkdir -p .cache/node
+	npm install --prefix .cache/node --no-audit --no-fund --silent @asyncapi/parser@3.6.6
+asyncapi-check: $(ASYNCAPI_PARSER)
+	ASYNCAPI_PARSER_FROM=$(CURDIR)/.cache/node/ node tools/asyncapi/validate.mjs proto/asyncapi.json
+
 test-unit: $(STAMP)
 	$(BIN)/pytest -q -m "not kafka"
 
@@ -53,7 +62,7 @@ test-cluster: $(STAMP)
 	OKEY_CLUSTER_TESTS=1 $(BIN)/pytest -q -m cluster; status=$$?; \
 	bash tools/kafka/broker.sh cluster stop; exit $$status
 
-test: $(STAMP) system-deps lint typecheck proto-check dashboards-check
+test: $(STAMP) system-deps lint typecheck proto-check asyncapi-check dashboards-check
 	$(BIN)/pytest -q
 
 # Grafana dashboards as code (tools/dashboards): regenerate deploy/grafana/ and draw the
@@ -76,6 +85,8 @@ bench: $(STAMP)
 	$(BIN)/python -m tools.bench.disk
 	$(BIN)/python -m tools.bench.disk --compression gzip
 	nice $(BIN)/python -m tools.bench.replays
+	$(BIN)/python -m tools.bench.views
+	$(BIN)/python -m tools.bench.gateway
 
 bench-quick: $(STAMP)
 	$(BIN)/python -m tools.bench.solver
@@ -84,9 +95,12 @@ bench-quick: $(STAMP)
 	$(BIN)/python -m tools.bench.ratings --accounts 80 --rounds 12 --calibration 8
 	$(BIN)/python -m tools.bench.standings --rate 20 --seconds 10 --rebuild 5000
 	nice $(BIN)/python -m tools.bench.replays --events 100000 --samples 50 --scans 2 --hands 1
+	$(BIN)/python -m tools.bench.views --tables 30 --batches 1 250
+	$(BIN)/python -m tools.bench.gateway --quick
 
+# `make demo ARGS=--serve` keeps the stack up after the bots' matches, for people to play.
 demo: $(STAMP)
-	$(BIN)/python -m services.demo
+	$(BIN)/python -m services.demo $(ARGS)
 
 kafka-start:
 	bash tools/kafka/broker.sh start

@@ -1,7 +1,11 @@
 """Generate proto/ (the published wire contract) from the msgspec structs.
 
-`python -m tools.gen_proto proto` writes the JSON Schemas; `--check` fails when proto/ is
-stale, so CI catches a struct change that was not published.
+`python -m tools.gen_proto proto` writes the JSON Schemas, the code registry, one example of
+every message and the AsyncAPI 3 document; `--check` fails when proto/ is stale, so CI
+catches a struct change that was not published. The public schemas leave out what only
+servers send (fields marked `x-server-only`: the match seed, stacked deals, the bot flag)
+and list as required the envelope fields the processor needs (`wire_required`);
+`table-commands.internal.schema.json` keeps everything.
 """
 
 from __future__ import annotations
@@ -15,30 +19,244 @@ from typing import Any
 
 import msgspec
 
-from okey101 import profiles
+from okey101 import codes, profiles
+from okey101.app import directory, replay, topics
+from okey101.app import websocket as W
+from okey101.standings import board, house
+from okey101.table import messages as E
+from okey101.table import views as V
+from tools.proto_examples import examples
+
+SCHEMA_ID = "https://okey101.invalid/proto/v{v}/{name}"
+_COMMANDS = {cls.__name__: cls for cls in E.AnyCommand.__args__}  # type: ignore[attr-defined]
+
+
+def public(schema: dict[str, Any], defs_key: str = "$defs", prune: bool = True
+           ) -> dict[str, Any]:
+    """`schema` without server-only fields, with the commands' wire-required fields."""
+    out = json.loads(json.dumps(schema))
+    defs = out.get(defs_key, out)
+    for name, body in defs.items():
+        props = body.get("properties")
+        if not isinstance(props, dict):
+            continue
+        for field in [f for f, s in props.items() if s.get("x-server-only")]:
+            del props[field]
+            if field in body.get("required", []):
+                body["required"].remove(field)
+        command = _COMMANDS.get(name)
+        if command is not None:
+            wanted = [f for f in command.wire_required if f not in body["required"]]
+            body["required"] = body["required"] + wanted
+    if prune:
+        _drop_unreferenced(out, defs)
+    return out
+
+
+def _drop_unreferenced(doc: dict[str, Any], defs: dict[str, Any]) -> None:
+    while True:
+        text = json.dumps(doc)
+        unused = [n for n in defs if f'/{n}"' not in text]
+        if not unused:
+            return
+        for name in unused:
+            del defs[name]
+
+
+def _with_codes(schema: dict[str, Any], struct: str, allowed: list[str],
+                defs_key: str = "$defs") -> None:
+    body = schema[defs_key][struct] if defs_key in schema and struct in schema[defs_key] \
+        else schema
+    body["properties"]["code"]["enum"] = allowed
 
 
 def schemas() -> dict[str, Any]:
-    """File name -> JSON Schema, for every published type."""
+    """File name -> document, for every published file."""
+    rejections = sorted(codes.REJECTIONS)
     out: dict[str, Any] = {
         "profile.schema.json": msgspec.json.schema(profiles.Profile),
         "houses.json": {name: msgspec.to_builtins(p) for name, p in profiles.HOUSES.items()},
     }
-    try:
-        from okey101.table import messages
-    except ImportError:
-        return out
-    out.update(messages.published_schemas())
-    from okey101.table import views
-    out["view-update.schema.json"] = msgspec.json.schema(views.ViewUpdate)
-    from okey101.standings import board, house
+    out.update(E.published_schemas())
+    internal = msgspec.json.schema(E.AnyCommand)
+    out["table-commands.internal.schema.json"] = internal
+    out["table-commands.schema.json"] = public(internal)
+    out["view-update.schema.json"] = msgspec.json.schema(V.ViewUpdate)
+    out["player-update.schema.json"] = msgspec.json.schema(V.PlayerUpdate)
+    out.update(W.published_schemas())
     out["standing.schema.json"] = msgspec.json.schema(board.Standing)
     out["standings-houses.json"] = house.published()
-    from okey101.app import directory, replay
     out["directory-entry.schema.json"] = msgspec.json.schema(directory.TableEntry)
     out["directory-public-entry.schema.json"] = msgspec.json.schema(directory.PublicEntry)
     out["replay-step.schema.json"] = msgspec.json.schema(replay.ReplayStep)
+    _with_codes(out["outcome.schema.json"], "Outcome", ["", *rejections])
+    _with_codes(out["rejection.schema.json"], "Rejection", rejections)
+    _with_codes(out["websocket-server.schema.json"], "CommandOutcome", ["", *rejections])
+    _with_codes(out["websocket-server.schema.json"], "ErrorReply", sorted(codes.GATEWAY))
+    for name, doc in out.items():
+        if name.endswith(".schema.json"):
+            doc["$id"] = SCHEMA_ID.format(v=E.VERSION, name=name)
+            doc["x-contract-version"] = E.VERSION
+    out["codes.json"] = {"version": E.VERSION, "rejections": codes.REJECTIONS,
+                         "gateway": codes.GATEWAY}
+    found = examples()
+    out["examples.json"] = found
+    out["asyncapi.json"] = asyncapi(found)
     return out
+
+
+# ---------------------------------------------------------------- the AsyncAPI document
+def _tag(cls: type) -> str:
+    return str(cls.__struct_config__.tag)  # type: ignore[attr-defined]
+
+
+def _draft07(node: Any) -> Any:
+    """msgspec writes JSON Schema 2020-12 with OpenAPI's discriminator object; the AsyncAPI
+    Schema format is draft 07, where a discriminator is the property's name and a tuple is
+    `items: [...]` with `additionalItems: false`."""
+    if isinstance(node, list):
+        return [_draft07(n) for n in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _draft07(v) for k, v in node.items()}
+    if isinstance(out.get("discriminator"), dict):
+        out["discriminator"] = out["discriminator"]["propertyName"]
+    if "prefixItems" in out:
+        out["items"] = out.pop("prefixItems")
+        out["additionalItems"] = False
+    return out
+
+
+def asyncapi(found: dict[str, Any]) -> dict[str, Any]:
+    """The topics and the WebSocket API as one AsyncAPI 3.0 document."""
+    events = list(E.AnyEvent.__args__)  # type: ignore[attr-defined]
+    commands = list(E.AnyCommand.__args__)  # type: ignore[attr-defined]
+    client = list(W.AnyClientMessage.__args__)  # type: ignore[attr-defined]
+    server = list(W.AnyServerMessage.__args__)  # type: ignore[attr-defined]
+    singles: list[Any] = [E.Outcome, E.SeatEvent, V.ViewUpdate, V.PlayerUpdate, E.DeadLetter,
+                          board.Standing, directory.TableEntry]
+    _, components = msgspec.json.schema_components(
+        [*commands, *events, *singles, *client, *server],
+        ref_template="#/components/schemas/{name}")
+    components = _draft07(public({"components": components}, "components",
+                                 prune=False)["components"])
+    components["Outcome"]["properties"]["code"]["enum"] = ["", *sorted(codes.REJECTIONS)]
+    components["CommandOutcome"]["properties"]["code"]["enum"] = ["", *sorted(codes.REJECTIONS)]
+    components["ErrorReply"]["properties"]["code"]["enum"] = sorted(codes.GATEWAY)
+
+    messages: dict[str, Any] = {}
+
+    def message(name: str, schema: str, example: str, summary: str, key: str | None) -> str:
+        body: dict[str, Any] = {"name": name, "title": name, "summary": summary,
+                                "contentType": "application/json",
+                                "payload": {"$ref": f"#/components/schemas/{schema}"},
+                                "examples": [{"name": example, "payload": found[example]}]}
+        if key is not None:
+            body["bindings"] = {"kafka": {"key": {"type": "string", "description": key},
+                                          "bindingVersion": "0.5.0"}}
+        messages[name] = body
+        return name
+
+    def kafka_channel(spec: topics.TopicSpec, names: list[str]) -> dict[str, Any]:
+        retention = spec.retention_ms
+        return {"address": spec.name(), "title": spec.suffix, "servers": [
+            {"$ref": "#/servers/kafka"}],
+            "description": f"Key: {spec.key}. Value: {spec.value}. Written by {spec.writers}; "
+                           f"read by {spec.readers}.",
+            "messages": {n: {"$ref": f"#/components/messages/{n}"} for n in names},
+            "bindings": {"kafka": {"topic": spec.name(), "partitions": topics.PARTITIONS,
+                                   "topicConfiguration": {
+                                       "cleanup.policy": spec.cleanup.split(","),
+                                       "retention.ms": retention},
+                                   "bindingVersion": "0.5.0"}}}
+
+    command_names = [message(f"command.{_tag(c)}", c.__name__, f"command.{_tag(c)}",
+                             (c.__doc__ or f"the {_tag(c)} command").strip().splitlines()[0],
+                             "table id") for c in commands]
+    event_names = [message(f"event.{_tag(e)}", e.__name__, f"event.{_tag(e)}",
+                           (e.__doc__ or f"the {_tag(e)} event").strip().splitlines()[0],
+                           "table id") for e in events]
+    outcome = [message("outcome", "Outcome", "outcome.rejected", "what became of one command",
+                       "table id")]
+    seat_event = [message("seat-event", "SeatEvent", "seat-event",
+                          "one event as one seat may see it", "table id:seat")]
+    view_update = [message("view-update", "ViewUpdate", "view-update",
+                           "a bot seat's whole view after a change", "table id:seat")]
+    player_update = [message("player-update", "PlayerUpdate", "player-update",
+                             "a human seat's (or the spectators') whole view, versioned",
+                             "table id:seat")]
+    dead = [message("dead-letter", "DeadLetter", "dead-letter", "input that could not be "
+                    "decoded", "original key")]
+    standing = [message("standing", "Standing", "standing", "an account's standing in a "
+                        "house after a change", "house/account")]
+    entry = [message("directory-entry", "TableEntry", "directory-entry", "a table's "
+                     "directory entry (the replays service)", "table id")]
+    ws_in = [message(f"ws.{_tag(c)}", c.__name__, f"ws.{_tag(c)}",
+                     (c.__doc__ or _tag(c)).strip().splitlines()[0], None) for c in client]
+    ws_out = [message(f"ws.{_tag(c)}-reply" if _tag(c) == "tables" else f"ws.{_tag(c)}",
+                      c.__name__, f"ws.{_tag(c)}-reply" if _tag(c) == "tables"
+                      else f"ws.{_tag(c)}", (c.__doc__ or _tag(c)).strip().splitlines()[0],
+                      None) for c in server]
+    channels = {
+        "commands": kafka_channel(topics.COMMANDS, command_names),
+        "events": kafka_channel(topics.EVENTS, event_names),
+        "outcomes": kafka_channel(topics.OUTCOMES, outcome),
+        "views": kafka_channel(topics.VIEWS, seat_event),
+        "seatviews": kafka_channel(topics.SEAT_VIEWS, view_update),
+        "playerviews": kafka_channel(topics.PLAYER_VIEWS, player_update),
+        "deadletters": kafka_channel(topics.DEAD_LETTERS, dead),
+        "standings": kafka_channel(topics.STANDINGS, standing),
+        "directory": kafka_channel(topics.DIRECTORY, entry),
+        "websocket": {
+            "address": "/ws", "title": "the gateway's WebSocket",
+            "servers": [{"$ref": "#/servers/gateway"}],
+            "description": (W.__doc__ or "").strip(),
+            "messages": {n: {"$ref": f"#/components/messages/{n}"} for n in ws_in + ws_out},
+            "bindings": {"ws": {"method": "GET", "bindingVersion": "0.1.0"}}},
+    }
+
+    def operation(action: str, channel: str, names: list[str], summary: str) -> dict[str, Any]:
+        return {"action": action, "summary": summary, "channel": {"$ref": f"#/channels/{channel}"},
+                "messages": [{"$ref": f"#/channels/{channel}/messages/{n}"} for n in names]}
+
+    operations = {
+        "receiveCommands": operation("receive", "commands", command_names,
+                                     "the processor consumes table commands"),
+        "sendEvents": operation("send", "events", event_names, "the table's events, in order"),
+        "sendOutcomes": operation("send", "outcomes", outcome, "one outcome per command id"),
+        "sendSeatEvents": operation("send", "views", seat_event, "each seat's redacted events"),
+        "sendSeatViews": operation("send", "seatviews", view_update, "bot seats' whole views"),
+        "sendPlayerViews": operation("send", "playerviews", player_update,
+                                     "human seats' and spectators' whole views, versioned"),
+        "sendDeadLetters": operation("send", "deadletters", dead, "what could not be decoded"),
+        "sendStandings": operation("send", "standings", standing,
+                                   "the leaderboards' standings, compacted"),
+        "sendDirectory": operation("send", "directory", entry,
+                                   "the replays service's table directory, compacted"),
+        "receiveClientFrames": operation("receive", "websocket", ws_in,
+                                         "the gateway reads client frames"),
+        "sendServerFrames": operation("send", "websocket", ws_out,
+                                      "the gateway's frames to a client"),
+    }
+    doc = {
+        "asyncapi": "3.0.0",
+        "id": "urn:okey101",
+        "info": {"title": "okey101", "version": f"{E.VERSION}.0.0",
+                 "description": "101 Okey tables on Kafka, and the gateway's WebSocket API. "
+                                "Every message carries `v`, the contract's major version; "
+                                "compatible changes are listed in VERSIONING.md."},
+        "defaultContentType": "application/json",
+        "servers": {
+            "kafka": {"host": "127.0.0.1:19092", "protocol": "kafka",
+                      "description": "the local broker (tools/kafka/broker.sh)"},
+            "gateway": {"host": "127.0.0.1:8100", "protocol": "ws",
+                        "description": "python -m services.gateway"}},
+        "channels": channels,
+        "operations": operations,
+        "components": {"messages": messages, "schemas": components},
+    }
+    _drop_unreferenced(doc, components)  # StackedDeal, once StartMatch lost its deals
+    return doc
 
 
 def render(doc: Any) -> str:

@@ -41,4 +41,8 @@ def configure_logging(level: str, stream: TextIO | None = None) -> None:
         root.removeHandler(old)
     root.addHandler(handler)
     root.setLevel(threshold if threshold <= logging.DEBUG else max(threshold, _LIBRARY_FLOOR))
-    logging.captureWarnings(True)  # warnings.warn (ResourceWarning...) as log records
+    # warnings.warn (ResourceWarning...) as log records. Released first: captureWarnings(True)
+    # is a no-op while an earlier capture is recorded, even after someone else (a test
+    # harness's catch_warnings) has put its own showwarning back.
+    logging.captureWarnings(False)
+    logging.captureWarnings(True)

@@ -1,12 +1,14 @@
-"""`make demo`: the whole service playing itself.
+"""`make demo`: the whole service playing itself, and a table a person can play at.
 
 Starts the local Kafka broker (unless KAFKA_BOOTSTRAP points elsewhere), the rules
-processor, the turn timers, the bots, the leaderboards and the replays service; opens one
+processor, the turn timers, the bots, the leaderboards, the replays service and the
+gateway; prints the URL where a person can play in the browser while it runs; opens one
 table per house with four bots each; plays whole matches while showing each table's
 progress; prints the standings and every hand's outcome, then each house's board as the
 leaderboards service serves it (bots left off where the house ranks no bots), waits until
 the replays directory holds every table's end and prints where the tables can be replayed
-(with one example command), and where the metrics are; then stops everything it started.
+(with one example command), and where the metrics are; then stops everything it started
+(`--serve`: keeps the stack up until Ctrl-C, for people to play).
 
 The screen shows only the demo: the services log JSON to .cache/demo/<service>.log and the
 demo's own library warnings (aiokafka's) go to .cache/demo/demo.log. The progress display
@@ -19,6 +21,8 @@ import argparse
 import asyncio
 import json
 import os
+import re
+import secrets
 import signal
 import socket
 import subprocess
@@ -50,7 +54,7 @@ BROKER = ROOT / "tools" / "kafka" / "broker.sh"
 LOGS = ROOT / ".cache" / "demo"
 LEVELS = (3, 2, 2, 1)  # the bots at each table, by seat
 # metrics ports: the base, base + 1, ...; the leaderboards' HTTP reads on base + BOARDS_PORT
-SERVICES = ("processor", "timers", "bots", "leaderboards", "replays")
+SERVICES = ("processor", "timers", "bots", "leaderboards", "replays", "gateway")
 BOARDS_PORT = 9  # the leaderboards' HTTP reads: base + 9 (9110)
 REPLAYS_PORT = 79  # the replays' HTTP: base + 79 (9180)
 READY_WAIT_S = 120.0
@@ -68,14 +72,16 @@ class Table:
 
 
 class Service:
-    def __init__(self, name: str, args: list[str], logs: Path, port: int) -> None:
+    def __init__(self, name: str, args: list[str], logs: Path, port: int,
+                 env: dict[str, str] | None = None) -> None:
         self.name = name
         self.port = port
         self.log = logs / f"{name}.log"
         self.proc = subprocess.Popen([sys.executable, "-m", f"services.{name}", *args],
                                      cwd=ROOT, stdout=self.log.open("wb"),
                                      stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                     env=dict(os.environ, OKEY_LOG_LEVEL="warning"),
+                                     env=dict(os.environ, OKEY_LOG_LEVEL="warning",
+                                              **(env or {})),
                                      start_new_session=True)
 
     def stop(self) -> None:
@@ -352,6 +358,26 @@ def where_to_replay(prefix: str, url: str, tables: dict[str, Table]) -> None:
           f"okey101 export --prefix {prefix} --out DIR)")
 
 
+def gateway_url(gateway: Service, timeout: float = 60) -> str:
+    """The URL the gateway prints once it listens."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = re.search(r"gateway listening on (http://\S+)",
+                          gateway.log.read_text(errors="replace"))
+        if found:
+            return found.group(1)
+        if gateway.proc.poll() is not None:
+            break
+        time.sleep(0.1)
+    raise OSError(f"the gateway did not start; see {gateway.log}")
+
+
+def serve_forever(url: str) -> None:
+    print(f"\nthe stack stays up: play at {url} (Ctrl-C stops it)", flush=True)
+    while True:
+        time.sleep(3600)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m services.demo", description=__doc__)
     parser.add_argument("--hands", type=int, help="hands per match (shortens the demo; "
@@ -361,6 +387,10 @@ def main() -> int:
                         help="the processor's metrics port; the other services' follow "
                              f"({', '.join(SERVICES)}), the boards' HTTP on base + "
                              f"{BOARDS_PORT}, the replays' on base + {REPLAYS_PORT}")
+    parser.add_argument("--serve", action="store_true",
+                        help="keep every service up after the matches, for people to play")
+    parser.add_argument("--gateway-port", type=int, default=0,
+                        help="the browser table's port (default: any free one, printed)")
     args = parser.parse_args()
     LOGS.mkdir(parents=True, exist_ok=True)
     # aiokafka's warnings go to a file, not the screen; it stays open to the process's end
@@ -386,20 +416,29 @@ def _run(args: argparse.Namespace) -> int:
     replays_port = free_port(args.metrics_port_base + REPLAYS_PORT)
     replays_url = f"http://127.0.0.1:{replays_port}"
     extra = {"leaderboards": ["--http-port", str(boards_port)],
-             "replays": ["--http-port", str(replays_port)]}
+             "replays": ["--http-port", str(replays_port)],
+             # seats at people's tables are filled on request (the table's "fill with bots")
+             "bots": ["--no-fill-seats"],
+             "gateway": ["--guest-login", "--port", str(args.gateway_port)]}
+    env = {"gateway": {"OKEY_GATEWAY_SECRET": secrets.token_hex(32)}}
     services = [Service(name, [*common, "--metrics-port", str(args.metrics_port_base + i),
                                *extra.get(name, [])],
-                        LOGS, args.metrics_port_base + i) for i, name in enumerate(SERVICES)]
+                        LOGS, args.metrics_port_base + i, env.get(name))
+                for i, name in enumerate(SERVICES)]
     console = Console()
     exit_status = 0
     try:
         print(f"okey101 demo: topics {prefix}.*, one table per house, bots at levels "
               f"{list(LEVELS)} by seat", flush=True)
+        url = gateway_url(services[SERVICES.index("gateway")])
+        print(f"play in your browser: {url}", flush=True)
         tables = asyncio.run(play(args, bootstrap, prefix, services, console))
         report(tables, services)
         asyncio.run(boards(f"http://127.0.0.1:{boards_port}", len(tables)))
         asyncio.run(wait_for_directory(replays_url, tables, 60))
         where_to_replay(prefix, replays_url, tables)
+        if args.serve:
+            serve_forever(url)
     except KeyboardInterrupt:
         print("\nstopped", file=sys.stderr)
         exit_status = 130

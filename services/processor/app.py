@@ -24,7 +24,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.errors import KafkaError, ProducerFenced
 
 from okey101.app import topics
-from okey101.app.processing import Output, PartitionTables
+from okey101.app.processing import Changed, Output, PartitionTables
 from okey101.table import messages as E
 from okey101.table.state import TableState
 from services.common.http import Readiness
@@ -67,6 +67,7 @@ class Processor:
         self.outcomes = topics.OUTCOMES.name(prefix)
         self.views = topics.VIEWS.name(prefix)
         self.seat_views = topics.SEAT_VIEWS.name(prefix)
+        self.player_views = topics.PLAYER_VIEWS.name(prefix)
         self.dead_letters = topics.DEAD_LETTERS.name(prefix)
         self.workers: dict[int, _Worker] = {}
         self.consumer: AIOKafkaConsumer | None = None
@@ -277,11 +278,17 @@ class _Worker:
         try:
             async with self.producer.transaction():
                 batches = _Batches(self.producer, self.tp.partition)
+                changed = Changed()
                 for record in records:
                     out = self.tables.handle(record.key, record.value, self.tp.topic,
                                              record.offset, _entropy, record.timestamp or 0)
                     await self._send(batches, record, out)
+                    changed.note(out)
                     outputs.append((record, out))
+                for update in self.tables.player_updates(changed):
+                    await batches.add(self.p.player_views,
+                                      f"{update.table_id}:{update.seat}".encode(),
+                                      E.encode(update))
                 await batches.flush()
                 await self.producer.send_offsets_to_transaction(
                     {self.tp: records[-1].offset + 1}, self.p.group)

@@ -35,6 +35,7 @@ async def test_the_short_demo_plays_every_house_to_the_end_and_bots_are_never_re
     assert "north-sultan: all time by SP" in boards and "classic: all time by rating" in boards
     assert boards.count("bot account(s) not ranked") == 2  # north-sultan and classic rank no bot
     assert boards.count("(bot)") == 12  # okeygg, okey-oyna and its düz list their bots, flagged
+    assert "play in your browser: http://127.0.0.1:" in out
     prefix = re.search(r"topics (demo[0-9a-f]+)\.\*", out)
     assert prefix is not None
     outcomes = [E.outcome_decoder.decode(v) for v in

@@ -74,6 +74,7 @@ class TableEntry(msgspec.Struct, frozen=True, kw_only=True):
     places: tuple[int, ...] = ()
     gaps: int = 0  # events whose seq did not follow the one before
     skipped: tuple[int, ...] = ()  # offsets of undecodable records under this table's key
+    v: int = E.VERSION  # the contract's version (proto/VERSIONING.md)
 
 
 class PublicEntry(msgspec.Struct, frozen=True, kw_only=True):

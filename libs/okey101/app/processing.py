@@ -18,7 +18,7 @@ from okey101.table import messages as E
 from okey101.table.decide import decide_and_fold
 from okey101.table.evolve import NEW_TABLE, evolve
 from okey101.table.state import TableState
-from okey101.table.views import ViewUpdate, event_for, view_updates
+from okey101.table.views import PlayerUpdate, ViewUpdate, event_for, player_updates, view_updates
 from okey101.terms import SEATS
 
 
@@ -29,6 +29,24 @@ class Output(msgspec.Struct):
     seat_views: list[ViewUpdate] = msgspec.field(default_factory=list)
     dead_letter: E.DeadLetter | None = None
     command: E.Command | None = None
+
+
+class Changed:
+    """The tables one transaction changed, each with its version before the transaction and
+    the events since: what `PartitionTables.player_updates` publishes once per table, so a
+    batch of many commands at a table costs one view per seat, not one per command."""
+
+    def __init__(self) -> None:
+        self.tables: dict[str, tuple[int, list[E.Event]]] = {}
+
+    def note(self, out: Output) -> None:
+        if not out.events:
+            return
+        first = out.events[0]
+        entry = self.tables.get(first.table_id)
+        if entry is None:
+            entry = self.tables[first.table_id] = (first.seq - 1, [])
+        entry[1].extend(out.events)
 
 
 class PartitionTables:
@@ -68,6 +86,9 @@ class PartitionTables:
             command = E.command_decoder.decode(value)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             return dead(f"undecodable command: {exc}")
+        if command.v != E.VERSION:
+            return dead(f"contract version v={command.v}: this processor speaks "
+                        f"v={E.VERSION} (proto/VERSIONING.md)")
         if key is None or key.decode("utf-8", "replace") != command.table_id:
             return dead(f"record key {key!r} is not the command's table_id "
                         f"{command.table_id!r}")
@@ -122,6 +143,13 @@ class PartitionTables:
         self.outcomes[key] = outcome
         return Output(events=decision, outcome=outcome, views=views, command=command,
                       seat_views=view_updates(after))
+
+    def player_updates(self, changed: Changed) -> list[PlayerUpdate]:
+        """The last view of every human seat and of the spectators at each changed table."""
+        out: list[PlayerUpdate] = []
+        for table_id, (previous, events) in changed.tables.items():
+            out += player_updates(self.tables[table_id], previous, events)
+        return out
 
     def active_tables(self) -> int:
         return sum(1 for s in self.tables.values() if s.status in ("seating", "playing"))

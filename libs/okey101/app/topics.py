@@ -81,6 +81,11 @@ STANDINGS = TopicSpec(
     "standings", "house/account", "an account's standing in a house after a change "
     "(proto/standing.schema.json)", -1, "leaderboards", "gateways, analysts",
     cleanup="compact")
+PLAYER_VIEWS = TopicSpec(
+    "playerviews", "table id:seat", "a human seat's (or the spectators', seat -1) whole view "
+    "with its version and the events since the previous one (proto/player-update.schema.json);"
+    " the last per table and seat of each processor transaction", 24 * 3600 * 1000,
+    "processor (transactional)", "gateways (views, resume, the lobby)", "compact,delete")
 DEAD_LETTERS = TopicSpec(
     "deadletters", "original key", "dead letter (proto/dead-letter.schema.json)",
     30 * 24 * 3600 * 1000, "processor", "operators")
@@ -91,9 +96,10 @@ DIRECTORY = TopicSpec(
     "replays service (idempotent upserts)", "replays service (its restart), okey101 replay, "
     "history and export", cleanup="compact")
 
-ALL = (COMMANDS, EVENTS, OUTCOMES, VIEWS, SEAT_VIEWS, DEAD_LETTERS, STANDINGS, DIRECTORY)
+ALL = (COMMANDS, EVENTS, OUTCOMES, VIEWS, SEAT_VIEWS, PLAYER_VIEWS, DEAD_LETTERS, STANDINGS,
+       DIRECTORY)
 # one partition count for these: a table's commands, events and views share a partition
-TABLE_TOPICS = (COMMANDS, EVENTS, OUTCOMES, VIEWS, SEAT_VIEWS)
+TABLE_TOPICS = (COMMANDS, EVENTS, OUTCOMES, VIEWS, SEAT_VIEWS, PLAYER_VIEWS)
 
 
 def partition_for(key: bytes, partitions: int) -> int:

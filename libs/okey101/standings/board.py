@@ -31,6 +31,7 @@ from okey101.standings.house import (
 from okey101.standings.match import MatchResult
 from okey101.standings.skill import Skill, rate
 from okey101.standings.week import week_of
+from okey101.table import messages as E
 
 Key = tuple[int, str]  # (ended_at, table_id)
 AccountKey = tuple[str, str]  # (house, account)
@@ -59,6 +60,7 @@ class Standing(msgspec.Struct, frozen=True, kw_only=True):
     last_table: str = ""
     last_at: int = 0
     matches: int = 0  # matches applied to this account here, leavers' included
+    v: int = E.VERSION  # the contract's version (proto/VERSIONING.md)
 
 
 class HistoryEntry(msgspec.Struct, frozen=True, kw_only=True):

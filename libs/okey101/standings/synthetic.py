@@ -8,6 +8,7 @@ contiguous seqs, as the processor would write them for a match with that outcome
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import msgspec
 
@@ -35,7 +36,7 @@ def match_events(table_id: str, profile: str | Profile, seating: Seating,
     events: list[E.Event] = []
     at = ended_at - 60_000
 
-    def emit(kind: type[E.Event], **fields: object) -> None:
+    def emit(kind: type[E.Event], **fields: Any) -> None:
         events.append(kind(table_id=table_id, seq=len(events) + 1, at=at, **fields))
 
     emit(E.TableCreated, profile=p)

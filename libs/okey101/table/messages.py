@@ -7,7 +7,7 @@ New fields get defaults; a field is never retyped. proto/ is generated from thes
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import msgspec
 
@@ -24,10 +24,31 @@ from okey101.terms import (
 
 Visibility = Literal["public", "seat", "server"]
 End = RunEnd  # kept: bots and clients name it
+VERSION = 1  # the contract's major version: `v` on every message (proto/VERSIONING.md)
+
+_TILE = "(?:[RYBK](?:[1-9]|1[0-3])|F)"
+TILE_PATTERN = f"^{_TILE}$"
+MELD_TOKEN_PATTERN = f"^{_TILE}(?:=[RYBK](?:[1-9]|1[0-3]))?$"
+# Tiles travel as notation; the schema carries the pattern, the engine checks it (a bad
+# name is a `malformed` rejection naming the token, not an undecodable record).
+TileName = Annotated[str, msgspec.Meta(extra_json_schema={
+    "pattern": TILE_PATTERN, "description": "a tile: R7 Y13 B1 K10 (red, yellow, blue, "
+    "black 1-13) or F, a fake okey"})]
+MeldToken = Annotated[str, msgspec.Meta(extra_json_schema={
+    "pattern": MELD_TOKEN_PATTERN, "description": "a tile in a meld; the okey standing for "
+    "another tile is written Y6=K9"})]
+HiddenTile = Annotated[str, msgspec.Meta(extra_json_schema={
+    "pattern": f"^(?:{_TILE})?$", "description": "a tile, or empty where the seat may not "
+    "see it"})]
+ServerOnly = {"x-server-only": True}  # left out of the public schemas (proto/)
 
 
 # ---------------------------------------------------------------- commands
 class Command(msgspec.Struct, tag_field="type", kw_only=True, frozen=True):
+    # required on the wire (the public schema) though defaulted here for in-process use:
+    # the processor refuses a command without them (not_your_seat, stale_seq)
+    wire_required: ClassVar[tuple[str, ...]] = ("player_id", "seat", "seq")
+    v: int = VERSION
     table_id: str
     command_id: str
     player_id: str = ""
@@ -39,13 +60,14 @@ class Command(msgspec.Struct, tag_field="type", kw_only=True, frozen=True):
 class StackedDeal(msgspec.Struct, frozen=True, kw_only=True):
     """A given deal (tests, scenarios): racks by seat, the deck top first."""
 
-    indicator: str
+    indicator: TileName
     starter: int = 0
-    racks: list[list[str]] = msgspec.field(default_factory=list)
-    deck: list[str] = msgspec.field(default_factory=list)
+    racks: list[list[TileName]] = msgspec.field(default_factory=list)
+    deck: list[TileName] = msgspec.field(default_factory=list)
 
 
 class CreateTable(Command, tag="create_table", frozen=True):
+    wire_required: ClassVar[tuple[str, ...]] = ("player_id",)
     profile: str = "okeygg"
     options: dict[str, Any] = msgspec.field(default_factory=dict)
     private: bool = False  # a private room; its owner is the creator, `player_id`
@@ -55,8 +77,9 @@ class Sit(Command, tag="sit", frozen=True):
     """A player sits (before the match, or in an empty seat as a substitute). `bot` and
     `bot_level` are the server side's: a gateway never relays them from a client."""
 
-    bot: bool = False
-    bot_level: int = DEFAULT_BOT_LEVEL  # the level the bots service plays this seat at
+    bot: Annotated[bool, msgspec.Meta(extra_json_schema=ServerOnly)] = False
+    # the level the bots service plays this seat at
+    bot_level: Annotated[int, msgspec.Meta(extra_json_schema=ServerOnly)] = DEFAULT_BOT_LEVEL
 
 
 class Leave(Command, tag="leave", frozen=True):
@@ -93,8 +116,10 @@ class ExpireReconnectWindow(Command, tag="expire_reconnect_window", frozen=True)
 
 
 class StartMatch(Command, tag="start_match", frozen=True):
-    seed: str = ""  # hex; filled in by the server, never by a client
-    deals: list[StackedDeal] | None = None  # server-side tests only
+    # hex; filled in by the server, never by a client
+    seed: Annotated[str, msgspec.Meta(extra_json_schema=ServerOnly)] = ""
+    # server-side tests only
+    deals: Annotated[list[StackedDeal] | None, msgspec.Meta(extra_json_schema=ServerOnly)] = None
 
 
 class CommitSeed(Command, tag="commit_seed", frozen=True):
@@ -140,41 +165,44 @@ class ShowIndicator(Command, tag="show_indicator", frozen=True):
 
 
 class Open(Command, tag="open", frozen=True):
-    melds: list[list[str]] = msgspec.field(default_factory=list)
-    pairs: list[list[str]] = msgspec.field(default_factory=list)
+    melds: list[list[MeldToken]] = msgspec.field(default_factory=list)
+    pairs: list[list[MeldToken]] = msgspec.field(default_factory=list)
 
 
 class Lay(Command, tag="lay", frozen=True):
-    melds: list[list[str]] = msgspec.field(default_factory=list)
-    pairs: list[list[str]] = msgspec.field(default_factory=list)
+    melds: list[list[MeldToken]] = msgspec.field(default_factory=list)
+    pairs: list[list[MeldToken]] = msgspec.field(default_factory=list)
 
 
 class LayOff(Command, tag="lay_off", frozen=True):
     meld: int  # the meld's number on the table (0, 1, ... in the order laid)
-    tiles: list[str]
+    tiles: list[MeldToken]
     end: End | None = None
 
 
 class TakeOkey(Command, tag="take_okey", frozen=True):
     meld: int
-    tiles: list[str]  # the real tile(s) put in the okey's place
+    tiles: list[TileName]  # the real tile(s) put in the okey's place
 
 
 class Discard(Command, tag="discard", frozen=True):
-    tile: str
+    tile: TileName
 
 
 class Finish(Command, tag="finish", frozen=True):
     """Düz (classic) Okey: discard `tile` and show every other tile of the rack, as runs
     and groups (`melds`) or as seven pairs (`pairs`): the hand is won."""
 
-    tile: str = ""
-    melds: list[list[str]] = msgspec.field(default_factory=list)
-    pairs: list[list[str]] = msgspec.field(default_factory=list)
+    tile: TileName
+    melds: list[list[MeldToken]] = msgspec.field(default_factory=list)
+    pairs: list[list[MeldToken]] = msgspec.field(default_factory=list)
 
 
 class TimeOut(Command, tag="timeout", frozen=True):
-    turn: int = -1  # the turn this timeout is for; a stale one is rejected
+    """Server only (the timers service): play the house's move for a stalled seat."""
+
+    wire_required: ClassVar[tuple[str, ...]] = ("seat", "seq")
+    turn: int  # the turn this timeout is for; a stale one is rejected
 
 
 AnyCommand = (
@@ -187,6 +215,7 @@ AnyCommand = (
 
 # ---------------------------------------------------------------- events
 class Event(msgspec.Struct, tag_field="type", kw_only=True, frozen=True):
+    v: int = VERSION
     table_id: str
     seq: int  # contiguous from 1 for each table
     at: int = 0  # ms since the epoch when it was decided (its command's `at`); 0: unknown
@@ -305,8 +334,8 @@ class HandStarted(Event, tag="hand_started", frozen=True):
     hand: int  # 1-based
     attempt: int  # a replayed hand (void, or classic deck-out) deals again
     starter: int
-    indicator: str
-    okey: str
+    indicator: TileName
+    okey: TileName
     commitment: str  # SHA-256 of the hand seed, hex; "" for a stacked deal
     deck_count: int
     deal_version: int = 1  # proto/DEAL.md: 1 the server's seed alone; 2 with client seeds
@@ -317,32 +346,32 @@ class HandDealt(Event, tag="hand_dealt", frozen=True):
 
     hand: int
     seed: str
-    racks: list[list[str]]
-    deck: list[str]
+    racks: list[list[TileName]]
+    deck: list[TileName]
 
 
 class RackDealt(Event, tag="rack_dealt", frozen=True):
     """Private to `seat`: its own rack."""
 
     seat: int
-    tiles: list[str]
+    tiles: list[TileName]
 
 
 class TileDrawn(Event, tag="tile_drawn", frozen=True):
     """Private to `seat`; other seats see it with `tile` empty."""
 
     seat: int
-    tile: str = ""
+    tile: HiddenTile = ""
 
 
 class DiscardTaken(Event, tag="discard_taken", frozen=True):
     seat: int
-    tile: str
+    tile: TileName
 
 
 class DiscardPutBack(Event, tag="discard_put_back", frozen=True):
     seat: int
-    tile: str
+    tile: TileName
 
 
 class PairsDeclared(Event, tag="pairs_declared", frozen=True):
@@ -351,13 +380,13 @@ class PairsDeclared(Event, tag="pairs_declared", frozen=True):
 
 class IndicatorShown(Event, tag="indicator_shown", frozen=True):
     seat: int
-    tile: str
+    tile: TileName
 
 
 class HandOpened(Event, tag="hand_opened", frozen=True):
     seat: int
     kind: OpeningKind
-    melds: list[list[str]]
+    melds: list[list[MeldToken]]
     value: int  # points, or the number of pairs
     threshold: int
     elden: bool = False
@@ -365,27 +394,27 @@ class HandOpened(Event, tag="hand_opened", frozen=True):
 
 class MeldsLaid(Event, tag="melds_laid", frozen=True):
     seat: int
-    melds: list[list[str]]
+    melds: list[list[MeldToken]]
     pairs: bool = False
 
 
 class TilesLaidOff(Event, tag="tiles_laid_off", frozen=True):
     seat: int
     meld: int
-    tiles: list[str]
+    tiles: list[MeldToken]
     end: LayOffEnd
 
 
 class OkeyTaken(Event, tag="okey_taken", frozen=True):
     seat: int
     meld: int
-    tiles: list[str]  # what was put on the table in the okey's place
-    okey: str
+    tiles: list[TileName]  # what was put on the table in the okey's place
+    okey: TileName
 
 
 class TileDiscarded(Event, tag="tile_discarded", frozen=True):
     seat: int
-    tile: str
+    tile: TileName
 
 
 class RackShown(Event, tag="rack_shown", frozen=True):
@@ -419,7 +448,7 @@ class HandEnded(Event, tag="hand_ended", frozen=True):
     finish: str  # a FinishKind (okey101.terms): normal, okey, pairs, ... deck_exhausted, void
     finished_by: int | None
     scores: list[int]  # penalty points, lower is better (düz: the points each seat lost)
-    racks: list[list[str]]
+    racks: list[list[TileName]]
     seed: str  # revealed: SHA-256 of it is the hand's commitment
     replay: bool = False
     server_share: str = ""  # deal version 2: the server's share, revealed (hex)
@@ -471,13 +500,14 @@ def visibility(event: Event) -> Visibility:
 
 
 class Rejection(msgspec.Struct, frozen=True, kw_only=True):
-    code: str  # stable snake_case
+    code: str  # stable snake_case: okey101.codes.REJECTIONS
     message: str  # names the input and the position
 
 
 class Outcome(msgspec.Struct, frozen=True, kw_only=True):
     """What became of one command: accepted with the seqs of its events, or rejected."""
 
+    v: int = VERSION
     table_id: str
     command_id: str
     accepted: bool
@@ -490,6 +520,7 @@ class Outcome(msgspec.Struct, frozen=True, kw_only=True):
 class SeatEvent(msgspec.Struct, frozen=True, kw_only=True):
     """An event as one seat may see it (the views topic)."""
 
+    v: int = VERSION
     table_id: str
     seat: int
     event: AnyEvent
@@ -498,6 +529,7 @@ class SeatEvent(msgspec.Struct, frozen=True, kw_only=True):
 class DeadLetter(msgspec.Struct, frozen=True, kw_only=True):
     """Input that could not be decoded, with the reason and where it came from."""
 
+    v: int = VERSION
     reason: str
     topic: str
     partition: int

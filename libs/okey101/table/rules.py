@@ -655,10 +655,12 @@ def _can_go_elden_with(s: TableState, seat: int, rack: list[Tile], tile: Tile) -
     first = solver.arrange(rack, hand.okey, wraps)
     if len(first.leftover) == 1 and (first.leftover[0] != tile or rack.count(tile) > 1):
         return True
-    if hand.okey not in rack and solver.leftover_value(first.leftover, hand.okey) > 13:
-        return False  # a single left-over tile is worth 13 at most
+    # a rack laid whole bar `u` is an arrangement leaving `u` alone, so `u` is worth at
+    # least the least any arrangement leaves: only such tiles need a solve
+    least = solver.leftover_value(first.leftover, hand.okey)
     for u in sorted(set(rack)):
-        if u == tile and rack.count(tile) < 2:
+        if (u == tile and rack.count(tile) < 2) or \
+                solver.leftover_value([u], hand.okey) < least:
             continue
         if not solver.arrange(without(tuple(rack), [u]), hand.okey, wraps).leftover:
             return True

@@ -15,7 +15,7 @@ a bot seat from a person's: the bot flags read False and a bot's level stays on 
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import msgspec
 
@@ -23,6 +23,7 @@ from okey101 import scoring, tiles
 from okey101.profiles import Profile
 from okey101.table import messages as E
 from okey101.table import rules as R
+from okey101.table.messages import MeldToken, TileName
 from okey101.table.rules import available_discard, threshold
 from okey101.table.state import HandState, Phase, Seeding, Status, TableState
 from okey101.terms import SEATS, LayOffEnd, Opened
@@ -35,7 +36,7 @@ class MeldView(msgspec.Struct, frozen=True, kw_only=True):
     index: int  # the meld's number on the table: lay_off and take_okey name it
     owner: int
     kind: str  # run, group, pair
-    tiles: list[str]  # in order; a joker written as ``Y6=K9``
+    tiles: list[MeldToken]  # in order; a joker written as ``Y6=K9``
     start: int = 0  # a run's first position (14 is "1 after 13")
     laid_turn: int
 
@@ -45,7 +46,7 @@ class SeatView(msgspec.Struct, frozen=True, kw_only=True):
     player_id: str
     bot: bool  # where the house labels bots; False everywhere where it does not
     rack_size: int
-    discards: list[str]  # the seat's discard pile, top last
+    discards: list[TileName]  # the seat's discard pile, top last
     opened: Opened
     opened_turn: int
     opening_value: int  # points, or pairs
@@ -61,9 +62,9 @@ class SeatView(msgspec.Struct, frozen=True, kw_only=True):
 class TurnView(msgspec.Struct, frozen=True, kw_only=True):
     """The current turn so far (all of it happened in public)."""
 
-    taken: str | None  # the discard taken this turn
+    taken: TileName | None  # the discard taken this turn
     taken_from: int
-    laid: list[str]  # tiles laid on the table this turn
+    laid: list[TileName]  # tiles laid on the table this turn
     lay_offs: int
     laid_off: bool
     end_counts: list[tuple[int, str, int]]  # (meld, end, tiles) laid off this turn
@@ -74,12 +75,12 @@ class HandView(msgspec.Struct, frozen=True, kw_only=True):
     number: int
     attempt: int
     starter: int
-    indicator: str
-    okey: str
+    indicator: TileName
+    okey: TileName
     deck_count: int
     to_act: int
     phase: Phase
-    available_discard: str | None  # what the seat to act may take now
+    available_discard: TileName | None  # what the seat to act may take now
     melds: list[MeldView]
     seats: list[SeatView]
     current: TurnView
@@ -90,7 +91,7 @@ class HandView(msgspec.Struct, frozen=True, kw_only=True):
 class LayOffOption(msgspec.Struct, frozen=True, kw_only=True):
     """One tile the seat may lay off now, and where (send it as `lay_off`)."""
 
-    tile: str
+    tile: TileName
     meld: int
     end: LayOffEnd
 
@@ -99,13 +100,13 @@ class OkeyTakeOption(msgspec.Struct, frozen=True, kw_only=True):
     """An okey the seat may take now: put `tiles` on meld `meld` (send it as `take_okey`)."""
 
     meld: int
-    tiles: list[str]
+    tiles: list[TileName]
 
 
 class PenalisedDiscard(msgspec.Struct, frozen=True, kw_only=True):
     """A rack tile that would cost a penalty if discarded now."""
 
-    tile: str
+    tile: TileName
     points: int
     reason: str  # a PenaltyReason (okey101.terms)
 
@@ -121,7 +122,7 @@ class SeatRules(msgspec.Struct, frozen=True, kw_only=True):
     full_run_ends: list[tuple[int, LayOffEnd]] = msgspec.field(default_factory=list)
     is_elden_open: bool = True  # an elden finish is still open to it
     may_open_pairs: bool = False  # unopened, and pairs declared where the house asks
-    owed_tile: str | None = None  # a taken discard to open with (or lay) before discarding
+    owed_tile: TileName | None = None  # a taken discard to open with (or lay) before discarding
     lay_offs: list[LayOffOption] = msgspec.field(default_factory=list)
     okey_takes: list[OkeyTakeOption] = msgspec.field(default_factory=list)
     penalised_discards: list[PenalisedDiscard] = msgspec.field(default_factory=list)
@@ -155,7 +156,7 @@ class PlayerView(msgspec.Struct, frozen=True, kw_only=True):
     bots: list[bool]  # where the house labels bots; all False where it does not
     hands_total: int
     turn: int
-    rack: list[str]  # the viewer's own rack, in rack order; [] for a spectator
+    rack: list[TileName]  # the viewer's own rack, in rack order; [] for a spectator
     hand: HandView | None
     hand_scores: list[list[int]]
     penalties: list[int]
@@ -176,6 +177,7 @@ class ViewUpdate(msgspec.Struct, frozen=True, kw_only=True):
     bots play from. `seat` -1 is the spectators' view, published while a seat is empty.
     `bot_level` is the server's record of the bot playing `seat`: never in the view."""
 
+    v: int = E.VERSION
     table_id: str
     seat: int
     view: PlayerView
@@ -197,8 +199,49 @@ def view_updates(state: TableState) -> list[ViewUpdate]:
     return out
 
 
+class PlayerUpdate(msgspec.Struct, frozen=True, kw_only=True):
+    """A human seat's (or the spectators', seat -1) whole view after a change, with the
+    events that made it as that seat may see them (the player-views topic): what gateways
+    serve. `version` is the table seq the view shows; `previous` the version of this
+    table's update before it, so a reader that holds `previous` missed nothing. The
+    processor publishes one per changed table and seat per transaction (the last view)."""
+
+    v: int = E.VERSION
+    table_id: str
+    seat: int
+    version: int
+    previous: int
+    events: list[E.AnyEvent]
+    view: PlayerView
+
+
+def player_updates(state: TableState, previous: int, events: list[E.Event]
+                   ) -> list[PlayerUpdate]:
+    """The updates to publish for gateways after `events` took a table from version
+    `previous` to `state`: the spectators' first (a reader learns who sits where before a
+    seat's own update), then each human seat's. The public hand view is built once."""
+    hand = _hand_view(state, state.hand) if state.hand is not None else None
+    seats = [SPECTATOR, *(seat for seat in range(SEATS)
+                          if state.players[seat] and not state.bots[seat])]
+    out = []
+    for seat in seats:
+        seen = [e for e in (event_for(event, seat) for event in events) if e is not None]
+        out.append(PlayerUpdate(table_id=state.table_id, seat=seat, version=state.seq,
+                                previous=previous, events=cast(list[E.AnyEvent], seen),
+                                view=_player_view(state, seat, hand)))
+    return out
+
+
+player_update_decoder = msgspec.json.Decoder(PlayerUpdate)
+
+
 def player_view(state: TableState, seat: int) -> PlayerView:
     """What `seat` may know (a spectator: `seat` = -1, no rack)."""
+    hand = state.hand
+    return _player_view(state, seat, _hand_view(state, hand) if hand is not None else None)
+
+
+def _player_view(state: TableState, seat: int, hand_view: HandView | None) -> PlayerView:
     hand = state.hand
     rack: list[str] = []
     if hand is not None and 0 <= seat < len(hand.seats):
@@ -206,8 +249,7 @@ def player_view(state: TableState, seat: int) -> PlayerView:
     return PlayerView(
         table_id=state.table_id, seq=state.seq, seat=seat, status=state.status,
         profile=state.profile, players=list(state.players), bots=_bot_labels(state),
-        hands_total=state.hands_total, turn=state.turn, rack=rack,
-        hand=_hand_view(state, hand) if hand is not None else None,
+        hands_total=state.hands_total, turn=state.turn, rack=rack, hand=hand_view,
         hand_scores=[list(s) for s in state.hand_scores], penalties=list(state.penalties),
         totals=state.totals(), rules=seat_rules(state, seat), private=state.private,
         owner=state.owner, bots_requested=state.bots_requested,

@@ -1,0 +1,181 @@
+"""What a gateway remembers of the player-views topic: each seat's newest view, the recent
+events for resuming, and the lobby's directory of tables. Pure (no I/O, no clock).
+
+The processor publishes whole views with a version (`PlayerUpdate`); the cache never folds
+an engine event. Views and events stay encoded (`msgspec.Raw`): a frame for the clients is
+built once per update by splicing them, however many connections receive it.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import msgspec
+
+from okey101.app import websocket as W
+from okey101.table.views import SPECTATOR
+
+RESUME_DEPTH = 64  # updates kept per seat for a client that reconnects with a version
+
+
+class RawPlayerUpdate(msgspec.Struct, frozen=True, kw_only=True):
+    """A `PlayerUpdate` with its events and view left encoded."""
+
+    table_id: str
+    seat: int
+    version: int
+    previous: int
+    events: msgspec.Raw
+    view: msgspec.Raw
+
+
+class RawUpdate(W.ServerMessage, tag="update", frozen=True, kw_only=True):
+    """`websocket.Update` with the processor's bytes spliced in."""
+
+    table_id: str
+    seat: int
+    version: int
+    previous: int
+    reset: bool = False
+    events: msgspec.Raw
+    view: msgspec.Raw
+
+
+class _HouseRules(msgspec.Struct, frozen=True):
+    id: str
+    bots_allowed: bool = True
+    turn_seconds: int | None = None
+
+
+class _PublicView(msgspec.Struct, frozen=True):
+    """The part of the spectators' view the directory keeps."""
+
+    seq: int
+    status: str
+    profile: _HouseRules | None
+    players: list[str]
+    hands_total: int
+
+
+class TableInfo(msgspec.Struct):
+    table_id: str
+    version: int
+    status: str
+    house: str
+    players: list[str]
+    hands_total: int
+    bots_allowed: bool
+    turn_seconds: int | None
+
+    def seat_of(self, player_id: str) -> int:
+        return self.players.index(player_id) if player_id in self.players else SPECTATOR
+
+    def summary(self) -> W.TableSummary:
+        return W.TableSummary(
+            table_id=self.table_id, house=self.house, status=self.status,
+            version=self.version, players=list(self.players),
+            free_seats=[i for i, p in enumerate(self.players) if not p],
+            hands_total=self.hands_total, bots_allowed=self.bots_allowed,
+            turn_seconds=self.turn_seconds)
+
+
+class SeatLog:
+    """One (table, seat): the newest view and the events of its last updates."""
+
+    __slots__ = ("frame", "recent", "version", "view")
+
+    def __init__(self, depth: int) -> None:
+        self.version = -1
+        self.view = msgspec.Raw(b"null")
+        self.frame = b""
+        self.recent: deque[tuple[int, int, bytes]] = deque(maxlen=depth)
+
+    def add(self, update: RawPlayerUpdate, frame: bytes) -> None:
+        self.version = update.version
+        self.view = update.view
+        self.frame = frame
+        self.recent.append((update.previous, update.version, bytes(update.events)))
+
+    def since(self, version: int) -> msgspec.Raw | None:
+        """Every event after `version`, in order, or None when they are no longer kept."""
+        parts: list[bytes] = []
+        for previous, _, events in reversed(self.recent):
+            parts.append(events)
+            if previous == version:
+                return _concat(reversed(parts))
+        return None
+
+
+def _concat(arrays: object) -> msgspec.Raw:
+    inner = [a[1:-1] for a in arrays if len(a) > 2]  # type: ignore[attr-defined]
+    return msgspec.Raw(b"[" + b",".join(inner) + b"]")
+
+
+_decode_update = msgspec.json.Decoder(RawPlayerUpdate).decode
+_decode_public = msgspec.json.Decoder(_PublicView).decode
+_encoder = msgspec.json.Encoder()
+
+
+class ViewCache:
+    def __init__(self, depth: int = RESUME_DEPTH) -> None:
+        self.depth = depth
+        self.seats: dict[str, dict[int, SeatLog]] = {}  # table -> seat -> its log
+        self.tables: dict[str, TableInfo] = {}
+
+    def ingest(self, value: bytes) -> tuple[RawPlayerUpdate, bytes]:
+        """Keep one record of the player-views topic; the update and its client frame.
+        Raises msgspec errors for a record that is not a `PlayerUpdate`."""
+        update = _decode_update(value)
+        if update.seat == SPECTATOR:
+            self._note_table(update)
+        frame = _encoder.encode(RawUpdate(
+            table_id=update.table_id, seat=update.seat, version=update.version,
+            previous=update.previous, events=update.events, view=update.view))
+        seats = self.seats.setdefault(update.table_id, {})
+        log = seats.get(update.seat)
+        if log is None:
+            log = seats[update.seat] = SeatLog(self.depth)
+        if update.version > log.version:
+            log.add(update, frame)
+        return update, frame
+
+    def _note_table(self, update: RawPlayerUpdate) -> None:
+        view = _decode_public(update.view)
+        info = self.tables.get(update.table_id)
+        if info is not None and info.version >= view.seq:
+            return
+        profile = view.profile
+        self.tables[update.table_id] = TableInfo(
+            table_id=update.table_id, version=view.seq, status=view.status,
+            house=profile.id if profile else "", players=view.players,
+            hands_total=view.hands_total,
+            bots_allowed=profile.bots_allowed if profile else False,
+            turn_seconds=profile.turn_seconds if profile else None)
+
+    def resume(self, table_id: str, seat: int, version: int | None) -> bytes | None:
+        """The frame for a client starting to watch `seat` of a table, holding `version`:
+        `synced` when it is the newest, the events since it with the view, or the whole view
+        flagged `reset` when the events are no longer kept. None: no view of that seat yet."""
+        log = self.seats.get(table_id, {}).get(seat)
+        if log is None:
+            return None
+        if version == log.version:
+            return _encoder.encode(W.Synced(table_id=table_id, seat=seat, version=version))
+        events = log.since(version) if version is not None else None
+        return _encoder.encode(RawUpdate(
+            table_id=table_id, seat=seat, version=log.version,
+            previous=version if events is not None and version is not None else -1,
+            reset=events is None, events=events or msgspec.Raw(b"[]"), view=log.view))
+
+    def lobby(self, house: str | None = None) -> list[W.TableSummary]:
+        """The tables still seating players (optionally of one house), then those playing."""
+        rank = {"seating": 0, "playing": 1}
+        found = [t for t in self.tables.values() if t.status in rank
+                 and (house is None or t.house == house)]
+        found.sort(key=lambda t: (rank[t.status], t.table_id))
+        return [t.summary() for t in found]
+
+    def forget(self, table_id: str) -> None:
+        """Drop a finished table (nobody watches it any more)."""
+        self.tables.pop(table_id, None)
+        self.seats.pop(table_id, None)

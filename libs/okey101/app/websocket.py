@@ -1,0 +1,263 @@
+"""The gateway's WebSocket API, v1: what a client sends and what it is sent.
+
+Every frame is one JSON object with `type` (the tag) and `v` (the contract's major
+version). A connection starts with `hello` carrying a signed token; the gateway stamps the
+player from the token and ignores any player a payload names. Then:
+- `watch` a table (with the `version` last seen, to resume): the seat's whole view comes
+  back as an `update` (or `synced` when nothing was missed), then every change in order;
+- `command` with the client's own `id`: answered by one `outcome` (a retry with the same
+  id gets the same outcome, never a second move);
+- `tables`: the lobby, the open tables by house.
+A frame the gateway refuses gets an `error` with a code from `okey101.codes.GATEWAY`.
+proto/asyncapi.json describes the channel; the structs here generate its schemas.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from okey101.table import messages as E
+from okey101.table.messages import MeldToken, TileName
+from okey101.table.views import PlayerView
+from okey101.terms import RunEnd
+
+VERSION = 1
+
+
+# ---------------------------------------------------------------- the commands a client sends
+class Move(msgspec.Struct, tag_field="type", kw_only=True, frozen=True, forbid_unknown_fields=True):
+    """A table command as a client sends it: no table, player, command id or seq (the
+    `command` frame carries those, and the gateway stamps the player)."""
+
+
+class CreateTableMove(Move, tag="create_table", frozen=True, kw_only=True):
+    profile: str = "okeygg"  # a house id
+    options: dict[str, Any] = msgspec.field(default_factory=dict)  # proto/profile.schema.json
+
+
+class SitMove(Move, tag="sit", frozen=True, kw_only=True):
+    seat: int
+
+
+class LeaveMove(Move, tag="leave", frozen=True, kw_only=True):
+    pass
+
+
+class ReplaceWithBotMove(Move, tag="replace_with_bot", frozen=True, kw_only=True):
+    """Hand an empty seat (or one's own) to a bot, where the house allows bots."""
+
+    seat: int
+
+
+class StartMatchMove(Move, tag="start_match", frozen=True, kw_only=True):
+    pass
+
+
+class DrawMove(Move, tag="draw", frozen=True, kw_only=True):
+    pass
+
+
+class TakeDiscardMove(Move, tag="take_discard", frozen=True, kw_only=True):
+    pass
+
+
+class PutBackMove(Move, tag="put_back", frozen=True, kw_only=True):
+    pass
+
+
+class DeclarePairsMove(Move, tag="declare_pairs", frozen=True, kw_only=True):
+    pass
+
+
+class ShowIndicatorMove(Move, tag="show_indicator", frozen=True, kw_only=True):
+    pass
+
+
+class OpenMove(Move, tag="open", frozen=True, kw_only=True):
+    melds: list[list[MeldToken]] = msgspec.field(default_factory=list)
+    pairs: list[list[MeldToken]] = msgspec.field(default_factory=list)
+
+
+class LayMove(Move, tag="lay", frozen=True, kw_only=True):
+    melds: list[list[MeldToken]] = msgspec.field(default_factory=list)
+    pairs: list[list[MeldToken]] = msgspec.field(default_factory=list)
+
+
+class LayOffMove(Move, tag="lay_off", frozen=True, kw_only=True):
+    meld: int
+    tiles: list[MeldToken]
+    end: RunEnd | None = None
+
+
+class TakeOkeyMove(Move, tag="take_okey", frozen=True, kw_only=True):
+    meld: int
+    tiles: list[TileName]
+
+
+class DiscardMove(Move, tag="discard", frozen=True, kw_only=True):
+    tile: TileName
+
+
+AnyMove = (
+    CreateTableMove | SitMove | LeaveMove | ReplaceWithBotMove | StartMatchMove | DrawMove
+    | TakeDiscardMove | PutBackMove | DeclarePairsMove | ShowIndicatorMove | OpenMove
+    | LayMove | LayOffMove | TakeOkeyMove | DiscardMove
+)
+SEATED_ANYWHERE = (SitMove, ReplaceWithBotMove)  # name their seat themselves
+
+
+# ---------------------------------------------------------------- client -> gateway
+class ClientMessage(msgspec.Struct, tag_field="type", kw_only=True, frozen=True,
+                    forbid_unknown_fields=True):
+    v: int = VERSION
+
+
+class Hello(ClientMessage, tag="hello", frozen=True, kw_only=True):
+    """The first frame: the token (never in the URL)."""
+
+    token: str
+
+
+class Watch(ClientMessage, tag="watch", frozen=True, kw_only=True):
+    """Follow a table: your seat's view if you sit there, else the spectators'. `version`:
+    the last version you hold, to get only what you missed."""
+
+    table_id: str
+    version: int | None = None
+
+
+class Unwatch(ClientMessage, tag="unwatch", frozen=True, kw_only=True):
+    table_id: str
+
+
+class SendCommand(ClientMessage, tag="command", frozen=True, kw_only=True):
+    """A move, under the client's own `id` (1-64 of A-Z a-z 0-9 _ . : -). `table_id` is
+    empty for create_table (the gateway names the table and says so in the outcome); `seq`
+    is the version the move was decided against (default: the newest the gateway knows)."""
+
+    id: str
+    table_id: str = ""
+    seq: int | None = None
+    command: AnyMove
+
+
+class ListTables(ClientMessage, tag="tables", frozen=True, kw_only=True):
+    house: str | None = None
+
+
+AnyClientMessage = Hello | Watch | Unwatch | SendCommand | ListTables
+
+
+# ---------------------------------------------------------------- gateway -> client
+class ServerMessage(msgspec.Struct, tag_field="type", kw_only=True, frozen=True):
+    v: int = VERSION
+
+
+class Limits(msgspec.Struct, frozen=True, kw_only=True):
+    frame_bytes: int
+    commands_per_second: float
+    command_burst: int
+    connections_per_account: int
+    queued_messages: int
+
+
+class Welcome(ServerMessage, tag="welcome", frozen=True, kw_only=True):
+    player_id: str
+    limits: Limits
+
+
+class ErrorReply(ServerMessage, tag="error", frozen=True, kw_only=True):
+    """A frame refused (`okey101.codes.GATEWAY`); `id` names the command it answers."""
+
+    code: str
+    message: str
+    id: str | None = None
+
+
+class CommandOutcome(ServerMessage, tag="outcome", frozen=True, kw_only=True):
+    """What became of command `id`: accepted with its events' seqs, or rejected with a code
+    from `okey101.codes.REJECTIONS`. An accepted outcome is sent after the update that
+    shows it, so `seqs[-1]` is at most the version the client holds."""
+
+    id: str
+    table_id: str
+    accepted: bool
+    seqs: list[int] = msgspec.field(default_factory=list)
+    code: str = ""
+    message: str = ""
+    duplicate: bool = False
+
+
+class Update(ServerMessage, tag="update", frozen=True, kw_only=True):
+    """The seat's whole view at `version`, with the events (as the seat may see them) since
+    `previous`. A client holding `previous` missed nothing; `reset` says the gateway could
+    not give every event since the client's version (the view is still whole)."""
+
+    table_id: str
+    seat: int
+    version: int
+    previous: int
+    reset: bool = False
+    events: list[E.AnyEvent]
+    view: PlayerView
+
+
+class Synced(ServerMessage, tag="synced", frozen=True, kw_only=True):
+    """A resumed watch: the client's version is the newest; nothing was missed."""
+
+    table_id: str
+    seat: int
+    version: int
+
+
+class TableSummary(msgspec.Struct, frozen=True, kw_only=True):
+    table_id: str
+    house: str
+    status: str
+    version: int
+    players: list[str]
+    free_seats: list[int]
+    hands_total: int
+    bots_allowed: bool
+    turn_seconds: int | None
+
+
+class Tables(ServerMessage, tag="tables", frozen=True, kw_only=True):
+    tables: list[TableSummary]
+
+
+AnyServerMessage = Welcome | ErrorReply | CommandOutcome | Update | Synced | Tables
+
+client_decoder = msgspec.json.Decoder(AnyClientMessage)
+encoder = msgspec.json.Encoder()
+
+
+def encode(message: msgspec.Struct) -> bytes:
+    return encoder.encode(message)
+
+
+def refuse(code: str, message: str, id: str | None = None) -> ErrorReply:
+    """An error frame with a registered gateway code (`okey101.codes.GATEWAY`)."""
+    return ErrorReply(code=code, message=message, id=id)
+
+
+def to_command(move: AnyMove, *, table_id: str, command_id: str, player_id: str, seat: int,
+               seq: int, bot_id: str = "") -> E.AnyCommand:
+    """The table command for `move`, with the envelope the gateway stamps (and, for a bot
+    it seats, the bot's id the gateway mints: a client never names one)."""
+    fields = msgspec.to_builtins(move)
+    fields.update(table_id=table_id, command_id=command_id, player_id=player_id, seat=seat,
+                  seq=seq)
+    if isinstance(move, ReplaceWithBotMove):
+        fields["bot_id"] = bot_id
+    command: E.AnyCommand = msgspec.convert(fields, E.AnyCommand)
+    return command
+
+
+def published_schemas() -> dict[str, Any]:
+    return {
+        "websocket-client.schema.json": msgspec.json.schema(AnyClientMessage),
+        "websocket-server.schema.json": msgspec.json.schema(AnyServerMessage),
+    }

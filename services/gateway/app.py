@@ -1,0 +1,595 @@
+"""The gateway: WebSocket and HTTP (aiohttp) in front of Kafka.
+
+Reads the player-views topic (every table's human seats and spectators, whole views with
+versions) into a `ViewCache` and the outcomes topic; writes client commands to the commands
+topic. Each connection has its own bounded queue and writer task: fan-out only ever puts a
+frame in a queue, and a client whose queue is full is dropped, so a slow or frozen client
+never slows the others. An accepted command's outcome is sent after the update that shows
+it. Serves the browser table (static/) and the solver helpers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+import secrets
+import socket
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import structlog
+from aiohttp import WSCloseCode, WSMsgType, web
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+
+from okey101 import profiles, solver, tiles
+from okey101.app import identity, topics
+from okey101.app import websocket as W
+from okey101.app.ratelimit import TokenBucket
+from okey101.app.viewcache import ViewCache
+from okey101.errors import MalformedInput
+from okey101.table import messages as E
+from okey101.table.views import SPECTATOR
+from services.common.kafka import provision
+from services.gateway import metrics
+
+log = structlog.get_logger("gateway")
+STATIC = Path(__file__).resolve().parent / "static"
+CLIENT_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
+CLOSE_AUTH, CLOSE_TOO_MANY, CLOSE_TOO_SLOW = 4001, 4003, 4008
+FORGET_AFTER = 600.0  # seconds a finished, unwatched table stays in memory
+
+
+@dataclass(frozen=True)
+class Settings:
+    bootstrap: str
+    secret: str
+    prefix: str = "okey"
+    host: str = "127.0.0.1"
+    port: int = 8100
+    guest_login: bool = False
+    frame_bytes: int = 16 * 1024
+    commands_per_second: float = 10.0
+    command_burst: int = 20
+    connections_per_account: int = 5
+    queued_messages: int = 256
+    hello_timeout: float = 10.0
+    send_buffer: int = 128 * 1024  # the kernel's buffer per socket: bounds a frozen client
+    flood_strikes: int = 200  # refused commands in a row before the connection is closed
+
+    def limits(self) -> W.Limits:
+        return W.Limits(frame_bytes=self.frame_bytes,
+                        commands_per_second=self.commands_per_second,
+                        command_burst=self.command_burst,
+                        connections_per_account=self.connections_per_account,
+                        queued_messages=self.queued_messages)
+
+
+class Connection:
+    """One authenticated WebSocket: its queue, its writer, what it watches."""
+
+    def __init__(self, gateway: Gateway, ws: web.WebSocketResponse, request: web.Request,
+                 player_id: str) -> None:
+        self.gateway = gateway
+        self.ws = ws
+        self.request = request
+        self.player_id = player_id
+        s = gateway.settings
+        self.queue: asyncio.Queue[bytes] = asyncio.Queue(s.queued_messages)
+        self.bucket = TokenBucket(s.commands_per_second, s.command_burst, time.monotonic())
+        self.watching: set[str] = set()
+        self.strikes = 0
+        self.closed = False
+        self.writer = asyncio.create_task(self._write())
+
+    def push(self, frame: bytes) -> None:
+        if self.closed:
+            return
+        try:
+            self.queue.put_nowait(frame)
+        except asyncio.QueueFull:
+            metrics.DROPPED.inc()
+            log.info("client_dropped", player_id=self.player_id, reason="queue full")
+            self.gateway.drop(self, CLOSE_TOO_SLOW, "too_slow")
+            return
+        metrics.FRAMES_OUT.inc()
+
+    def send(self, message: msgspec.Struct) -> None:
+        self.push(W.encode(message))
+
+    async def _write(self) -> None:
+        with contextlib.suppress(ConnectionError, RuntimeError):
+            while True:
+                frame = await self.queue.get()
+                await self.ws.send_frame(frame, WSMsgType.TEXT)
+
+
+@dataclass
+class _Waiting:
+    """A command published for one or more connections, awaiting its outcome."""
+
+    conns: list[tuple[Connection, str]]  # (connection, its client id)
+    kind: str
+    started: float
+
+
+class Gateway:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.cache = ViewCache()
+        self.watchers: dict[str, set[Connection]] = {}
+        self.accounts: dict[str, set[Connection]] = {}
+        self.waiting: dict[tuple[str, str], _Waiting] = {}
+        self.acks: dict[str, list[tuple[Connection, int, bytes]]] = {}  # table -> deferred
+        self.finished: dict[str, float] = {}  # table -> when it was seen over
+        self.solve_buckets: dict[str, TokenBucket] = {}
+        self.producer: AIOKafkaProducer | None = None
+        self.commands = topics.COMMANDS.name(settings.prefix)
+        self.player_views = topics.PLAYER_VIEWS.name(settings.prefix)
+        self.outcomes = topics.OUTCOMES.name(settings.prefix)
+        self.port = settings.port
+        self._stopping = asyncio.Event()
+        self.ready = asyncio.Event()
+
+    # ------------------------------------------------------------ lifecycle
+    def stop(self) -> None:
+        self._stopping.set()
+
+    async def run(self) -> None:
+        s = self.settings
+        partitions = await provision(s.bootstrap, s.prefix)
+        self.producer = AIOKafkaProducer(bootstrap_servers=s.bootstrap, linger_ms=1,
+                                         enable_idempotence=True)
+        consumer = AIOKafkaConsumer(bootstrap_servers=s.bootstrap, group_id=None,
+                                    isolation_level="read_committed",
+                                    enable_auto_commit=False, fetch_max_wait_ms=10,
+                                    max_partition_fetch_bytes=4 * 1024 * 1024)
+        await self.producer.start()
+        await consumer.start()
+        runner = web.AppRunner(self.web_app(), access_log=None)
+        try:
+            views = [TopicPartition(self.player_views, p) for p in range(partitions)]
+            outcomes = [TopicPartition(self.outcomes, p) for p in range(partitions)]
+            consumer.assign(views + outcomes)
+            await consumer.seek_to_beginning(*views)
+            await consumer.seek_to_end(*outcomes)
+            await self._catch_up(consumer, views)
+            await runner.setup()
+            site = web.TCPSite(runner, s.host, s.port)
+            await site.start()
+            sockets = getattr(site._server, "sockets", None)
+            if sockets:
+                self.port = sockets[0].getsockname()[1]
+            self.ready.set()
+            log.info("gateway_started", url=f"http://{s.host}:{self.port}/", prefix=s.prefix,
+                     tables=len(self.cache.tables))
+            print(f"gateway listening on http://{s.host}:{self.port}/", flush=True)
+            reader = asyncio.create_task(self._consume(consumer))
+            stopping = asyncio.create_task(self._stopping.wait())
+            await asyncio.wait([reader, stopping], return_when=asyncio.FIRST_COMPLETED)
+            reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reader  # a reader that failed raises here: the service stops with it
+        finally:
+            for conns in list(self.accounts.values()):
+                for conn in list(conns):
+                    self.drop(conn, WSCloseCode.GOING_AWAY, "shutting_down")
+            await runner.cleanup()
+            await consumer.stop()
+            await self.producer.stop()
+            log.info("gateway_stopped")
+
+    async def _catch_up(self, consumer: AIOKafkaConsumer, views: list[TopicPartition]) -> None:
+        """Every seat's newest view before the first client is served."""
+        ends = await consumer.end_offsets(views)
+        async def behind() -> bool:
+            return any([await consumer.position(tp) < ends[tp] for tp in views])
+
+        while await behind():
+            batch = await consumer.getmany(*views, timeout_ms=500, max_records=5000)
+            for records in batch.values():
+                for record in records:
+                    self._ingest(record.value, fan_out=False)
+
+    async def _consume(self, consumer: AIOKafkaConsumer) -> None:
+        last_sweep = time.monotonic()
+        while True:
+            batch = await consumer.getmany(timeout_ms=200, max_records=5000)
+            for tp, records in batch.items():
+                for record in records:
+                    if tp.topic == self.player_views:
+                        self._ingest(record.value, fan_out=True)
+                    else:
+                        self._outcome(record.value)
+            now = time.monotonic()
+            if now - last_sweep > 30:
+                self._sweep(now)
+                last_sweep = now
+
+    # ------------------------------------------------------------ views in
+    def _ingest(self, value: bytes | None, fan_out: bool) -> None:
+        if value is None:
+            return
+        try:
+            update, frame = self.cache.ingest(value)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            log.warning("bad_player_update", error=str(exc))
+            return
+        metrics.UPDATES.inc()
+        table = self.cache.tables.get(update.table_id)
+        if table is not None and table.status == "over":
+            self.finished.setdefault(update.table_id, time.monotonic())
+        if not fan_out or table is None:
+            return
+        for conn in list(self.watchers.get(update.table_id, ())):  # a push may drop one
+            if table.seat_of(conn.player_id) == update.seat:
+                conn.push(frame)
+        deferred = self.acks.get(update.table_id)
+        if deferred:
+            keep = []
+            for conn, last, ack in deferred:
+                seat = table.seat_of(conn.player_id) \
+                    if update.table_id in conn.watching else SPECTATOR
+                if last <= update.version and seat == update.seat:
+                    conn.push(ack)
+                else:
+                    keep.append((conn, last, ack))
+            self.acks[update.table_id] = keep
+
+    def _sweep(self, now: float) -> None:
+        for key, waiting in list(self.waiting.items()):
+            if now - waiting.started > 120:  # dead-lettered, or lost with a processor
+                del self.waiting[key]
+        for table_id, deferred in list(self.acks.items()):
+            self.acks[table_id] = [d for d in deferred if not d[0].closed]
+            if not self.acks[table_id]:
+                del self.acks[table_id]
+        for table_id, since in list(self.finished.items()):
+            if now - since > FORGET_AFTER and not self.watchers.get(table_id):
+                self.cache.forget(table_id)
+                del self.finished[table_id]
+
+    # ------------------------------------------------------------ outcomes in
+    def _outcome(self, value: bytes | None) -> None:
+        if value is None:
+            return
+        try:
+            outcome = E.outcome_decoder.decode(value)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return
+        waiting = self.waiting.pop((outcome.table_id, outcome.command_id), None)
+        if waiting is None:
+            return
+        metrics.COMMANDS.labels(waiting.kind, "accepted" if outcome.accepted
+                                else "rejected").inc()
+        metrics.OUTCOME_LATENCY.observe(time.monotonic() - waiting.started)
+        for conn, client_id in waiting.conns:
+            ack = W.encode(W.CommandOutcome(
+                id=client_id, table_id=outcome.table_id, accepted=outcome.accepted,
+                seqs=outcome.seqs, code=outcome.code, message=outcome.message,
+                duplicate=outcome.duplicate))
+            last = max(outcome.seqs, default=0)
+            if not outcome.accepted or self._shown(conn, outcome.table_id, last):
+                conn.push(ack)
+            else:
+                self.acks.setdefault(outcome.table_id, []).append((conn, last, ack))
+
+    def _shown(self, conn: Connection, table_id: str, version: int) -> bool:
+        """Has `conn` been sent the update at `version` (or later) of the table?"""
+        table = self.cache.tables.get(table_id)
+        if table is None:
+            return False
+        if table_id not in conn.watching:
+            return table.version >= version
+        log_ = self.cache.seats.get(table_id, {}).get(table.seat_of(conn.player_id))
+        return log_ is not None and log_.version >= version
+
+    # ------------------------------------------------------------ connections
+    def drop(self, conn: Connection, code: int, reason: str) -> None:
+        if conn.closed:
+            return
+        conn.closed = True
+        conn.writer.cancel()
+        self._forget_connection(conn)
+
+        async def close() -> None:
+            with contextlib.suppress(TimeoutError, ConnectionError, RuntimeError):
+                await asyncio.wait_for(conn.ws.close(code=code, message=reason.encode()), 1)
+            transport = conn.request.transport
+            if transport is not None and not conn.ws.closed:
+                transport.abort()  # it does not read: do not wait for its close frame
+        asyncio.get_running_loop().create_task(close())
+
+    def _forget_connection(self, conn: Connection) -> None:
+        for table_id in conn.watching:
+            watchers = self.watchers.get(table_id)
+            if watchers is not None:
+                watchers.discard(conn)
+                if not watchers:
+                    del self.watchers[table_id]
+        conn.watching.clear()
+        account = self.accounts.get(conn.player_id)
+        if account is not None and conn in account:
+            account.discard(conn)
+            metrics.CONNECTIONS.dec()
+            if not account:
+                del self.accounts[conn.player_id]
+
+    async def websocket(self, request: web.Request) -> web.StreamResponse:
+        s = self.settings
+        ws = web.WebSocketResponse(max_msg_size=s.frame_bytes, heartbeat=30, compress=False,
+                                   writer_limit=64 * 1024)
+        await ws.prepare(request)
+        raw = request.transport.get_extra_info("socket") if request.transport else None
+        if raw is not None:  # else the kernel grows it to megabytes for a client that never reads
+            raw.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, s.send_buffer)
+        player_id = await self._hello(ws)
+        if player_id is None:
+            return ws
+        conn = Connection(self, ws, request, player_id)
+        self.accounts.setdefault(player_id, set()).add(conn)
+        metrics.CONNECTIONS.inc()
+        conn.send(W.Welcome(player_id=player_id, limits=s.limits()))
+        try:
+            async for msg in ws:
+                if conn.closed:
+                    break
+                if msg.type in (WSMsgType.TEXT, WSMsgType.BINARY):
+                    self._receive(conn, msg.data)
+                    await asyncio.sleep(0)  # let the writer send the reply before the next
+                else:
+                    break
+        finally:
+            if not conn.closed:
+                conn.closed = True
+                conn.writer.cancel()
+                self._forget_connection(conn)
+        return ws
+
+    async def _hello(self, ws: web.WebSocketResponse) -> str | None:
+        """The player a connection's first frame proves, or None (the socket is closed)."""
+        s = self.settings
+        try:
+            msg = await ws.receive(timeout=s.hello_timeout)
+        except TimeoutError:
+            await self._refuse_and_close(ws, "unauthenticated", "no hello within "
+                                         f"{s.hello_timeout:.0f} s")
+            return None
+        if msg.type not in (WSMsgType.TEXT, WSMsgType.BINARY):
+            return None  # closed, or a frame too large (aiohttp closed it with 1009)
+        try:
+            hello = W.client_decoder.decode(msg.data)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            await self._refuse_and_close(ws, "malformed", f"first frame: {exc}")
+            return None
+        if not isinstance(hello, W.Hello):
+            await self._refuse_and_close(ws, "unauthenticated", "the first frame must be "
+                                         "hello with a token")
+            return None
+        try:
+            player_id = identity.verify(s.secret, hello.token, int(time.time()))
+        except identity.TokenRefused as exc:
+            await self._refuse_and_close(ws, exc.code, exc.message)
+            return None
+        if len(self.accounts.get(player_id, ())) >= s.connections_per_account:
+            metrics.REFUSED.labels("too_many_connections").inc()
+            await ws.send_str(W.encode(W.refuse(
+                "too_many_connections", f"{player_id} already holds "
+                f"{s.connections_per_account} connections")).decode())
+            await ws.close(code=CLOSE_TOO_MANY, message=b"too_many_connections")
+            return None
+        return player_id
+
+    async def _refuse_and_close(self, ws: web.WebSocketResponse, code: str, message: str
+                                ) -> None:
+        metrics.REFUSED.labels(code).inc()
+        with contextlib.suppress(ConnectionError, RuntimeError):
+            await ws.send_str(W.encode(W.refuse(code, message)).decode())
+            await ws.close(code=CLOSE_AUTH, message=code.encode())
+
+    def _refuse(self, conn: Connection, code: str, message: str, id: str | None = None
+                ) -> None:
+        metrics.REFUSED.labels(code).inc()
+        conn.send(W.refuse(code, message, id))
+
+    # ------------------------------------------------------------ frames in
+    def _receive(self, conn: Connection, data: str | bytes) -> None:
+        try:
+            message = W.client_decoder.decode(data)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            self._refuse(conn, "malformed", str(exc))
+            return
+        if message.v != W.VERSION:
+            self._refuse(conn, "malformed", f"v={message.v}: this gateway speaks "
+                         f"v={W.VERSION} (proto/VERSIONING.md)")
+            return
+        match message:
+            case W.SendCommand():
+                self._command(conn, message)
+            case W.Watch():
+                self._watch(conn, message)
+            case W.Unwatch():
+                conn.watching.discard(message.table_id)
+                self.watchers.get(message.table_id, set()).discard(conn)
+            case W.ListTables():
+                conn.send(W.Tables(tables=self.cache.lobby(message.house)))
+            case W.Hello():
+                self._refuse(conn, "malformed", "hello: this connection is already "
+                             f"authenticated as {conn.player_id}")
+
+    def _watch(self, conn: Connection, message: W.Watch) -> None:
+        table = self.cache.tables.get(message.table_id)
+        if table is None:
+            self._refuse(conn, "unknown_table", f"no table {message.table_id!r}")
+            return
+        conn.watching.add(message.table_id)
+        self.watchers.setdefault(message.table_id, set()).add(conn)
+        frame = self.cache.resume(message.table_id, table.seat_of(conn.player_id),
+                                  message.version)
+        if frame is not None:
+            conn.push(frame)
+
+    def _command(self, conn: Connection, message: W.SendCommand) -> None:
+        move, client_id = message.command, message.id
+        kind = type(move).__struct_config__.tag
+        if not conn.bucket.take(time.monotonic()):
+            conn.strikes += 1
+            metrics.COMMANDS.labels(str(kind), "refused").inc()
+            self._refuse(conn, "rate_limited", f"at most {self.settings.commands_per_second:g}"
+                         f" commands a second (burst {self.settings.command_burst})", client_id)
+            if conn.strikes >= self.settings.flood_strikes:
+                self.drop(conn, WSCloseCode.POLICY_VIOLATION, "rate_limited")
+            return
+        conn.strikes = 0
+        if not CLIENT_ID.match(client_id):
+            self._refuse(conn, "malformed", f"command id {client_id!r}: 1-64 of "
+                         "A-Z a-z 0-9 _ . : -", None)
+            return
+        built = self._build(conn, message)
+        if isinstance(built, W.ErrorReply):
+            metrics.COMMANDS.labels(str(kind), "refused").inc()
+            metrics.REFUSED.labels(built.code).inc()
+            conn.send(built)
+            return
+        key = (built.table_id, built.command_id)
+        waiting = self.waiting.get(key)
+        if waiting is not None:  # the same command again while in flight: one answer each
+            waiting.conns.append((conn, client_id))
+            return
+        self.waiting[key] = _Waiting([(conn, client_id)], str(kind), time.monotonic())
+        asyncio.get_running_loop().create_task(self._publish(conn, built, client_id))
+
+    def _build(self, conn: Connection, message: W.SendCommand) -> E.Command | W.ErrorReply:
+        move, client_id = message.command, message.id
+        command_id = f"{conn.player_id}/{client_id}"
+        if isinstance(move, W.CreateTableMove):
+            table_id, seat, seq = f"t{secrets.token_hex(6)}", SPECTATOR, 0
+        else:
+            table = self.cache.tables.get(message.table_id)
+            if table is None:
+                return W.refuse("unknown_table", f"no table {message.table_id!r}", client_id)
+            table_id, seq = table.table_id, table.version
+            seat = move.seat if isinstance(move, W.SEATED_ANYWHERE) \
+                else table.seat_of(conn.player_id)
+            if seat == SPECTATOR:
+                return W.refuse("not_your_seat", f"{conn.player_id} does not sit at "
+                                f"{table_id}", client_id)
+            if message.seq is not None:
+                seq = message.seq
+        try:
+            return W.to_command(move, table_id=table_id, command_id=command_id,
+                                player_id=conn.player_id, seat=seat, seq=seq,
+                                bot_id=uuid.uuid4().hex)
+        except msgspec.ValidationError as exc:
+            return W.refuse("malformed", str(exc), client_id)
+
+    async def _publish(self, conn: Connection, command: E.Command, client_id: str) -> None:
+        assert self.producer is not None
+        try:
+            await self.producer.send(self.commands, E.encode(command),
+                                     key=command.table_id.encode())
+        except Exception as exc:  # any producer failure: the client must hear of it
+            self.waiting.pop((command.table_id, command.command_id), None)
+            log.warning("publish_failed", error=repr(exc))
+            self._refuse(conn, "unavailable", f"command not published: {exc}", client_id)
+
+    # ------------------------------------------------------------ HTTP
+    def web_app(self) -> web.Application:
+        app = web.Application(client_max_size=64 * 1024)
+        app.router.add_get("/", self.index)
+        app.router.add_get("/ws", self.websocket)
+        app.router.add_get("/healthz", self.healthz)
+        app.router.add_get("/api/tables", self.tables)
+        app.router.add_post("/api/solve", self.solve)
+        app.router.add_post("/api/guest", self.guest)
+        app.router.add_static("/static/", STATIC)
+        return app
+
+    async def index(self, request: web.Request) -> web.StreamResponse:
+        return web.FileResponse(STATIC / "index.html")
+
+    async def healthz(self, request: web.Request) -> web.Response:
+        return web.json_response({"ready": self.ready.is_set(),
+                                  "connections": sum(map(len, self.accounts.values())),
+                                  "tables": len(self.cache.tables)})
+
+    async def tables(self, request: web.Request) -> web.Response:
+        house = request.query.get("house") or None
+        return web.Response(body=W.encode(W.Tables(tables=self.cache.lobby(house))),
+                            content_type="application/json")
+
+    async def guest(self, request: web.Request) -> web.Response:
+        """A token for a guest name: only where the operator allows it (the demo)."""
+        if not self.settings.guest_login:
+            raise web.HTTPNotFound()
+        body = await _json_body(request)
+        name = re.sub(r"[^A-Za-z0-9_-]", "", str(body.get("name", "")))[:24] or "guest"
+        player_id = f"{name}-{secrets.token_hex(2)}"
+        token = identity.mint(self.settings.secret, player_id, int(time.time()))
+        return web.json_response({"player_id": player_id, "token": token})
+
+    async def solve(self, request: web.Request) -> web.Response:
+        """The rack helpers: `arrange` (sırala), `opening` (Otomatik Seri Aç), `pairs`
+        (Otomatik Çift Aç). The token comes in the Authorization header."""
+        header = request.headers.get("Authorization", "")
+        try:
+            player_id = identity.verify(self.settings.secret,
+                                        header.removeprefix("Bearer ").strip(), int(time.time()))
+        except identity.TokenRefused as exc:
+            return _problem(401, exc.code, exc.message)
+        bucket = self.solve_buckets.setdefault(player_id, TokenBucket(5, 10, time.monotonic()))
+        if not bucket.take(time.monotonic()):
+            return _problem(429, "rate_limited", "at most 5 solves a second")
+        body = await _json_body(request)
+        try:
+            answer = _solve(body)
+        except MalformedInput as exc:
+            return _problem(400, "malformed", str(exc))
+        return web.json_response(answer)
+
+
+def _solve(body: dict[str, Any]) -> dict[str, Any]:
+    kind, house = body.get("kind"), body.get("house", "okeygg")
+    rack_names, okey_name = body.get("rack"), body.get("okey")
+    if kind not in ("arrange", "opening", "pairs"):
+        raise MalformedInput("kind must be arrange, opening or pairs")
+    if not isinstance(house, str) or not isinstance(okey_name, str) or \
+            not isinstance(rack_names, list) or not all(isinstance(t, str) for t in rack_names):
+        raise MalformedInput("rack must be a list of tiles, okey a tile, house a house id")
+    if len(rack_names) > 22:
+        raise MalformedInput(f"a rack holds at most 22 tiles, not {len(rack_names)}")
+    profile = profiles.house(house)
+    rack, okey = tiles.parse_at(rack_names, "rack"), tiles.parse_at([okey_name], "okey")[0]
+    tiles.check_counts(rack, "rack")
+    wraps = profile.run_wraps_13_to_1
+    if kind == "pairs":
+        pairs = solver.pairs_of(rack, okey)
+        used = [t for m in pairs for t, _ in m.tiles]
+        left = list(rack)
+        for t in used:
+            left.remove(t)
+        return {"melds": [m.notation(okey) for m in pairs], "value": len(pairs),
+                "leftover": tiles.names(sorted(left, key=tiles.sort_key))}
+    found = solver.opening(rack, okey, wraps) if kind == "opening" else \
+        solver.arrange(rack, okey, wraps, profile.okey_in_rack_value)
+    return {"melds": [m.notation(okey) for m in found.melds], "value": found.value,
+            "leftover": tiles.names(found.leftover)}
+
+
+async def _json_body(request: web.Request) -> dict[str, Any]:
+    try:
+        body = await request.json()
+    except ValueError:
+        raise web.HTTPBadRequest(text="the body must be JSON") from None
+    if not isinstance(body, dict):
+        raise web.HTTPBadRequest(text="the body must be a JSON object")
+    return body
+
+
+def _problem(status: int, code: str, message: str) -> web.Response:
+    metrics.REFUSED.labels(code).inc()
+    return web.json_response({"code": code, "message": message}, status=status)

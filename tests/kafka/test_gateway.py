@@ -1,0 +1,284 @@
+"""The gateway against the real broker and processor: identity, commands and their outcomes,
+resuming a view, and bad input and attacks (each gets a clear code, nothing that should
+not reaches Kafka, and the other players are unaffected)."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+import socket
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+from urllib.parse import urlparse
+
+import aiohttp
+import pytest
+
+from okey101.app import identity, topics
+from okey101.table import messages as E
+from tests.kafka.stack import SECRET, Stack
+from tests.kafka.support import publish, read_all, record_timeout_match
+
+
+@pytest.fixture
+async def stack(kafka_bootstrap: str) -> AsyncIterator[Stack]:
+    # stacked deals: the frozen-socket test replays a recorded match (a seeded start)
+    running = Stack(kafka_bootstrap, ("--queued-messages", "8", "--commands-per-second", "5",
+                                      "--command-burst", "5", "--connections-per-account", "3",
+                                      "--send-buffer", "4096"),
+                    ("--allow-stacked-deals",))
+    try:
+        await running.start(bots=False, timers=False)
+        yield running
+    finally:
+        running.stop()
+
+
+def token(player: str, ttl: int = 3600) -> str:
+    return identity.mint(SECRET, player, int(time.time()), ttl)
+
+
+class Client:
+    def __init__(self, ws: aiohttp.ClientWebSocketResponse) -> None:
+        self.ws = ws
+        self.seen: list[dict[str, Any]] = []
+
+    async def send(self, **message: Any) -> None:
+        await self.ws.send_str(json.dumps(message))
+
+    async def next(self, kind: str, timeout: float = 20, **match: Any) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            assert left > 0, f"no {kind} {match}; saw {[m.get('type') for m in self.seen][-8:]}"
+            msg = await self.ws.receive(timeout=left)
+            assert msg.type == aiohttp.WSMsgType.TEXT, f"socket ended: {msg}"
+            frame = json.loads(msg.data)
+            self.seen.append(frame)
+            if frame["type"] == kind and all(frame.get(k) == v for k, v in match.items()):
+                return frame
+
+    async def command(self, id: str, move: dict[str, Any], table_id: str = "",
+                      **extra: Any) -> dict[str, Any]:
+        await self.send(type="command", id=id, table_id=table_id, command=move, **extra)
+        return await self.next("outcome", id=id)
+
+
+async def connect(session: aiohttp.ClientSession, url: str, player: str) -> Client:
+    ws = await session.ws_connect(f"{url}ws")
+    client = Client(ws)
+    await client.send(type="hello", token=token(player))
+    await client.next("welcome")
+    return client
+
+
+async def seated_table(client: Client) -> str:
+    """A table where the client sits at seat 0 (three seats still empty)."""
+    created = await client.command("new", {"type": "create_table", "profile": "okeygg",
+                                           "options": {"hands_per_match": 7}})
+    assert created["accepted"], created
+    table = created["table_id"]
+    assert (await client.command("sit", {"type": "sit", "seat": 0}, table))["accepted"]
+    return str(table)
+
+
+async def commands_in_kafka(stack: Stack) -> list[E.Command]:
+    return [E.command_decoder.decode(v) for v in
+            await read_all(stack.bootstrap, topics.COMMANDS.name(stack.prefix), timeout=5)]
+
+
+# ---------------------------------------------------------------- identity
+@pytest.mark.parametrize("hello,code", [
+    ({"type": "hello", "token": identity.mint("f" * 40, "ayse", int(time.time()))}, "bad_token"),
+    ({"type": "hello", "token": identity.mint(SECRET, "ayse", int(time.time()) - 7200, 60)},
+     "token_expired"),
+    ({"type": "tables"}, "unauthenticated"),
+    ({"type": "hello"}, "malformed"),
+])
+async def test_a_forged_expired_or_missing_token_gets_its_code_and_the_socket_closes(
+        stack: Stack, hello: dict[str, Any], code: str) -> None:
+    async with aiohttp.ClientSession() as session, session.ws_connect(f"{stack.url}ws") as ws:
+        await ws.send_str(json.dumps(hello))
+        reply = json.loads((await ws.receive(timeout=10)).data)
+        assert reply["type"] == "error" and reply["code"] == code
+        closing = await ws.receive(timeout=10)
+        assert closing.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED)
+        assert ws.close_code == 4001
+
+
+async def test_the_player_is_stamped_from_the_token_and_a_retry_gets_the_same_outcome(
+        stack: Stack) -> None:
+    async with aiohttp.ClientSession() as session:
+        ayse = await connect(session, stack.url, "ayse")
+        table = await seated_table(ayse)
+        first = await ayse.command("again", {"type": "replace_with_bot", "seat": 1}, table)
+        retry = await ayse.command("again", {"type": "replace_with_bot", "seat": 1}, table)
+        assert first["accepted"] and retry["accepted"] and retry["duplicate"]
+        assert retry["seqs"] == first["seqs"]
+    sent = [c for c in await commands_in_kafka(stack) if c.table_id == table]
+    assert {c.player_id for c in sent} == {"ayse"}
+    events = [E.event_decoder.decode(v) for v in
+              await read_all(stack.bootstrap, topics.EVENTS.name(stack.prefix), timeout=5)]
+    handed = [e for e in events if e.table_id == table and isinstance(e, E.SeatHandedToBot)]
+    assert len(handed) == 1
+
+
+async def test_a_command_for_a_seat_the_player_does_not_hold_never_reaches_kafka(
+        stack: Stack) -> None:
+    async with aiohttp.ClientSession() as session:
+        ayse = await connect(session, stack.url, "ayse")
+        table = await seated_table(ayse)
+        mehmet = await connect(session, stack.url, "mehmet")
+        await mehmet.send(type="command", id="steal", table_id=table,
+                          command={"type": "discard", "tile": "R5"})
+        refused = await mehmet.next("error", id="steal")
+        assert refused["code"] == "not_your_seat"
+        await mehmet.send(type="command", id="steal2", table_id=table,
+                          command={"type": "discard", "tile": "R5", "player_id": "ayse"})
+        assert (await mehmet.next("error", id=None))["code"] == "malformed"
+    assert not [c for c in await commands_in_kafka(stack) if c.player_id == "mehmet"]
+
+
+async def test_an_accepted_outcome_arrives_after_the_update_that_shows_it(stack: Stack) -> None:
+    async with aiohttp.ClientSession() as session:
+        ayse = await connect(session, stack.url, "ayse")
+        created = await ayse.command("new", {"type": "create_table", "profile": "okeygg"})
+        table = created["table_id"]
+        await ayse.send(type="watch", table_id=table)
+        await ayse.next("update", table_id=table)
+        outcome = await ayse.command("sit", {"type": "sit", "seat": 2}, table)
+        updates = [f for f in ayse.seen if f["type"] == "update"]
+        assert updates[-1]["version"] >= outcome["seqs"][-1]
+        assert updates[-1]["seat"] == 2 and updates[-1]["view"]["players"][2] == "ayse"
+
+
+# ---------------------------------------------------------------- resuming
+async def test_a_client_that_reconnects_with_its_version_gets_only_what_it_missed(
+        stack: Stack) -> None:
+    async with aiohttp.ClientSession() as session:
+        ayse = await connect(session, stack.url, "ayse")
+        table = await seated_table(ayse)
+        await ayse.send(type="watch", table_id=table)
+        held = (await ayse.next("update", table_id=table))["version"]
+        await ayse.ws.close()
+        mehmet = await connect(session, stack.url, "mehmet")
+        for seat in (1, 2):
+            await mehmet.command(f"s{seat}", {"type": "replace_with_bot", "seat": seat}, table)
+        back = await connect(session, stack.url, "ayse")
+        await back.send(type="watch", table_id=table, version=held)
+        missed = await back.next("update", table_id=table)
+        assert not missed["reset"] and missed["previous"] == held
+        assert [e["type"] for e in missed["events"]] == ["seat_handed_to_bot"] * 2
+        assert missed["view"]["seq"] == missed["version"] == held + 2
+        again = await connect(session, stack.url, "ayse")
+        await again.send(type="watch", table_id=table, version=missed["version"])
+        assert (await again.next("synced"))["version"] == missed["version"]
+
+
+# ---------------------------------------------------------------- bad input and floods
+async def test_a_malformed_frame_gets_a_code_and_the_connection_goes_on(stack: Stack) -> None:
+    async with aiohttp.ClientSession() as session:
+        ayse = await connect(session, stack.url, "ayse")
+        for junk in ("{", "[]", '{"type":"command","id":"x"}', '{"type":"dance"}'):
+            await ayse.ws.send_str(junk)
+            assert (await ayse.next("error"))["code"] == "malformed"
+        await ayse.send(type="tables")
+        await ayse.next("tables")
+
+
+async def test_an_oversized_frame_closes_the_socket_with_message_too_big(stack: Stack) -> None:
+    async with aiohttp.ClientSession() as session:
+        ayse = await connect(session, stack.url, "ayse")
+        await ayse.ws.send_str(json.dumps({"type": "tables", "house": "x" * 100_000}))
+        while (await ayse.ws.receive(timeout=10)).type == aiohttp.WSMsgType.TEXT:
+            pass
+        assert ayse.ws.close_code == 1009
+
+
+async def test_a_flood_is_refused_beyond_the_rate_and_never_published(stack: Stack) -> None:
+    async with aiohttp.ClientSession() as session:
+        ayse = await connect(session, stack.url, "ayse")
+        table = await seated_table(ayse)
+        for i in range(40):
+            await ayse.send(type="command", id=f"f{i}", table_id=table,
+                            command={"type": "draw"})
+        answers = [await ayse.next("error", id=f"f{i}") if i >= 10 else None
+                   for i in range(40)]
+        limited = [a for a in answers if a is not None and a["code"] == "rate_limited"]
+    assert len(limited) >= 25
+    flood = [c for c in await commands_in_kafka(stack) if c.command_id.startswith("ayse/f")]
+    assert len(flood) <= 10  # the burst (5) and what the rate refilled meanwhile
+
+
+async def test_an_account_holds_a_bounded_number_of_connections(stack: Stack) -> None:
+    async with aiohttp.ClientSession() as session:
+        held = [await connect(session, stack.url, "ayse") for _ in range(3)]
+        async with session.ws_connect(f"{stack.url}ws") as extra:
+            await extra.send_str(json.dumps({"type": "hello", "token": token("ayse")}))
+            reply = json.loads((await extra.receive(timeout=10)).data)
+            assert reply["code"] == "too_many_connections"
+        await held[0].send(type="tables")
+        await held[0].next("tables")
+
+
+async def test_a_socket_that_never_reads_is_dropped_and_the_others_are_not_slowed(
+        stack: Stack) -> None:
+    table = "frozen-table"
+    commands, final = record_timeout_match(table, seed=11, profile="north-sultan", hands=11)
+    await publish(stack.bootstrap, stack.prefix, commands[:1])  # the table exists
+    async with asyncio.timeout(240), aiohttp.ClientSession() as session:
+        watcher = await connect(session, stack.url, "watcher")
+        await _watch_when_known(watcher, table)
+        frozen = await _frozen_socket(stack.url, table)
+        started = time.monotonic()
+        # one at a time, so that each is its own transaction and its own update
+        await publish(stack.bootstrap, stack.prefix, commands[1:], rate=60)
+        last = await watcher.next("update", timeout=120, version=final.seq)
+        took = time.monotonic() - started
+        assert last["view"]["status"] == "over"
+    metrics_dropped = "client_dropped" in stack.log("gateway")
+    frozen.close()
+    assert metrics_dropped, "the frozen client was never dropped"
+    assert took < 60
+
+
+async def _watch_when_known(client: Client, table: str, timeout: float = 30) -> None:
+    """Watch `table` as soon as the gateway has seen it."""
+    deadline = time.monotonic() + timeout
+    while True:
+        await client.send(type="watch", table_id=table)
+        while True:
+            frame = json.loads((await client.ws.receive(timeout=10)).data)
+            if frame["type"] == "update":
+                return
+            if frame["type"] == "error" and frame["code"] == "unknown_table":
+                break
+        assert time.monotonic() < deadline, f"the gateway never saw {table}"
+        await asyncio.sleep(0.2)
+
+
+async def _frozen_socket(url: str, table: str) -> socket.socket:
+    """A WebSocket that says hello, watches `table`, then never reads again."""
+    parsed = urlparse(url)
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect((parsed.hostname, parsed.port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall((f"GET /ws HTTP/1.1\r\nHost: {parsed.netloc}\r\nUpgrade: websocket\r\n"
+                  f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+                  "Sec-WebSocket-Version: 13\r\n\r\n").encode())
+    for message in ({"type": "hello", "token": token("frozen")},
+                    {"type": "watch", "table_id": table}):
+        sock.sendall(_masked(json.dumps(message).encode()))
+    return sock
+
+
+def _masked(payload: bytes) -> bytes:
+    mask = os.urandom(4)
+    head = bytes([0x81])
+    n = len(payload)
+    head += bytes([0x80 | n]) if n < 126 else bytes([0x80 | 126]) + n.to_bytes(2, "big")
+    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))

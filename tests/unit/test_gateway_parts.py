@@ -1,0 +1,209 @@
+"""The gateway's pure parts: tokens, the rate limit, the view cache (resume and the lobby),
+commands stamped from moves, and the processor's player views (one per seat per batch)."""
+
+from __future__ import annotations
+
+import json
+
+import msgspec
+import pytest
+
+from okey101.app import identity
+from okey101.app import websocket as W
+from okey101.app.processing import Changed, PartitionTables
+from okey101.app.ratelimit import TokenBucket
+from okey101.app.viewcache import ViewCache
+from okey101.table import messages as E
+from okey101.table.views import PlayerUpdate, player_update_decoder
+from tests.kafka.support import record_timeout_match
+
+SECRET = "k" * 40
+NOW = 1_767_225_600
+
+
+# ---------------------------------------------------------------- tokens
+def test_a_token_names_the_player_it_was_minted_for() -> None:
+    assert identity.verify(SECRET, identity.mint(SECRET, "ayse", NOW), NOW + 10) == "ayse"
+
+
+def test_a_token_signed_with_another_key_is_refused_as_bad() -> None:
+    forged = identity.mint("x" * 40, "ayse", NOW)
+    with pytest.raises(identity.TokenRefused) as refused:
+        identity.verify(SECRET, forged, NOW)
+    assert refused.value.code == "bad_token"
+
+
+def test_an_altered_token_is_refused_as_bad() -> None:
+    head, _body, sig = identity.mint(SECRET, "ayse", NOW).split(".")
+    other = identity.mint(SECRET, "mehmet", NOW).split(".")[1]
+    with pytest.raises(identity.TokenRefused, match="token refused") as refused:
+        identity.verify(SECRET, f"{head}.{other}.{sig}", NOW)
+    assert refused.value.code == "bad_token"
+
+
+@pytest.mark.parametrize("garbage", ["", "abc", "a.b.c", "null"])
+def test_garbage_is_refused_as_a_bad_token(garbage: str) -> None:
+    with pytest.raises(identity.TokenRefused):
+        identity.verify(SECRET, garbage, NOW)
+
+
+def test_an_expired_token_is_refused_as_expired() -> None:
+    token = identity.mint(SECRET, "ayse", NOW, ttl=60)
+    with pytest.raises(identity.TokenRefused) as refused:
+        identity.verify(SECRET, token, NOW + 61)
+    assert refused.value.code == "token_expired"
+
+
+def test_a_player_id_must_be_plain() -> None:
+    with pytest.raises(ValueError):
+        identity.mint(SECRET, "a/b", NOW)
+
+
+# ---------------------------------------------------------------- the rate limit
+def test_a_burst_is_allowed_then_the_rate() -> None:
+    bucket = TokenBucket(rate=10, burst=3, now=0.0)
+    assert [bucket.take(0.0) for _ in range(4)] == [True, True, True, False]
+    assert bucket.take(0.1) and not bucket.take(0.1)
+
+
+# ---------------------------------------------------------------- moves to commands
+def test_the_gateway_stamps_the_envelope_and_a_payload_never_names_the_player() -> None:
+    message = W.client_decoder.decode(b'{"type":"command","id":"c1","table_id":"t",'
+                                      b'"command":{"type":"discard","tile":"R5"}}')
+    assert isinstance(message, W.SendCommand)
+    command = W.to_command(message.command, table_id="t", command_id="ayse/c1",
+                           player_id="ayse", seat=2, seq=9)
+    assert command == E.Discard(table_id="t", command_id="ayse/c1", player_id="ayse", seat=2,
+                                seq=9, tile="R5")
+    with pytest.raises(msgspec.ValidationError, match="player_id"):
+        W.client_decoder.decode(b'{"type":"command","id":"c1","table_id":"t","command":'
+                                b'{"type":"discard","tile":"R5","player_id":"mehmet"}}')
+
+
+@pytest.mark.parametrize("frame", [b'{"type":"command","id":"x","command":{"type":"timeout",'
+                                   b'"turn":3}}',
+                                   b'{"type":"command","id":"x","command":{"type":"sit",'
+                                   b'"seat":0,"bot":true}}',
+                                   b'{"type":"nope"}', b"[1,2]", b"{"])
+def test_a_client_cannot_send_server_commands_or_garbage(frame: bytes) -> None:
+    with pytest.raises((msgspec.DecodeError, msgspec.ValidationError)):
+        W.client_decoder.decode(frame)
+
+
+# ---------------------------------------------------------------- the processor's views
+def _tables_after(commands: list[E.Command]) -> tuple[PartitionTables, list[PlayerUpdate]]:
+    tables = PartitionTables(0, 1, allow_stacked_deals=True)
+    changed = Changed()
+    for i, command in enumerate(commands):
+        out = tables.handle(command.table_id.encode(), E.encode(command), "c", i,
+                            lambda: "00" * 32, at=NOW * 1000)
+        changed.note(out)
+    return tables, tables.player_updates(changed)
+
+
+def test_one_batch_publishes_one_view_per_human_seat_and_the_spectators() -> None:
+    commands, _ = record_timeout_match("t1", seed=7)
+    tables, updates = _tables_after(commands[:20])
+    assert [u.seat for u in updates] == [-1, 0, 1, 2, 3]  # the spectators' first
+    assert {u.version for u in updates} == {tables.tables["t1"].seq}
+    assert all(u.previous == 0 for u in updates)
+    assert next(u for u in updates if u.seat == -1).view.rack == []
+
+
+def test_a_seat_sees_only_its_own_rack_in_its_update_events() -> None:
+    commands, _ = record_timeout_match("t1", seed=7)
+    _, updates = _tables_after(commands[:7])
+    for update in updates:
+        racks = [e for e in update.events if isinstance(e, E.RackDealt)]
+        assert [r.seat for r in racks] == ([update.seat] if update.seat >= 0 else [])
+        assert not any(isinstance(e, (E.HandDealt, E.MatchSeeded)) for e in update.events)
+
+
+def test_the_rules_are_computed_only_for_the_seat_to_act() -> None:
+    commands, _ = record_timeout_match("t1", seed=7)
+    _, updates = _tables_after(commands[:9])
+    acting = [u for u in updates if u.view.rules.allowed]
+    assert len(acting) == 1 and acting[0].seat == acting[0].view.hand.to_act  # type: ignore[union-attr]
+
+
+def test_bot_seats_get_no_player_update() -> None:
+    sit = [E.CreateTable(table_id="t", command_id="c", profile="okeygg"),
+           E.Sit(table_id="t", command_id="s0", player_id="ayse", seat=0, seq=1),
+           E.Sit(table_id="t", command_id="s1", player_id="b1", seat=1, seq=2, bot=True)]
+    _, updates = _tables_after(sit)
+    assert sorted(u.seat for u in updates) == [-1, 0]
+
+
+# ---------------------------------------------------------------- the view cache
+def _feed(cache: ViewCache, updates: list[PlayerUpdate]) -> None:
+    for u in updates:
+        cache.ingest(msgspec.json.encode(u))
+
+
+def _play(n: int) -> list[list[PlayerUpdate]]:
+    """The player updates of a timeout match, one batch per command."""
+    commands, _ = record_timeout_match("t1", seed=7)
+    tables = PartitionTables(0, 1, allow_stacked_deals=True)
+    batches = []
+    for i, command in enumerate(commands[:n]):
+        changed = Changed()
+        changed.note(tables.handle(b"t1", E.encode(command), "c", i, lambda: "00" * 32))
+        batches.append(tables.player_updates(changed))
+    return batches
+
+
+def test_a_client_holding_the_newest_version_is_told_it_is_synced() -> None:
+    cache = ViewCache()
+    for batch in _play(10):
+        _feed(cache, batch)
+    version = cache.tables["t1"].version
+    assert json.loads(cache.resume("t1", 0, version) or b"") == \
+        {"type": "synced", "v": 1, "table_id": "t1", "seat": 0, "version": version}
+
+
+def test_a_client_that_missed_updates_gets_only_the_events_since_its_version() -> None:
+    cache = ViewCache()
+    batches = _play(12)
+    for batch in batches:
+        _feed(cache, batch)
+    held = next(u for u in batches[8] if u.seat == 1).version
+    frame = json.loads(cache.resume("t1", 1, held) or b"")
+    assert frame["type"] == "update" and not frame["reset"] and frame["previous"] == held
+    assert [e["seq"] for e in frame["events"]] == \
+        [s for s in range(held + 1, frame["version"] + 1)
+         if any(e["seq"] == s for e in frame["events"])]
+    assert frame["events"][0]["seq"] == held + 1
+    assert frame["view"]["seq"] == frame["version"]
+
+
+def test_a_client_too_far_behind_gets_the_whole_view_flagged_reset() -> None:
+    cache = ViewCache(depth=4)
+    batches = _play(20)
+    for batch in batches:
+        _feed(cache, batch)
+    frame = json.loads(cache.resume("t1", 2, 3) or b"")
+    assert frame["reset"] and frame["events"] == [] and frame["previous"] == -1
+    assert frame["view"]["seat"] == 2
+
+
+def test_the_lobby_lists_seating_tables_by_house() -> None:
+    cache = ViewCache()
+    _, updates = _tables_after([E.CreateTable(table_id="t", command_id="c", profile="okeygg")])
+    _feed(cache, updates)
+    assert [t.table_id for t in cache.lobby("okeygg")] == ["t"]
+    assert cache.lobby("classic") == []
+    summary = cache.lobby()[0]
+    assert summary.free_seats == [0, 1, 2, 3] and summary.status == "seating"
+
+
+def test_a_player_update_round_trips_through_its_decoder() -> None:
+    _, updates = _tables_after([E.CreateTable(table_id="t", command_id="c", profile="okeygg")])
+    assert player_update_decoder.decode(msgspec.json.encode(updates[0])) == updates[0]
+
+
+def test_the_processor_dead_letters_a_command_of_a_contract_version_it_does_not_speak() -> None:
+    tables = PartitionTables(0, 1)
+    future = b'{"type":"create_table","v":2,"table_id":"t","command_id":"c"}'
+    out = tables.handle(b"t", future, "c", 0, lambda: "00" * 32)
+    assert out.dead_letter is not None and "v=2" in out.dead_letter.reason
+    assert out.outcome is None and tables.tables == {}

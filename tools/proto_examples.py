@@ -1,0 +1,183 @@
+"""One example of every published message, for proto/examples.json and the AsyncAPI
+document. Real where it can be: the commands, events and views come from a seeded match
+played in process (the level-0 bot at every seat); the kinds that match never shows are
+written out here. tests/unit/test_contract.py validates each against its schema.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from okey101.app import directory
+from okey101.app import websocket as W
+from okey101.standings.board import Standing
+from okey101.table import messages as E
+from okey101.table.simulate import play_match
+from okey101.table.state import TableState
+from okey101.table.views import PlayerUpdate, ViewUpdate, player_updates, player_view
+
+SEED = "a1" * 32
+T = "t4f2a9c1e07b3"
+AT = 1767225600000  # 2026-01-01T00:00:00Z
+
+
+def _env(seq: int) -> dict[str, Any]:
+    return {"table_id": T, "seq": seq, "at": AT}
+
+
+def _cmd(seq: int, seat: int = 0) -> dict[str, Any]:
+    return {"table_id": T, "command_id": f"ayse-01/c{seq}", "player_id": "ayse-01",
+            "seat": seat, "seq": seq, "at": AT}
+
+
+WRITTEN_COMMANDS: list[E.Command] = [
+    E.Leave(**_cmd(12, 2)),
+    E.ReplaceWithBot(**_cmd(3, 1), bot_id="c3a7e55b0f6d4e1d9b2a41f0e8c6d7a2", bot_level=2),
+    E.TakeDiscard(**_cmd(40, 1)),
+    E.PutBack(**_cmd(41, 1)),
+    E.DeclarePairs(**_cmd(30, 2)),
+    E.ShowIndicator(**_cmd(14, 0)),
+    E.Lay(**_cmd(88, 3), melds=[["B9", "B10", "B11"]]),
+    E.LayOff(**_cmd(90, 3), meld=0, tiles=["R8"], end="high"),
+    E.TakeOkey(**_cmd(93, 1), meld=2, tiles=["K4"]),
+    E.TimeOut(table_id=T, command_id=f"timeout-{T}-57", seat=2, seq=120, turn=57, at=AT),
+    E.Finish(**_cmd(70, 1), tile="K7", melds=[["R1", "R2", "R3"], ["Y5", "B5", "K5"],
+                                           ["B9", "B10", "B11", "B12"], ["R12", "Y12", "K12"]]),
+    E.CommitSeed(**_cmd(1, 0), commitment="5d5b09f6dcb2d53a5fffc60c4ac0d55fabdf556069d6631"
+                                          "545f42aa6e3500f2e"),
+    E.RevealSeed(**_cmd(3, 0), client_seed="00" * 32),
+    E.CloseSeeding(table_id=T, command_id=f"seeding-{T}-1-0-commit-6", seq=6, hand=1,
+                   attempt=0, stage="commit", at=AT),
+    E.RequestBots(**_cmd(2, 0)),
+    E.ReportDisconnect(**_cmd(44, 2)),
+    E.ReportReconnect(**_cmd(46, 2)),
+    E.ExpireReconnectWindow(table_id=T, command_id=f"reconnect-{T}-2-44-45", seat=2, seq=45,
+                            since=44, at=AT),
+]
+WRITTEN_EVENTS: list[E.Event] = [
+    E.PlayerLeft(**_env(12), seat=2, player_id="mehmet-7"),
+    E.SeatHandedToBot(**_env(13), seat=2, bot_id="nazli-3c"),
+    E.DiscardTaken(**_env(40), seat=1, tile="R5"),
+    E.DiscardPutBack(**_env(41), seat=1, tile="R5"),
+    E.PairsDeclared(**_env(30), seat=2),
+    E.IndicatorShown(**_env(14), seat=0, tile="K8"),
+    E.MeldsLaid(**_env(88), seat=3, melds=[["B9", "B10", "B11"]]),
+    E.TilesLaidOff(**_env(90), seat=3, meld=0, tiles=["R8"], end="high"),
+    E.OkeyTaken(**_env(93), seat=1, meld=2, tiles=["K4"], okey="Y12"),
+    E.PenaltyImposed(**_env(94), seat=0, points=101, reason="okey_taken"),
+    E.OpeningRetracted(**_env(95), seat=2, reason="an opening of 96 points does not reach 101"),
+    E.TurnTimedOut(**_env(120), seat=2, turn=57),
+    E.MatchEnded(**_env(400), totals=[-101, 188, 202, 344], places=[1, 2, 3, 4]),
+    E.RackShown(**_env(71), seat=1, tile="K7", melds=[["R1", "R2", "R3"], ["Y5", "B5", "K5"],
+                                                      ["B9", "B10", "B11", "B12"],
+                                                      ["R12", "Y12", "K12"]]),
+    E.SeedingOpened(**_env(6), hand=1, attempt=0, starter=0, server_commitment="9c" * 32,
+                    commit_by=AT + 15000),
+    E.SeedCommitted(**_env(7), seat=0, commitment="5d" * 32),
+    E.SeedCommitsClosed(**_env(8), hand=1, committed=[0], reveal_by=AT + 30000),
+    E.SeedRevealed(**_env(9), seat=0, client_seed="00" * 32),
+    E.SeedForfeited(**_env(10), seat=2, player_id="mehmet-7", reason="not_revealed"),
+    E.SeedingClosed(**_env(11), hand=1, attempt=0, client_seeds=["00" * 32, "", "", ""]),
+    E.BotsRequested(**_env(3), player_id="ayse-01"),
+    E.PlayerDisconnected(**_env(44), seat=2, player_id="mehmet-7",
+                         reconnect_by=AT + 420000),
+    E.PlayerReconnected(**_env(46), seat=2, player_id="mehmet-7"),
+]
+
+
+def _played() -> tuple[list[E.Command], list[E.Event], TableState]:
+    """A seeded north-sultan match of one hand, and a state from its middle (melds down)."""
+    middle: list[TableState] = []
+
+    def keep(before: TableState, command: E.Command, decision: object, after: TableState
+             ) -> None:
+        if not middle and after.hand is not None and after.hand.melds and \
+                after.hand.phase == "play":
+            middle.append(after)
+
+    record = play_match({"base": "north-sultan", "options": {"hands_per_match": 1}}, SEED,
+                        observer=keep)
+    return record.commands, record.events, middle[0] if middle else record.final
+
+
+def _first_by_tag(items: list[Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in items:
+        out.setdefault(type(item).__struct_config__.tag, item)
+    return out
+
+
+def examples() -> dict[str, Any]:
+    """Name -> one example, as JSON builtins."""
+    commands, events, middle = _played()
+    command_by = _first_by_tag([msgspec.structs.replace(
+        c, table_id=T, at=AT, command_id=f"{c.player_id or 'server'}/{c.command_id}")
+        for c in commands])
+    for c in WRITTEN_COMMANDS:
+        command_by.setdefault(type(c).__struct_config__.tag, c)
+    start = command_by["start_match"]
+    command_by["start_match"] = msgspec.structs.replace(start, seed="")  # clients send none
+    event_by = _first_by_tag([msgspec.structs.replace(e, table_id=T, at=AT) for e in events])
+    for e in WRITTEN_EVENTS:
+        event_by.setdefault(type(e).__struct_config__.tag, e)
+    middle = msgspec.structs.replace(middle, table_id=T)
+    seat = middle.hand.to_act if middle.hand is not None else 0
+    view = player_view(middle, seat)
+    update = player_updates(middle, middle.seq - 2, [
+        msgspec.structs.replace(e, table_id=T) for e in events[middle.seq - 2:middle.seq]])[-1]
+    out: dict[str, Any] = {}
+    for tag in sorted(command_by):
+        out[f"command.{tag}"] = command_by[tag]
+    for tag in sorted(event_by):
+        out[f"event.{tag}"] = event_by[tag]
+    out["outcome.accepted"] = E.Outcome(table_id=T, command_id="ayse-01/c7", accepted=True,
+                                        seqs=[61, 62])
+    out["outcome.rejected"] = E.Outcome(
+        table_id=T, command_id="ayse-01/c8", accepted=False, code="not_your_turn",
+        message="seat 0 acted on seat 2's turn")
+    out["seat-event"] = E.SeatEvent(table_id=T, seat=1, event=msgspec.structs.replace(
+        event_by["tile_drawn"], tile=""))
+    out["view-update"] = ViewUpdate(table_id=T, seat=seat, view=view)
+    out["player-update"] = PlayerUpdate(table_id=T, seat=update.seat, version=update.version,
+                                        previous=update.previous, events=update.events,
+                                        view=update.view)
+    entry = None
+    for offset, event in enumerate(msgspec.structs.replace(e, table_id=T) for e in events):
+        entry = directory.fold(entry, event, 3, 1000 + offset)
+    assert entry is not None
+    out["directory-entry"] = entry
+    out["standing"] = Standing(house="north-sultan", account="ayse-01", points=1024,
+                               league={"2026-W01": 12}, xp=70, level=1, room="Acemi",
+                               played=1, won=1, last_table=T, last_at=AT, matches=1)
+    out["dead-letter"] = E.DeadLetter(reason="undecodable command: Expected `object`, got "
+                                      "`str`", topic="okey.commands", partition=3,
+                                      offset=1042, key=T, value='"draw"')
+    out |= _websocket(update)
+    return {name: msgspec.json.decode(msgspec.json.encode(value)) for name, value in out.items()}
+
+
+def _websocket(update: PlayerUpdate) -> dict[str, msgspec.Struct]:
+    return {
+        "ws.hello": W.Hello(token="eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJheXNlLTAxIn0.c2lnbmF0dXJl"),
+        "ws.watch": W.Watch(table_id=T, version=57),
+        "ws.unwatch": W.Unwatch(table_id=T),
+        "ws.command": W.SendCommand(id="c9", table_id=T, seq=update.version,
+                                    command=W.DiscardMove(tile="R5")),
+        "ws.tables": W.ListTables(house="north-sultan"),
+        "ws.welcome": W.Welcome(player_id="ayse-01", limits=W.Limits(
+            frame_bytes=16384, commands_per_second=10, command_burst=20,
+            connections_per_account=5, queued_messages=256)),
+        "ws.error": W.ErrorReply(code="rate_limited", message="at most 10 commands a second "
+                                 "(burst 20)", id="c10"),
+        "ws.outcome": W.CommandOutcome(id="c9", table_id=T, accepted=True, seqs=[61, 62]),
+        "ws.update": W.Update(table_id=T, seat=update.seat, version=update.version,
+                              previous=update.previous, events=update.events,
+                              view=update.view),
+        "ws.synced": W.Synced(table_id=T, seat=0, version=57),
+        "ws.tables-reply": W.Tables(tables=[W.TableSummary(
+            table_id=T, house="north-sultan", status="seating", version=3,
+            players=["ayse-01", "", "", ""], free_seats=[1, 2, 3], hands_total=0,
+            bots_allowed=True, turn_seconds=45)]),
+    }
