@@ -52,7 +52,8 @@ async def load(args: argparse.Namespace, upto: bool = False
     if entry is None or entry.status != "over":
         partition = topics.partition_for(args.table.encode(), await _events_partitions(
             bootstrap, args.prefix))
-        lag = (await directory_lag(bootstrap, args.prefix, args.group, [partition]))[0]
+        lag = (await directory_lag(bootstrap, args.prefix,
+                                   args.group or f"{args.prefix}-replays", [partition]))[0]
         if lag.events:
             print(f"note: the directory lags partition {partition} of "
                   f"{topics.EVENTS.name(args.prefix)} by {lag.events} events "
@@ -111,8 +112,9 @@ def _common(p: argparse.ArgumentParser) -> None:
                      help="everything, the deal included (auditors)")
     p.add_argument("--prefix", default="okey", help="topic name prefix")
     p.add_argument("--bootstrap", help="Kafka bootstrap servers (or KAFKA_BOOTSTRAP)")
-    p.add_argument("--group", default="okey-replays",
-                   help="the replays service's consumer group (for its lag)")
+    p.add_argument("--group", default=None,
+                   help="the replays service's consumer group, for its lag (default: "
+                        "PREFIX-replays, okey-replays with the default prefix)")
 
 
 def register(commands: Any) -> None:

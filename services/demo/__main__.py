@@ -421,7 +421,9 @@ def _run(args: argparse.Namespace) -> int:
              "bots": ["--no-fill-seats"],
              "gateway": ["--guest-login", "--port", str(args.gateway_port)]}
     env = {"gateway": {"OKEY_GATEWAY_SECRET": secrets.token_hex(32)}}
-    services = [Service(name, [*common, "--metrics-port", str(args.metrics_port_base + i),
+    # each service's consumer group named after the demo's topics, as the CLI expects
+    services = [Service(name, [*common, "--group", f"{prefix}-{name}",
+                               "--metrics-port", str(args.metrics_port_base + i),
                                *extra.get(name, [])],
                         LOGS, args.metrics_port_base + i, env.get(name))
                 for i, name in enumerate(SERVICES)]

@@ -36,8 +36,8 @@ class Stack:
         with open(log, "ab") as out:
             self.procs[name] = subprocess.Popen(
                 [sys.executable, "-m", f"services.{name}", "--prefix", self.prefix,
-                 "--metrics-port", "0", *args], cwd=ROOT, env=env, stdout=out,
-                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+                 "--group", f"{self.prefix}-{name}", "--metrics-port", "0", *args],
+                cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
 
     def log(self, name: str) -> str:
         path = self.logs / f"{self.prefix}-{name}.log"

@@ -38,7 +38,8 @@ class LeaderboardsProcess:
     def __init__(self, bootstrap: str, prefix: str, name: str) -> None:
         self.port = free_port()
         self.args = [sys.executable, "-m", "services.leaderboards", "--bootstrap", bootstrap,
-                     "--prefix", prefix, "--metrics-port", "0", "--http-port", str(self.port)]
+                     "--prefix", prefix, "--group", f"{prefix}-{name}", "--metrics-port", "0",
+                     "--http-port", str(self.port)]
         self.log = ROOT / ".cache" / "test-logs" / f"{prefix}-{name}.log"
         self.log.parent.mkdir(parents=True, exist_ok=True)
         self.proc: subprocess.Popen[bytes] | None = None

@@ -63,9 +63,10 @@ class ReplaysProcess(ProcessorProcess):
     """`python -m services.replays` in a subprocess."""
 
     def __init__(self, bootstrap: str, prefix: str, port: int) -> None:
-        super().__init__(bootstrap, prefix, "okey-replays", "replays")
+        super().__init__(bootstrap, prefix, f"{prefix}-replays", "replays")
         self.args = [sys.executable, "-m", "services.replays", "--bootstrap", bootstrap,
-                     "--prefix", prefix, "--metrics-port", "0", "--http-port", str(port),
+                     "--prefix", prefix, "--group", f"{prefix}-replays", "--metrics-port", "0",
+                     "--http-port", str(port),
                      "--instance-id", "replays"]
 
 
@@ -114,7 +115,7 @@ async def _written(bootstrap: str, prefix: str, timeout: float = 60) -> None:
 async def _caught_up(bootstrap: str, prefix: str, timeout: float = 120) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        lag = await directory_lag(bootstrap, prefix, "okey-replays", range(topics.PARTITIONS))
+        lag = await directory_lag(bootstrap, prefix, f"{prefix}-replays", range(topics.PARTITIONS))
         if not any(x.events for x in lag):
             return
         await asyncio.sleep(0.5)
