@@ -39,14 +39,18 @@ LogLevel = Literal["debug", "info", "warning", "error"]
 
 
 class _KafkaBootstrapEnv(PydanticBaseSettingsSource):
-    """`KAFKA_BOOTSTRAP`, read after `OKEY_BOOTSTRAP` and before the default."""
+    """`KAFKA_BOOTSTRAP`, read after `OKEY_BOOTSTRAP` and before the default; and the
+    older variable names a service keeps (`ServiceSettings.also_read`), each read after
+    the field's own `OKEY_<NAME>`."""
 
     def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
         return os.environ.get("KAFKA_BOOTSTRAP"), "KAFKA_BOOTSTRAP", False
 
     def __call__(self) -> dict[str, Any]:
-        value = os.environ.get("KAFKA_BOOTSTRAP")
-        return {"bootstrap": value} if value else {}
+        found = {"bootstrap": os.environ.get("KAFKA_BOOTSTRAP")}
+        also: dict[str, str] = getattr(self.settings_cls, "also_read", {})
+        found |= {name: os.environ.get(older) for name, older in also.items()}
+        return {name: value for name, value in found.items() if value}
 
 
 class ServiceSettings(BaseSettings):
@@ -58,6 +62,10 @@ class ServiceSettings(BaseSettings):
         validate_default=True)
 
     program: ClassVar[str] = "okey101-service"  # the console script's name
+    # field -> an older variable it also reads (after OKEY_<NAME>), kept for deployments
+    also_read: ClassVar[dict[str, str]] = {}
+    # fields whose value a bad-value line must not repeat
+    secret: ClassVar[frozenset[str]] = frozenset()
 
     bootstrap: str = Field(DEFAULT_BOOTSTRAP, description="Kafka bootstrap servers, "
                            "host:port[,host:port...]")
@@ -75,7 +83,7 @@ class ServiceSettings(BaseSettings):
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
         for name, field in cls.model_fields.items():
-            tag = f"[{variable(name)}]"
+            tag = f"[{variable(name, cls.also_read)}]"
             if tag not in (field.description or ""):
                 field.description = f"{field.description or ''} {tag}".strip()
         cls.model_rebuild(force=True)
@@ -120,20 +128,26 @@ def flag(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-def variable(name: str) -> str:
+def variable(name: str, also_read: dict[str, str] | None = None) -> str:
     """The environment variable(s) of a field."""
-    return "OKEY_BOOTSTRAP or KAFKA_BOOTSTRAP" if name == "bootstrap" else \
-        f"{ENV_PREFIX}{name.upper()}"
+    if name == "bootstrap":
+        return "OKEY_BOOTSTRAP or KAFKA_BOOTSTRAP"
+    older = (also_read or {}).get(name)
+    return f"{ENV_PREFIX}{name.upper()}" + (f" or {older}" if older else "")
 
 
-def problems(error: ValidationError) -> list[str]:
-    """One line per bad value: the flag, the variable, the value and what is wrong."""
+def problems(error: ValidationError, settings_class: type[ServiceSettings] | None = None
+             ) -> list[str]:
+    """One line per bad value: the flag, the variable, the value and what is wrong (a
+    secret's value is not repeated)."""
+    also = settings_class.also_read if settings_class else {}
+    hidden = settings_class.secret if settings_class else frozenset()
     lines = []
     for item in error.errors(include_url=False):
         name = str(item["loc"][0]) if item["loc"] else "?"
         message = str(item["msg"]).removeprefix("Value error, ")
-        lines.append(f"bad setting {flag(name)} ({variable(name)}) = "
-                     f"{item.get('input')!r}: {message}")
+        shown = "(hidden)" if name in hidden else repr(item.get("input"))
+        lines.append(f"bad setting {flag(name)} ({variable(name, also)}) = {shown}: {message}")
     return lines
 
 
@@ -145,7 +159,7 @@ def load(cls: type[S], argv: Sequence[str] | None = None) -> S | list[str]:
         source: CliSettingsSource[Any] = CliSettingsSource(cls, cli_prog_name=cls.program)
         settings = CliApp.run(cls, cli_args=args, cli_settings_source=source)
     except ValidationError as exc:
-        return problems(exc)
+        return problems(exc, cls)
     except SettingsError as exc:
         return [f"bad arguments: {_first_line(exc)}"]
     return settings

@@ -19,12 +19,13 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import structlog
 from aiohttp import WSCloseCode, WSMsgType, web
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+from aiokafka.errors import KafkaError
 
 from okey101 import profiles, solver, tiles
 from okey101.app import identity, topics
@@ -34,8 +35,12 @@ from okey101.app.viewcache import ViewCache
 from okey101.errors import MalformedInput
 from okey101.table import messages as E
 from okey101.table.views import SPECTATOR
+from services.common.http import Readiness
 from services.common.kafka import provision
 from services.gateway import metrics
+
+if TYPE_CHECKING:
+    from services.gateway.settings import GatewaySettings
 
 log = structlog.get_logger("gateway")
 STATIC = Path(__file__).resolve().parent / "static"
@@ -128,6 +133,8 @@ class Gateway:
         self.finished: dict[str, float] = {}  # table -> when it was seen over
         self.solve_buckets: dict[str, TokenBucket] = {}
         self.producer: AIOKafkaProducer | None = None
+        self.consumer: AIOKafkaConsumer | None = None
+        self.partitions = topics.PARTITIONS
         self.commands = topics.COMMANDS.name(settings.prefix)
         self.player_views = topics.PLAYER_VIEWS.name(settings.prefix)
         self.outcomes = topics.OUTCOMES.name(settings.prefix)
@@ -135,21 +142,51 @@ class Gateway:
         self._stopping = asyncio.Event()
         self.ready = asyncio.Event()
 
+    @classmethod
+    def from_settings(cls, settings: GatewaySettings) -> Gateway:
+        return cls(settings.gateway())
+
     # ------------------------------------------------------------ lifecycle
     def stop(self) -> None:
         self._stopping.set()
 
-    async def run(self) -> None:
+    def readiness(self) -> Readiness:
+        """Ready once every seat's newest view is read and the endpoint listens."""
+        if self._stopping.is_set():
+            return Readiness(False, "stopping")
+        if self.consumer is None:
+            return Readiness(False, "connecting")
+        if not self.ready.is_set():
+            return Readiness(False, "reading the player views")
+        return Readiness(True)
+
+    async def connect(self) -> None:
+        """The topics provisioned and the clients started; a broker fault is raised with
+        what was opened closed again (the runtime logs it and retries)."""
         s = self.settings
-        partitions = await provision(s.bootstrap, s.prefix)
-        self.producer = AIOKafkaProducer(bootstrap_servers=s.bootstrap, linger_ms=1,
-                                         enable_idempotence=True)
+        self.partitions = await provision(s.bootstrap, s.prefix)
+        producer = AIOKafkaProducer(bootstrap_servers=s.bootstrap, linger_ms=1,
+                                    enable_idempotence=True)
         consumer = AIOKafkaConsumer(bootstrap_servers=s.bootstrap, group_id=None,
                                     isolation_level="read_committed",
                                     enable_auto_commit=False, fetch_max_wait_ms=10,
                                     max_partition_fetch_bytes=4 * 1024 * 1024)
-        await self.producer.start()
-        await consumer.start()
+        try:
+            await producer.start()
+            await consumer.start()
+        except BaseException:
+            for client in (consumer, producer):
+                with contextlib.suppress(KafkaError, OSError, TimeoutError):
+                    await asyncio.wait_for(client.stop(), 10)
+            raise
+        self.producer, self.consumer = producer, consumer
+
+    async def run(self) -> None:
+        s = self.settings
+        if self.consumer is None:
+            await self.connect()
+        assert self.consumer is not None and self.producer is not None
+        consumer, partitions = self.consumer, self.partitions
         runner = web.AppRunner(self.web_app(), access_log=None)
         try:
             views = [TopicPartition(self.player_views, p) for p in range(partitions)]

@@ -28,6 +28,7 @@ import contextlib
 import time
 from collections import Counter
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import msgspec
 import structlog
@@ -39,9 +40,13 @@ from okey101.app import topics
 from okey101.standings import Ledger, Notice
 from okey101.standings.board import AccountKey
 from okey101.standings.ledger import BAD_INPUT
+from services.common.http import Readiness
 from services.common.kafka import client_security, provision
 from services.leaderboards import api, metrics
 from services.leaderboards.reading import read_records
+
+if TYPE_CHECKING:
+    from services.leaderboards.settings import LeaderboardsSettings
 
 log = structlog.get_logger("leaderboards")
 
@@ -99,6 +104,28 @@ class Leaderboards:
 
     def stop(self) -> None:
         self._stopping.set()
+
+    # ------------------------------------------------------------ start-up (runtime.run)
+    @classmethod
+    def from_settings(cls, settings: LeaderboardsSettings) -> Leaderboards:
+        return cls(settings.bootstrap, prefix=settings.prefix, http_host=settings.http_host,
+                   http_port=settings.http_port, horizon=settings.horizon)
+
+    async def connect(self) -> None:
+        """The broker answers and the topics exist (a broker fault is raised: the runtime
+        logs it and retries); `run()` starts the clients."""
+        self.partitions = await provision(self.bootstrap, self.prefix, self.partitions)
+
+    def readiness(self) -> Readiness:
+        """Ready once the start-up rebuild is applied (every events partition is assigned:
+        this service reads them all)."""
+        if self._stopping.is_set():
+            return Readiness(False, "stopping")
+        if self.consumer is None:
+            return Readiness(False, "connecting")
+        if not self.ready.is_set():
+            return Readiness(False, f"rebuilding: {self.progress:.0%} of the events read")
+        return Readiness(True)
 
     async def _shutdown(self) -> None:
         if self._runner is not None:

@@ -23,7 +23,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import structlog
@@ -34,9 +34,13 @@ from aiokafka.errors import CommitFailedError, KafkaError
 from okey101.app import topics
 from okey101.app.directory import TableEntry, entry_decoder, fold, is_newer, skip
 from okey101.table import messages as E
+from services.common.http import Readiness
 from services.common.kafka import Rebalance, provision
 from services.replays import api, metrics
 from services.replays.reading import Readers, consumer
+
+if TYPE_CHECKING:
+    from services.replays.settings import ReplaysSettings
 
 log = structlog.get_logger("replays")
 _FAULTS = (KafkaError, OSError, TimeoutError)
@@ -71,10 +75,19 @@ class Replays:
         self.bound_port = 0
         self._stopping = asyncio.Event()
 
+    @classmethod
+    def from_settings(cls, settings: ReplaysSettings) -> Replays:
+        return cls(settings.bootstrap, prefix=settings.prefix, group=settings.group,
+                   host=settings.http_host, port=settings.http_port,
+                   auditor=settings.auditor, instance_id=settings.instance_id,
+                   readers=settings.readers)
+
     # ------------------------------------------------------------ lifecycle
-    async def run(self) -> None:
+    async def connect(self) -> None:
+        """The topics provisioned, the directory loaded, the clients started and the
+        group joined; a broker fault is raised with what was opened closed again (the
+        runtime logs it and retries)."""
         await provision(self.bootstrap, self.prefix)
-        runner: web.AppRunner | None = None
         try:
             await self.readers.start()
             self.producer = AIOKafkaProducer(bootstrap_servers=self.bootstrap,
@@ -89,7 +102,18 @@ class Replays:
                 heartbeat_interval_ms=1000, group_instance_id=self.instance_id,
                 max_partition_fetch_bytes=8 * 1024 * 1024, fetch_max_wait_ms=20)
             await self.consumer.start()
-            self.consumer.subscribe([self.events], listener=Rebalance(self))
+        except BaseException:
+            await self._shutdown(quiet=True)
+            self.consumer = self.tail = self.producer = None
+            self.readers = Readers(self.bootstrap, self.readers.size)
+            raise
+        self.consumer.subscribe([self.events], listener=Rebalance(self))
+
+    async def run(self) -> None:
+        if self.consumer is None:
+            await self.connect()
+        runner: web.AppRunner | None = None
+        try:
             runner = web.AppRunner(api.build(self), access_log=None)
             await runner.setup()
             site = web.TCPSite(runner, self.host, self.port)
@@ -108,6 +132,17 @@ class Replays:
     def stop(self) -> None:
         self._stopping.set()
 
+    def readiness(self) -> Readiness:
+        """Ready once the directory is loaded and the HTTP API answers: every instance
+        serves the whole directory, whichever events partitions the group gave it."""
+        if self._stopping.is_set():
+            return Readiness(False, "stopping")
+        if self.consumer is None:
+            return Readiness(False, "connecting")
+        if not self.ready.is_set():
+            return Readiness(False, "loading the directory")
+        return Readiness(True)
+
     async def _loop(self) -> None:
         assert self.consumer is not None
         next_repair = time.monotonic() + REPAIR_EVERY
@@ -120,7 +155,7 @@ class Replays:
                 await self._repair()
                 next_repair = time.monotonic() + REPAIR_EVERY
 
-    async def _shutdown(self) -> None:
+    async def _shutdown(self, quiet: bool = False) -> None:
         for client in (self.consumer, self.tail):
             if client is not None:
                 with contextlib.suppress(*_FAULTS):
@@ -129,7 +164,8 @@ class Replays:
             with contextlib.suppress(*_FAULTS):
                 await asyncio.wait_for(self.producer.stop(), 10)
         await self.readers.stop()
-        log.info("replays_stopped")
+        if not quiet:
+            log.info("replays_stopped")
 
     # ------------------------------------------------------------ partitions
     async def assign(self, assigned: Sequence[TopicPartition]) -> None:

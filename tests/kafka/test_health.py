@@ -70,3 +70,59 @@ async def test_each_service_is_alive_then_ready_and_stops_on_sigterm(
     for name, (_, log) in procs.items():
         events = [json.loads(line)["event"] for line in log.read_text().splitlines()]
         assert events[-1] == f"{name}_stopped", (name, events[-3:])
+
+
+LATER = {"leaderboards": "okey_standings_lag_records", "replays": "okey_directory_tables",
+         "gateway": "okey_gateway_connections"}
+
+
+async def test_the_read_services_are_alive_then_ready_and_stop_on_sigterm(
+        kafka_bootstrap: str, tmp_path: Path) -> None:
+    """The leaderboards (rebuild applied), the replays (directory loaded, HTTP up) and the
+    gateway (views read, listening): /readyz 200 next to /metrics, their own HTTP APIs on
+    their own ports, exit status 0 on SIGTERM with JSON logs ending in `<name>_stopped`."""
+    prefix = f"h{uuid.uuid4().hex[:8]}"
+    await provision(kafka_bootstrap, prefix)
+    base = free_ports(2 * len(LATER))
+    own_port = {"leaderboards": "--http-port", "replays": "--http-port", "gateway": "--port"}
+    procs = {}
+    for i, name in enumerate(LATER):
+        log = tmp_path / f"{name}.log"
+        procs[name] = (subprocess.Popen(
+            [sys.executable, "-m", f"services.{name}", "--bootstrap", kafka_bootstrap,
+             "--prefix", prefix, "--metrics-port", str(base + i), own_port[name],
+             str(base + len(LATER) + i)], cwd=ROOT, stdout=log.open("wb"),
+            stderr=subprocess.STDOUT,
+            env=dict(os.environ, PYTHONUNBUFFERED="1", OKEY_GATEWAY_SECRET="s" * 32)), log)
+    try:
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=3)) as http:
+            for i, (name, metric) in enumerate(LATER.items()):
+                url = f"http://127.0.0.1:{base + i}"
+                for _ in range(300):
+                    alive, _ = await _status(http, f"{url}/healthz")
+                    ready, why = await _status(http, f"{url}/readyz")
+                    if ready == 200:
+                        break
+                    assert ready in (0, 503), (name, ready, why)
+                    await asyncio.sleep(0.2)
+                assert (alive, ready) == (200, 200), (name, why, procs[name][1].read_text())
+                async with http.get(f"{url}/metrics") as response:
+                    text = await response.text()
+                assert "okey_ready 1.0" in text and "okey_broker_reachable 1.0" in text
+                assert metric in text, name
+                # the service's own HTTP API is where it was
+                path = {"leaderboards": "/healthz", "replays": "/status",
+                        "gateway": "/healthz"}[name]
+                own = f"http://127.0.0.1:{base + len(LATER) + i}{path}"
+                status, _ = await _status(http, own)
+                assert status == 200, name
+    finally:
+        for proc, _ in procs.values():
+            proc.send_signal(signal.SIGTERM)
+        codes = {name: proc.wait(60) for name, (proc, _) in procs.items()}
+    assert codes == dict.fromkeys(LATER, 0)
+    for name, (_, log) in procs.items():
+        lines = log.read_text().splitlines()
+        events = [json.loads(line)["event"] for line in lines if line.startswith("{")]
+        assert events[-1] == f"{name}_stopped", (name, events[-3:])
+        assert "Traceback" not in "\n".join(lines), name

@@ -10,7 +10,10 @@ import pytest
 
 from services.bots.settings import BotsSettings
 from services.common.settings import load
+from services.gateway.settings import GatewaySettings
+from services.leaderboards.settings import LeaderboardsSettings
 from services.processor.settings import ProcessorSettings
+from services.replays.settings import ReplaysSettings
 from services.timers.settings import TimersSettings
 from tests.kafka.support import ROOT
 
@@ -95,3 +98,89 @@ def test_help_shows_every_option_with_its_default_and_variable() -> None:
                   "(default: 127.0.0.1:19092)", "--allow-stacked-deals",
                   "[OKEY_INSTANCE_ID]"):
         assert shown in text, shown
+
+
+def test_the_later_services_have_their_own_defaults_and_distinct_ports(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OKEY_GATEWAY_SECRET", "s" * 32)
+    boards, replays, gateway = (load(LeaderboardsSettings, []), load(ReplaysSettings, []),
+                                load(GatewaySettings, []))
+    assert isinstance(boards, LeaderboardsSettings) and isinstance(replays, ReplaysSettings)
+    assert isinstance(gateway, GatewaySettings)
+    assert (boards.metrics_port, replays.metrics_port, gateway.metrics_port) == (9104, 9105,
+                                                                                 9106)
+    assert (boards.http_port, replays.http_port, gateway.port) == (9110, 9180, 8100)
+    assert (boards.horizon, replays.readers, replays.auditor, gateway.guest_login) == \
+        (50_000, 2, False, False)
+    assert replays.group == "okey-replays"
+
+
+@pytest.mark.parametrize(("settings", "argv"), [
+    (LeaderboardsSettings, ["--prefix", "p", "--metrics-port", "0", "--http-port", "9999",
+                            "--http-host", "0.0.0.0", "--horizon", "10"]),
+    (ReplaysSettings, ["--prefix", "p", "--metrics-port", "0", "--http-port", "9998",
+                       "--instance-id", "replays", "--http-host", "0.0.0.0", "--auditor",
+                       "--readers", "3"]),
+    (GatewaySettings, ["--prefix", "p", "--metrics-port", "0", "--port", "0", "--host",
+                       "0.0.0.0", "--guest-login", "--frame-bytes", "2048",
+                       "--queued-messages", "8", "--commands-per-second", "5",
+                       "--command-burst", "5", "--connections-per-account", "3",
+                       "--send-buffer", "4096"]),
+])
+def test_the_flags_the_demo_tests_and_units_pass_stay_valid(
+        settings: type[LeaderboardsSettings | ReplaysSettings | GatewaySettings],
+        argv: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OKEY_GATEWAY_SECRET", "s" * 32)
+    got = load(settings, argv)
+    assert isinstance(got, settings), got
+    assert got.prefix == "p" and got.metrics_port == 0
+
+
+def test_the_replays_auditor_flag_still_reads_its_older_variable(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OKEY_REPLAYS_AUDITOR", "1")
+    got = load(ReplaysSettings, [])
+    assert isinstance(got, ReplaysSettings) and got.auditor
+    assert load(ReplaysSettings, ["--no-auditor"]) == got.model_copy(update={"auditor": False})
+
+
+def test_later_services_bad_values_are_one_line_each_and_a_secret_is_not_repeated(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OKEY_GATEWAY_SECRET", "too-short-secret")
+    assert load(GatewaySettings, ["--port", "-1"]) == [
+        "bad setting --port (OKEY_PORT) = '-1': Input should be greater than or equal to 0",
+        "bad setting --gateway-secret (OKEY_GATEWAY_SECRET) = (hidden): set "
+        "OKEY_GATEWAY_SECRET to at least 32 characters (the key tokens are signed with)"]
+    assert load(LeaderboardsSettings, ["--horizon", "0"]) == [
+        "bad setting --horizon (OKEY_HORIZON) = '0': Input should be greater than or equal "
+        "to 1"]
+    monkeypatch.setenv("OKEY_REPLAYS_AUDITOR", "maybe")
+    assert load(ReplaysSettings, ["--readers", "0"]) == [
+        "bad setting --auditor (OKEY_AUDITOR or OKEY_REPLAYS_AUDITOR) = 'maybe': Input "
+        "should be a valid boolean, unable to interpret input",
+        "bad setting --readers (OKEY_READERS) = '0': Input should be greater than or equal "
+        "to 1"]
+
+
+@pytest.mark.parametrize("service", ["leaderboards", "replays", "gateway"])
+def test_a_later_service_with_a_bad_setting_says_so_in_one_line(service: str) -> None:
+    import os
+    env = {k: v for k, v in os.environ.items() if k != "OKEY_GATEWAY_SECRET"}
+    done = subprocess.run([sys.executable, "-m", f"services.{service}", "--metrics-port",
+                           "-5"], capture_output=True, text=True, cwd=ROOT, timeout=60,
+                          env=dict(env, OKEY_GATEWAY_SECRET="s" * 32))
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines() == [
+        f"okey101-{service}: bad setting --metrics-port (OKEY_METRICS_PORT) = '-5': Input "
+        "should be greater than or equal to 0"]
+
+
+@pytest.mark.parametrize("service", ["leaderboards", "replays", "gateway"])
+def test_a_later_services_help_shows_its_defaults(service: str) -> None:
+    done = subprocess.run([sys.executable, "-m", f"services.{service}", "--help"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert done.returncode == 0, done.stderr
+    text = " ".join(done.stdout.split())
+    assert text.startswith(f"usage: okey101-{service}")
+    port = {"leaderboards": "9104", "replays": "9105", "gateway": "9106"}[service]
+    assert f"[OKEY_METRICS_PORT] (default: {port})" in text

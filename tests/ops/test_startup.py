@@ -4,6 +4,7 @@ traceback, and SIGTERM ends the wait cleanly; a taken metrics port is one JSON l
 from __future__ import annotations
 
 import json
+import os
 import signal
 import socket
 import subprocess
@@ -21,11 +22,13 @@ def _closed_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.mark.parametrize("service", ["processor", "timers", "bots"])
+@pytest.mark.parametrize("service", ["processor", "timers", "bots", "leaderboards", "replays",
+                                     "gateway"])
 def test_no_broker_is_a_json_line_per_retry_and_sigterm_ends_the_wait(service: str) -> None:
+    env = dict(os.environ, OKEY_GATEWAY_SECRET="s" * 32)
     proc = subprocess.Popen(
         [sys.executable, "-m", f"services.{service}", "--bootstrap",
-         f"127.0.0.1:{_closed_port()}", "--metrics-port", "0"], cwd=ROOT,
+         f"127.0.0.1:{_closed_port()}", "--metrics-port", "0"], cwd=ROOT, env=env,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stdout is not None
     seen: list[str] = []

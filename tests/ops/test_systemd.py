@@ -16,14 +16,19 @@ import pytest
 
 from services.bots.settings import BotsSettings
 from services.common.settings import ServiceSettings, load
+from services.gateway.settings import GatewaySettings
+from services.leaderboards.settings import LeaderboardsSettings
 from services.processor import app as processor_app
 from services.processor.settings import ProcessorSettings
+from services.replays.settings import ReplaysSettings
 from services.timers.settings import TimersSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 UNITS = ROOT / "deploy" / "systemd"
 SERVICES: dict[str, type[ServiceSettings]] = {
-    "processor": ProcessorSettings, "timers": TimersSettings, "bots": BotsSettings}
+    "processor": ProcessorSettings, "timers": TimersSettings, "bots": BotsSettings,
+    "leaderboards": LeaderboardsSettings, "replays": ReplaysSettings,
+    "gateway": GatewaySettings}
 HARDENING = {"NoNewPrivileges": "yes", "ProtectSystem": "strict", "PrivateTmp": "yes",
              "ProtectHome": "yes", "PrivateDevices": "yes", "RestrictNamespaces": "yes",
              "CapabilityBoundingSet": "", "SystemCallFilter": None}
@@ -46,7 +51,9 @@ def test_each_service_is_a_template_named_by_its_metrics_port(service: str) -> N
 
 
 @pytest.mark.parametrize("service", SERVICES)
-def test_each_unit_runs_a_console_script_with_flags_its_settings_accept(service: str) -> None:
+def test_each_unit_runs_a_console_script_with_flags_its_settings_accept(
+        service: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OKEY_GATEWAY_SECRET", "s" * 32)  # from the environment file
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
     argv = shlex.split(unit(f"okey101-{service}@.service")["Service"]["ExecStart"]
                        .replace("%i", "9101").replace("%H", "host1"))
@@ -90,6 +97,9 @@ def test_systemd_analyze_verify_finds_nothing_to_say(tmp_path: Path) -> None:
     instances = {"okey101-processor@.service": "okey101-processor@9101.service",
                  "okey101-timers@.service": "okey101-timers@9102.service",
                  "okey101-bots@.service": "okey101-bots@9103.service",
+                 "okey101-leaderboards@.service": "okey101-leaderboards@9104.service",
+                 "okey101-replays@.service": "okey101-replays@9105.service",
+                 "okey101-gateway@.service": "okey101-gateway@9106.service",
                  "okey101-health@.service": "okey101-health@processor-9101.service",
                  "okey101-health@.timer": "okey101-health@processor-9101.timer"}
     for template, instance in instances.items():

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tools.dashboards.grafana import RATE, Dashboard, Row, Target, panel
+from tools.dashboards.grafana import RATE, Dashboard, Panel, Row, Target, panel
 
 
 def job(service: str) -> str:
@@ -26,27 +26,35 @@ def quantiles(metric: str, selector: str = "", by: str = "",
                         f"{prefix}p{round(q * 100)}") for q in levels)
 
 
-def health_row(service: str) -> Row:
+def health_row(service: str, lag: tuple[Panel, ...] | None = None) -> Row:
+    """Up, ready and broker reachable; then the service's lag: `okey_consumer_lag` unless
+    the service gauges its own (`lag`; an empty tuple: it has none)."""
     sel = f'{{job="{job(service)}"}}'
+    if lag is None:
+        lag = (
+            panel("Consumer lag", Target(f"max(okey_consumer_lag{sel})", "worst partition"),
+                  kind="stat", width=8, description="A transactional topic leaves 1 (its "
+                  "last commit marker)."),
+            panel("Consumer lag by partition",
+                  Target(f"sum by (partition) (okey_consumer_lag{sel})",
+                         "partition {{partition}}"), width=24),
+        )
+    width = 8 if lag else 12
     return Row("Health", (
         panel("Instances up", Target(f"sum(up{sel})", "up"),
-              Target(f"sum(okey_ready{sel})", "ready"), kind="stat", width=8,
+              Target(f"sum(okey_ready{sel})", "ready"), kind="stat", width=width,
               description="Instances answering /metrics, and those whose /readyz is 200."),
         panel("Broker reachable", Target(f"min(okey_broker_reachable{sel})", "reachable"),
-              kind="stat", width=8, description="0 when any instance's last broker probe "
+              kind="stat", width=width, description="0 when any instance's last broker probe "
               "failed."),
-        panel("Consumer lag", Target(f"max(okey_consumer_lag{sel})", "worst partition"),
-              kind="stat", width=8, description="A transactional topic leaves 1 (its last "
-              "commit marker)."),
-        panel("Consumer lag by partition",
-              Target(f"sum by (partition) (okey_consumer_lag{sel})", "partition {{partition}}"),
-              width=24),
+        *lag,
     ))
 
 
-def service_board(service: str, title: str, description: str, *rows: Row) -> Dashboard:
+def service_board(service: str, title: str, description: str, *rows: Row,
+                  lag: tuple[Panel, ...] | None = None) -> Dashboard:
     return Dashboard(uid=f"okey101-{service}", title=f"okey101 / {title}",
-                     description=description, rows=(health_row(service), *rows))
+                     description=description, rows=(health_row(service, lag), *rows))
 
 
 # ---------------------------------------------------------------------------- boards
@@ -87,6 +95,12 @@ def overview() -> Dashboard:
                       Target('sum by (job) (okey_consumer_lag{job=~"okey101-.*"})', "{{job}}"),
                       description="Records not yet consumed; a transactional topic leaves 1 "
                                   "per partition."),
+                panel("Read models behind the events",
+                      Target("max(okey_standings_lag_records)", "leaderboards (records)"),
+                      Target("max(sum by (instance) (okey_directory_lag_events))",
+                             "replays directory (events)"), width=24,
+                      description="Committed events the leaderboards and the replays "
+                                  "directory have not read yet."),
             )),
             Row("SLOs", (
                 panel("Commands over 250 ms (SLO: 1%)",
@@ -206,5 +220,123 @@ def bots() -> Dashboard:
     )
 
 
-BOARDS: tuple[Callable[[], Dashboard], ...] = (overview, processor, timers, bots)
+def leaderboards() -> Dashboard:
+    sel = '{job="okey101-leaderboards"}'
+    return service_board(
+        "leaderboards", "leaderboards",
+        "The leaderboards: every house's standings folded from the events topic (each "
+        "instance a whole replica), written to the compacted standings topic.",
+        Row("Standings", (
+            panel("Matches applied by house",
+                  Target(f"sum by (house) (rate(okey_standings_matches_applied_total{sel}"
+                         f"[{RATE}]))", "{{house}}"), unit="ops", stack=True),
+            panel("From match end to standing written",
+                  *quantiles("okey_standings_delay_seconds", sel, levels=(0.5, 0.9, 0.99)),
+                  unit="s", description="The goal: under 1 s."),
+            panel("Standings written",
+                  Target(f"sum(rate(okey_standings_changes_published_total{sel}[{RATE}]))",
+                         "written"), unit="ops"),
+            panel("Late matches put in place",
+                  Target(f"sum(rate(okey_standings_rewinds_total{sel}[{RATE}]))", "rewinds"),
+                  unit="ops", description="Matches undone and applied again to put a late "
+                  "match in its canonical place."),
+        )),
+        Row("Input", (
+            panel("Bad input by reason",
+                  Target(f"sum by (reason) (rate(okey_standings_bad_input_total{sel}[{RATE}]))",
+                         "{{reason}}"), unit="ops",
+                  description="Logged with partition and offset: see the "
+                  "LeaderboardsBadInput runbook."),
+            panel("Duplicates skipped",
+                  Target(f"sum by (kind) (rate(okey_standings_duplicates_skipped_total{sel}"
+                         f"[{RATE}]))", "{{kind}}"), unit="ops"),
+        )),
+        lag=(
+            panel("Rebuild at start", Target(f"min(okey_standings_rebuild_progress{sel})",
+                                             "read"),
+                  unit="percentunit", kind="stat", width=8,
+                  description="Share of the events topic read before going live."),
+            panel("Events not read yet",
+                  Target(f"max by (instance) (okey_standings_lag_records{sel})",
+                         "{{instance}}"), width=24,
+                  description="Committed events behind the fold, all partitions summed."),
+        ),
+    )
+
+
+def replays() -> Dashboard:
+    sel = '{job="okey101-replays"}'
+    return service_board(
+        "replays", "replays",
+        "The replays service: the table directory (one compacted entry per table) folded "
+        "from the events topic, and replays served over HTTP.",
+        Row("Directory", (
+            panel("Tables in the directory",
+                  Target(f"max(okey_directory_tables{sel})", "tables")),
+            panel("From event to directory entry",
+                  *quantiles("okey_directory_lag_seconds", sel, levels=(0.5, 0.9, 0.99)),
+                  unit="s"),
+            panel("Events folded and entries written",
+                  Target(f"sum(rate(okey_directory_events_total{sel}[{RATE}]))", "events"),
+                  Target(f"sum(rate(okey_directory_writes_total{sel}[{RATE}]))", "writes"),
+                  unit="ops"),
+            panel("Repairs and undecodable records",
+                  Target(f"sum(rate(okey_directory_repairs_total{sel}[{RATE}]))", "repairs"),
+                  Target(f"sum(rate(okey_directory_undecodable_total{sel}[{RATE}]))",
+                         "undecodable"), unit="ops"),
+        )),
+        Row("HTTP", (
+            panel("Requests by route and status",
+                  Target(f"sum by (route, status) (rate(okey_replay_requests_total{sel}"
+                         f"[{RATE}]))", "{{route}} {{status}}"), unit="ops", stack=True),
+            panel("Replay time", *quantiles("okey_replay_seconds", sel), unit="s"),
+        )),
+        lag=(
+            panel("Directory lag", Target(f"max(okey_directory_lag_events{sel})",
+                                          "worst partition"), kind="stat", width=8,
+                  description="Events not yet indexed."),
+            panel("Directory lag by partition",
+                  Target(f"sum by (partition) (okey_directory_lag_events{sel})",
+                         "partition {{partition}}"), width=24),
+        ),
+    )
+
+
+def gateway() -> Dashboard:
+    sel = '{job="okey101-gateway"}'
+    return service_board(
+        "gateway", "gateway",
+        "The gateway: WebSocket and HTTP for people; commands in, each seat's view and each "
+        "command's outcome out.",
+        Row("Clients", (
+            panel("Open connections",
+                  Target(f"sum by (instance) (okey_gateway_connections{sel})", "{{instance}}"),
+                  stack=True),
+            panel("Refusals by code",
+                  Target(f"sum by (code) (rate(okey_gateway_refusals_total{sel}[{RATE}]))",
+                         "{{code}}"), unit="ops", stack=True,
+                  description="Frames and requests the gateway answered itself: bad "
+                  "tokens, malformed frames, rate limits, too many connections."),
+            panel("Clients dropped as too slow",
+                  Target(f"sum(rate(okey_gateway_dropped_clients_total{sel}[{RATE}]))",
+                         "dropped"), unit="ops"),
+            panel("Frames out and views read",
+                  Target(f"sum(rate(okey_gateway_frames_out_total{sel}[{RATE}]))", "frames"),
+                  Target(f"sum(rate(okey_gateway_updates_total{sel}[{RATE}]))", "views"),
+                  unit="ops"),
+        )),
+        Row("Commands", (
+            panel("Commands by result",
+                  Target(f"sum by (result) (rate(okey_gateway_commands_total{sel}[{RATE}]))",
+                         "{{result}}"), unit="ops", stack=True),
+            panel("From command to outcome",
+                  *quantiles("okey_gateway_command_seconds", sel, levels=(0.5, 0.9, 0.99)),
+                  unit="s"),
+        )),
+        lag=(),
+    )
+
+
+BOARDS: tuple[Callable[[], Dashboard], ...] = (overview, processor, timers, bots, leaderboards,
+                                               replays, gateway)
 

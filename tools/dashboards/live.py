@@ -114,7 +114,7 @@ def real_run(bootstrap: str, hands: int = 1, timeout: float = 600) -> Iterator[R
     server = shutil.which("prometheus")
     if server is None:
         raise FileNotFoundError("the prometheus server is missing (apt-get install prometheus)")
-    base = free_ports(3)
+    base = free_ports(len(DEMO_JOBS))
     web = free_ports(1)
     config, ports = prometheus_config(base)
     with tempfile.TemporaryDirectory(prefix="okey101-prometheus-") as tmp:

@@ -1,0 +1,59 @@
+"""The gateway's settings: the shared ones and its own."""
+
+from __future__ import annotations
+
+from pydantic import Field, field_validator
+
+from services.common.settings import ServiceSettings
+from services.gateway.app import Settings
+
+SECRET_CHARS = 32
+
+
+class GatewaySettings(ServiceSettings):
+    """okey101-gateway: WebSocket and HTTP for people, and the browser table. Check
+    identity tokens, turn client frames into commands, push each seat's view and each
+    command's outcome."""
+
+    program = "okey101-gateway"
+    secret = frozenset({"gateway_secret"})
+
+    group: str = Field("okey-gateway", description="not used: the gateway reads every "
+                       "view and outcome partition itself")
+    metrics_port: int = Field(9106, ge=0, le=65535, description="port of /metrics, "
+                              "/healthz and /readyz (0: no endpoint)")
+    host: str = Field("127.0.0.1", description="address of the HTTP/WebSocket endpoint")
+    port: int = Field(8100, ge=0, le=65535, description="HTTP/WebSocket port (0: any free)")
+    gateway_secret: str = Field("", description="the HMAC key tokens are signed with, at "
+                                f"least {SECRET_CHARS} characters; required (set it in the "
+                                "environment: a flag shows in the process list)")
+    guest_login: bool = Field(False, description="let anyone get a token for a guest name "
+                              "(demos only)")
+    frame_bytes: int = Field(16 * 1024, ge=256, description="largest client frame (bytes)")
+    commands_per_second: float = Field(10.0, gt=0, description="commands one connection may "
+                                       "send per second, on average")
+    command_burst: int = Field(20, ge=1, description="commands one connection may send at "
+                               "once")
+    connections_per_account: int = Field(5, ge=1, description="open connections per account")
+    queued_messages: int = Field(256, ge=1, description="frames queued for one client "
+                                 "before it is dropped as too slow")
+    send_buffer: int = Field(128 * 1024, ge=1024, description="kernel send buffer per "
+                             "socket (bytes): what a frozen client can hold")
+
+    @field_validator("gateway_secret")
+    @classmethod
+    def _long_enough(cls, value: str) -> str:
+        if len(value) < SECRET_CHARS:
+            raise ValueError(f"set OKEY_GATEWAY_SECRET to at least {SECRET_CHARS} characters "
+                             "(the key tokens are signed with)")
+        return value
+
+    def gateway(self) -> Settings:
+        """The gateway's own settings object (what `Gateway` is built from)."""
+        return Settings(
+            bootstrap=self.bootstrap, secret=self.gateway_secret, prefix=self.prefix,
+            host=self.host, port=self.port, guest_login=self.guest_login,
+            frame_bytes=self.frame_bytes, commands_per_second=self.commands_per_second,
+            command_burst=self.command_burst,
+            connections_per_account=self.connections_per_account,
+            queued_messages=self.queued_messages, send_buffer=self.send_buffer)
