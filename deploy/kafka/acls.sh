@@ -5,13 +5,14 @@
 #
 #   principal        may
 #   User:processor   read commands, events, outcomes, snapshots; write events, outcomes,
-#                    views, seatviews, snapshots, deadletters; its consumer group; the
-#                    transactional ids <group>-* (one per commands partition)
+#                    views, seatviews, playerviews, snapshots, deadletters; its consumer
+#                    group; the transactional ids <group>-* (one per commands partition)
 #   User:timers      read events; write commands; its consumer group
 #   User:bots        read seatviews; write commands; its consumer group
-#   User:gateway     write commands; read outcomes and views; groups <gateway group>*
-#   (processor, timers and bots may also describe the <prefix>.* topics: they check the
-#   topics' partition counts at start-up; no data is readable that way)
+#   User:gateway     write commands; read outcomes, views and playerviews; groups
+#                    <gateway group>*
+#   (processor, timers, bots and gateways may also describe the <prefix>.* topics: they
+#   check the topics' partition counts at start-up; no data is readable that way)
 #
 # Usage: deploy/kafka/acls.sh [--dry-run]     (--dry-run prints the commands)
 # Environment:
@@ -68,7 +69,7 @@ allow() { # allow PRINCIPAL... -- kafka-acls arguments
 
 # Commands come from the gateways, the timers and the bots.
 allow "$gateway" "$timers" "$bots" -- --operation Write --topic "$P.commands"
-allow "$processor" "$timers" "$bots" -- --operation Describe \
+allow "$processor" "$timers" "$bots" "$gateway" -- --operation Describe \
     --resource-pattern-type prefixed --topic "$P."
 
 # The processor: reads commands (and its own log, to recover), writes everything else,
@@ -76,7 +77,8 @@ allow "$processor" "$timers" "$bots" -- --operation Describe \
 allow "$processor" -- --operation Read --topic "$P.commands" --topic "$P.events" \
     --topic "$P.outcomes" --topic "$P.snapshots"
 allow "$processor" -- --operation Write --topic "$P.events" --topic "$P.outcomes" \
-    --topic "$P.views" --topic "$P.seatviews" --topic "$P.snapshots" --topic "$P.deadletters"
+    --topic "$P.views" --topic "$P.seatviews" --topic "$P.playerviews" --topic "$P.snapshots" \
+    --topic "$P.deadletters"
 allow "$processor" -- --operation Read --group "${OKEY_PROCESSOR_GROUP:-okey-processor}"
 allow "$processor" -- --operation Write --operation Describe \
     --resource-pattern-type prefixed --transactional-id "${OKEY_PROCESSOR_GROUP:-okey-processor}-"
@@ -90,7 +92,8 @@ allow "$bots" -- --operation Read --topic "$P.seatviews"
 allow "$bots" -- --operation Read --group "${OKEY_BOTS_GROUP:-okey-bots}"
 
 # The gateways tell players what became of their commands and what happened at the table.
-allow "$gateway" -- --operation Read --topic "$P.outcomes" --topic "$P.views"
+allow "$gateway" -- --operation Read --topic "$P.outcomes" --topic "$P.views" \
+    --topic "$P.playerviews"
 allow "$gateway" -- --operation Read --resource-pattern-type prefixed \
     --group "${OKEY_GATEWAY_GROUP:-okey-gateway}"
 
