@@ -512,7 +512,7 @@ class Gateway:
             table_id, seq = table.table_id, table.version
             seat = move.seat if isinstance(move, W.SEATED_ANYWHERE) \
                 else table.seat_of(conn.player_id)
-            if seat == SPECTATOR:
+            if seat == SPECTATOR and not isinstance(move, W.BY_OWNER):
                 return W.refuse("not_your_seat", f"{conn.player_id} does not sit at "
                                 f"{table_id}", client_id)
             if message.seq is not None:

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import hashlib
 import json
 import os
+import secrets
 import socket
 import time
 from collections.abc import AsyncIterator
@@ -288,3 +290,38 @@ def _masked(payload: bytes) -> bytes:
     n = len(payload)
     head += bytes([0x80 | n]) if n < 126 else bytes([0x80 | 126]) + n.to_bytes(2, "big")
     return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+# ---------------------------------------------------------------- entropy (deal version 2)
+async def test_a_person_adds_a_client_seed_to_the_deal_through_the_gateway(
+        stack: Stack) -> None:
+    """okey-oyna with a seeding window: the person commits to a client seed and reveals it
+    through the WebSocket (no seq: the gateway's newest version); the hand's seed takes it
+    (proto/DEAL.md), and the bots' shares are the server's."""
+    seed = secrets.token_bytes(32)
+    async with aiohttp.ClientSession() as session:
+        ayse = await connect(session, stack.url, "ayse")
+        created = await ayse.command("new", {"type": "create_table", "profile": "okey-oyna",
+                                             "options": {"seeding_seconds": 60,
+                                                         "hands_per_match": 1}})
+        table = created["table_id"]
+        assert (await ayse.command("sit", {"type": "sit", "seat": 0}, table))["accepted"]
+        for seat in (1, 2, 3):
+            await asyncio.sleep(0.25)  # this stack's gateway allows 5 commands a second
+            bot = await ayse.command(f"b{seat}", {"type": "replace_with_bot", "seat": seat},
+                                     table)
+            assert bot["accepted"], bot
+        await asyncio.sleep(0.25)
+        assert (await ayse.command("go", {"type": "start_match"}, table))["accepted"]
+        await asyncio.sleep(0.25)
+        commit = await ayse.command("commit", {"type": "commit_seed", "commitment":
+                                               hashlib.sha256(seed).hexdigest()}, table)
+        assert commit["accepted"], commit
+        await asyncio.sleep(0.25)
+        reveal = await ayse.command("reveal", {"type": "reveal_seed",
+                                               "client_seed": seed.hex()}, table)
+        assert reveal["accepted"], reveal
+    events = [E.event_decoder.decode(v) for v in
+              await read_all(stack.bootstrap, topics.EVENTS.name(stack.prefix), timeout=5)]
+    closed = [e for e in events if e.table_id == table and isinstance(e, E.SeedingClosed)]
+    assert [c.client_seeds for c in closed] == [[seed.hex(), "", "", ""]]

@@ -4,6 +4,7 @@ commands stamped from moves, and the processor's player views (one per seat per 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import msgspec
 import pytest
@@ -78,6 +79,29 @@ def test_the_gateway_stamps_the_envelope_and_a_payload_never_names_the_player() 
     with pytest.raises(msgspec.ValidationError, match="player_id"):
         W.client_decoder.decode(b'{"type":"command","id":"c1","table_id":"t","command":'
                                 b'{"type":"discard","tile":"R5","player_id":"mehmet"}}')
+
+
+@pytest.mark.parametrize(("move", "expected"), [
+    (b'{"type":"commit_seed","commitment":"ab"}', (E.CommitSeed, {"commitment": "ab"})),
+    (b'{"type":"reveal_seed","client_seed":"cd"}', (E.RevealSeed, {"client_seed": "cd"})),
+    (b'{"type":"request_bots"}', (E.RequestBots, {})),
+    (b'{"type":"finish","tile":"R5","pairs":[["K1","K1"]]}',
+     (E.Finish, {"tile": "R5", "pairs": [["K1", "K1"]]})),
+    (b'{"type":"create_table","profile":"classic","private":true}',
+     (E.CreateTable, {"profile": "classic", "private": True})),
+])
+def test_a_person_may_send_every_command_a_seat_or_owner_sends(
+        move: bytes, expected: tuple[type[E.Command], dict[str, Any]]) -> None:
+    """Client seeds (deal version 2), the owner's bots, the düz finish, private rooms: the
+    gateway relays them all, stamped like any move."""
+    message = W.client_decoder.decode(b'{"type":"command","id":"c1","table_id":"t",'
+                                      b'"command":' + move + b'}')
+    assert isinstance(message, W.SendCommand)
+    command = W.to_command(message.command, table_id="t", command_id="ayse/c1",
+                           player_id="ayse", seat=1, seq=4)
+    kind, fields = expected
+    assert command == kind(table_id="t", command_id="ayse/c1", player_id="ayse", seat=1,
+                           seq=4, **fields)
 
 
 @pytest.mark.parametrize("frame", [b'{"type":"command","id":"x","command":{"type":"timeout",'

@@ -35,6 +35,7 @@ class Move(msgspec.Struct, tag_field="type", kw_only=True, frozen=True, forbid_u
 class CreateTableMove(Move, tag="create_table", frozen=True, kw_only=True):
     profile: str = "okeygg"  # a house id
     options: dict[str, Any] = msgspec.field(default_factory=dict)  # proto/profile.schema.json
+    private: bool = False  # a private room, owned by its creator (RULES.md section 11)
 
 
 class SitMove(Move, tag="sit", frozen=True, kw_only=True):
@@ -51,8 +52,25 @@ class ReplaceWithBotMove(Move, tag="replace_with_bot", frozen=True, kw_only=True
     seat: int
 
 
+class RequestBotsMove(Move, tag="request_bots", frozen=True, kw_only=True):
+    """The owner of a private room asks for bots in its empty seats (seated or not)."""
+
+
 class StartMatchMove(Move, tag="start_match", frozen=True, kw_only=True):
     pass
+
+
+class CommitSeedMove(Move, tag="commit_seed", frozen=True, kw_only=True):
+    """The seat's commitment to its own client seed for the next deal (proto/DEAL.md,
+    version 2): hex SHA-256 of 32 random bytes the client keeps until the reveal."""
+
+    commitment: str
+
+
+class RevealSeedMove(Move, tag="reveal_seed", frozen=True, kw_only=True):
+    """The client seed committed to, revealed (hex, 32 bytes)."""
+
+    client_seed: str
 
 
 class DrawMove(Move, tag="draw", frozen=True, kw_only=True):
@@ -100,12 +118,22 @@ class DiscardMove(Move, tag="discard", frozen=True, kw_only=True):
     tile: TileName
 
 
+class FinishMove(Move, tag="finish", frozen=True, kw_only=True):
+    """Düz (classic) Okey: discard `tile` and show the rest of the rack as melds or pairs."""
+
+    tile: TileName
+    melds: list[list[MeldToken]] = msgspec.field(default_factory=list)
+    pairs: list[list[MeldToken]] = msgspec.field(default_factory=list)
+
+
 AnyMove = (
-    CreateTableMove | SitMove | LeaveMove | ReplaceWithBotMove | StartMatchMove | DrawMove
-    | TakeDiscardMove | PutBackMove | DeclarePairsMove | ShowIndicatorMove | OpenMove
-    | LayMove | LayOffMove | TakeOkeyMove | DiscardMove
+    CreateTableMove | SitMove | LeaveMove | ReplaceWithBotMove | RequestBotsMove
+    | StartMatchMove | CommitSeedMove | RevealSeedMove | DrawMove | TakeDiscardMove
+    | PutBackMove | DeclarePairsMove | ShowIndicatorMove | OpenMove | LayMove | LayOffMove
+    | TakeOkeyMove | DiscardMove | FinishMove
 )
 SEATED_ANYWHERE = (SitMove, ReplaceWithBotMove)  # name their seat themselves
+BY_OWNER = (RequestBotsMove,)  # the room's owner, seated or not (the engine checks)
 
 
 # ---------------------------------------------------------------- client -> gateway

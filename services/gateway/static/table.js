@@ -5,7 +5,9 @@
 
 const $ = (id) => document.getElementById(id);
 const SLOTS = 30; // two rows of 15
-const LOBBY_MOVES = new Set(["create_table", "sit", "leave", "replace_with_bot", "start_match"]);
+// sent against the newest version the gateway holds (no seq): not decided against a view
+const LOBBY_MOVES = new Set(["create_table", "sit", "leave", "replace_with_bot", "start_match",
+  "request_bots", "commit_seed", "reveal_seed"]);
 const FINISH = { normal: "normal bitiş", okey: "okey atarak", pairs: "çiftten", pairs_okey: "çiftten okeyle",
   elden: "elden", elden_okey: "elden okeyle", deck_exhausted: "deste bitti", void: "geçersiz el" };
 
@@ -13,7 +15,7 @@ const state = {
   token: sessionStorage.getItem("okey.token"), player: sessionStorage.getItem("okey.player"),
   ws: null, tableId: sessionStorage.getItem("okey.table"), view: null, version: null, seat: -1,
   slots: [], selected: new Set(), nextId: 1, pending: new Map(), turnKey: "", turnSince: 0,
-  backoff: 500,
+  backoff: 500, revealed: new Set(), seeding: false,
 };
 
 // ------------------------------------------------------------ connection
@@ -149,6 +151,7 @@ function onUpdate(m) {
   if (key !== state.turnKey) { state.turnKey = key; state.turnSince = Date.now(); }
   reconcileRack(m.view.rack);
   render();
+  contributeSeed(m.view);
 }
 
 function reconcileRack(rack) {
@@ -394,6 +397,41 @@ function discard() {
   command({ type: "discard", tile });
 }
 
+// Düz Okey: the selected groups are shown, the last one (a single tile) is discarded.
+function finish() {
+  const groups = selectedGroups();
+  const last = groups.pop();
+  if (!last || last.length !== 1 || !groups.length) {
+    say("perleri seç, en son atılacak taşı (select the melds, then the tile to discard, after a gap)");
+    return;
+  }
+  state.selected.clear();
+  const kind = groups.every((g) => g.length === 2) ? "pairs" : "melds";
+  command({ type: "finish", tile: last[0], [kind]: groups });
+}
+
+// Deal version 2 (proto/DEAL.md): the page adds its own entropy to the next deal. It keeps
+// 32 random bytes for the seeding window (hand and attempt), commits to their SHA-256,
+// and reveals them when the window asks for it.
+const hex = (bytes) => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
+async function contributeSeed(v) {
+  if (!v.seeding || !window.crypto || !crypto.subtle || state.seeding) return;
+  const key = `okey.seed.${v.table_id}.${v.seeding.hand}.${v.seeding.attempt}`;
+  state.seeding = true;  // one seeding command in flight; a stale one is sent again
+  try {
+    if (allowed("commit_seed") && !state.revealed.has(`${key}.commit`)) {
+      const seed = sessionStorage.getItem(key) || hex(crypto.getRandomValues(new Uint8Array(32)));
+      sessionStorage.setItem(key, seed);
+      const bytes = new Uint8Array(seed.match(/../g).map((h) => parseInt(h, 16)));
+      const outcome = await command({ type: "commit_seed", commitment: hex(await crypto.subtle.digest("SHA-256", bytes)) });
+      if (outcome.accepted) state.revealed.add(`${key}.commit`);
+    } else if (allowed("reveal_seed") && sessionStorage.getItem(key) && !state.revealed.has(key)) {
+      const outcome = await command({ type: "reveal_seed", client_seed: sessionStorage.getItem(key) });
+      if (outcome.accepted) state.revealed.add(key);
+    }
+  } finally { state.seeding = false; }
+}
+
 function lay(type, kind) {
   const groups = selectedGroups();
   if (!groups.length) { say("per seç (select the tiles, melds separated by a gap)"); return; }
@@ -470,6 +508,7 @@ $("put-back").onclick = () => command({ type: "put_back" });
 $("declare-pairs").onclick = () => command({ type: "declare_pairs" });
 $("show-indicator").onclick = () => command({ type: "show_indicator" });
 $("discard-button").onclick = discard;
+$("finish-button").onclick = finish;
 $("open-button").onclick = () => lay("open", "melds");
 $("open-pairs-button").onclick = () => lay("open", "pairs");
 $("lay-button").onclick = () => lay("lay", state.view && state.view.hand.seats[state.seat].opened === "pairs" ? "pairs" : "melds");
