@@ -243,6 +243,7 @@ def player_view(state: TableState, seat: int) -> PlayerView:
 
 def _player_view(state: TableState, seat: int, hand_view: HandView | None) -> PlayerView:
     hand = state.hand
+    totals = state.totals()
     rack: list[str] = []
     if hand is not None and 0 <= seat < len(hand.seats):
         rack = tiles.names(hand.seats[seat].rack)
@@ -251,11 +252,11 @@ def _player_view(state: TableState, seat: int, hand_view: HandView | None) -> Pl
         profile=state.profile, players=list(state.players), bots=_bot_labels(state),
         hands_total=state.hands_total, turn=state.turn, rack=rack, hand=hand_view,
         hand_scores=[list(s) for s in state.hand_scores], penalties=list(state.penalties),
-        totals=state.totals(), rules=seat_rules(state, seat), private=state.private,
+        totals=totals, rules=seat_rules(state, seat), private=state.private,
         owner=state.owner, bots_requested=state.bots_requested,
         bots_may_sit=state.profile is not None and R.may_seat_bot(state),
         reconnect_by=[d.reconnect_by if d is not None else None for d in state.disconnected],
-        remaining=scoring.remaining(state.profile, state.totals())
+        remaining=scoring.remaining(state.profile, totals)
         if state.profile is not None else None,
         seeding=_seeding_view(state.seeding) if state.seeding is not None else None)
 
