@@ -30,11 +30,16 @@ Full size: about 8 minutes on one core.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass, field
+from functools import partial
+from typing import NamedTuple
 
 import msgspec
 from scipy.stats import kendalltau
@@ -42,6 +47,7 @@ from scipy.stats import kendalltau
 from okey101.bots import Level3, bot
 from okey101.standings import Board, MatchResult, Participant
 from okey101.standings.house import HOUSE_RULES
+from okey101.standings.skill import TAU
 from okey101.table import messages as E
 from okey101.table.simulate import Player, match_seeds, play_match
 from okey101.table.views import PlayerView
@@ -107,7 +113,7 @@ class Ratings:
         return skill.ordinal if skill else 25.0 - 3 * 25.0 / 3
 
     def apply(self, table: str, at: int, accounts: list[str], ended: E.MatchEnded,
-              hands: int, count_favourite: bool) -> None:
+              hand_scores: list[list[int]], count_favourite: bool) -> None:
         if count_favourite:
             for system in SYSTEMS:
                 values = [self.value(system, a) for a in accounts]
@@ -116,9 +122,10 @@ class Ratings:
                     self.favourite[system].append(ended.places[values.index(best)] == 1)
         people = [Participant(account=a, seat=s, role="played") for s, a in enumerate(accounts)]
         for board, house in ((self.classic, "classic"), (self.sp, "north-sultan")):
-            board.apply(MatchResult(table_id=table, house=house, ended_at=at, hands=hands,
-                                    partners=False, totals=list(ended.totals),
-                                    places=list(ended.places), participants=people))
+            board.apply(MatchResult(table_id=table, house=house, ended_at=at,
+                                    hands=len(hand_scores), partners=False,
+                                    totals=list(ended.totals), places=list(ended.places),
+                                    participants=people, hand_scores=hand_scores))
 
 
 def tau(ratings: Ratings, system: str, strengths: dict[str, float]) -> float:
@@ -126,6 +133,68 @@ def tau(ratings: Ratings, system: str, strengths: dict[str, float]) -> float:
     statistic = kendalltau([strengths[a] for a in accounts],
                            [ratings.value(system, a) for a in accounts]).statistic
     return float(statistic)
+
+
+class SeedRun(NamedTuple):
+    seed: int
+    lines: list[str]
+    taus: dict[int, dict[str, float]]  # checkpoint -> system -> tau
+    favourite: dict[str, list[bool]]
+    matches: int
+    seconds: float
+
+
+def run_seed(args: argparse.Namespace, seed: int) -> SeedRun:
+    """One population, `args.rounds` rounds, every rating fed the same matches."""
+    started = time.perf_counter()
+    rng = random.Random(seed)
+    n = args.accounts
+    strengths = {f"a{i:03d}": 3 * i / (n - 1) for i in range(n)}
+    ratings = Ratings()
+    warm = min(CHECKPOINTS[0], args.rounds // 2)
+    at = 1_780_000_000_000
+    played = 0
+    lines = [f"seed {seed}:", f"{'matches':>7}  " + "  ".join(f"{s + ' tau':>13}"
+                                                                for s in SYSTEMS)]
+    taus: dict[int, dict[str, float]] = {}
+    for round_no in range(1, args.rounds + 1):
+        order = sorted(strengths)
+        rng.shuffle(order)
+        for t in range(n // 4):
+            accounts = order[4 * t: 4 * t + 4]
+            match_seed = rng.randbytes(32).hex()
+            players: list[Player] = [Mixed(strengths[a], random.Random(f"{match_seed}{a}"))
+                                     for a in accounts]
+            events = play_match(profile(args.hands), match_seed, players=players).events
+            ended = events[-1]
+            assert isinstance(ended, E.MatchEnded)
+            hand_scores = [list(e.scores) for e in events
+                           if isinstance(e, E.HandEnded) and not e.replay]
+            at += 60_000
+            played += 1
+            ratings.apply(f"r{round_no}-{t}", at, accounts, ended, hand_scores,
+                          count_favourite=round_no > warm)
+        if round_no in CHECKPOINTS or round_no == args.rounds:
+            taus[round_no] = {s: tau(ratings, s, strengths) for s in SYSTEMS}
+            lines.append(f"{round_no:>7}  " + "  ".join(f"{taus[round_no][s]:>13.3f}"
+                                                        for s in SYSTEMS))
+    lines.append("favourite wins (the table's unique highest-rated account takes first "
+                 f"place), matches after round {warm}; parity 25%:")
+    for system in SYSTEMS:
+        wins = ratings.favourite[system]
+        rate = 100 * sum(wins) / len(wins) if wins else float("nan")
+        lines.append(f"  {system:<10} {rate:5.1f}% of {len(wins)} matches with a unique "
+                     "favourite")
+    took = time.perf_counter() - started
+    lines.append(f"{played} matches in {took:.0f} s")
+    return SeedRun(seed, lines, taus, ratings.favourite, played, took)
+
+
+def spread(values: list[float]) -> str:
+    if len(values) == 1:
+        return f"{values[0]:.3f}"
+    return (f"{statistics.fmean(values):.3f} ± {statistics.stdev(values):.3f} "
+            f"[{min(values):.3f}-{max(values):.3f}]")
 
 
 def run(args: argparse.Namespace, say: Callable[[str], None]) -> None:
@@ -136,41 +205,34 @@ def run(args: argparse.Namespace, say: Callable[[str], None]) -> None:
                            sorted(measured, key=lambda lv: -measured[lv]))
         say(f"calibration, mean place of each level over {args.calibration} matches "
             f"(weakest first): {order}; the chain used: {' < '.join(f'L{c}' for c in CHAIN)}")
-    rng = random.Random(args.seed)
     n = args.accounts
-    strengths = {f"a{i:03d}": 3 * i / (n - 1) for i in range(n)}
-    ratings = Ratings()
-    warm = min(CHECKPOINTS[0], args.rounds // 2)
-    at = 1_780_000_000_000
-    played = 0
+    seeds = list(range(args.seed, args.seed + args.seeds))
     say(f"{n} accounts, strengths spread along the chain, {args.rounds} rounds of "
-        f"{n // 4} tables, {args.hands}-hand north-sultan matches")
-    header = f"{'matches':>7}  " + "  ".join(f"{s + ' tau':>13}" for s in SYSTEMS)
-    say(header)
-    for round_no in range(1, args.rounds + 1):
-        order = sorted(strengths)
-        rng.shuffle(order)
-        for t in range(n // 4):
-            accounts = order[4 * t: 4 * t + 4]
-            seed = rng.randbytes(32).hex()
-            players: list[Player] = [Mixed(strengths[a], random.Random(f"{seed}{a}"))
-                                     for a in accounts]
-            ended = play_match(profile(args.hands), seed, players=players).events[-1]
-            assert isinstance(ended, E.MatchEnded)
-            at += 60_000
-            played += 1
-            ratings.apply(f"r{round_no}-{t}", at, accounts, ended, args.hands,
-                          count_favourite=round_no > warm)
-        if round_no in CHECKPOINTS or round_no == args.rounds:
-            say(f"{round_no:>7}  " + "  ".join(f"{tau(ratings, s, strengths):>13.3f}"
-                                               for s in SYSTEMS))
-    say("favourite wins (the table's unique highest-rated account takes first place), "
-        f"matches after round {warm}; parity 25%:")
-    for system in SYSTEMS:
-        wins = ratings.favourite[system]
-        rate = 100 * sum(wins) / len(wins) if wins else float("nan")
-        say(f"  {system:<10} {rate:5.1f}% of {len(wins)} matches with a unique favourite")
-    say(f"{played} matches in {time.perf_counter() - started:.0f} s")
+        f"{n // 4} tables, {args.hands}-hand north-sultan matches; seeds "
+        f"{', '.join(map(str, seeds))} ({args.jobs} at a time)")
+    say("OpenSkill rates every hand (a Plackett-Luce game ranked by the hand's scores), "
+        f"tau {TAU:.4g}; the order is the ordinal mu - 3 sigma")
+    runs: list[SeedRun] = []
+    with ProcessPoolExecutor(args.jobs) if args.jobs > 1 else nullcontext() as pool:
+        done = (pool.map(partial(run_seed, args), seeds) if pool is not None
+                else map(partial(run_seed, args), seeds))
+        for one in done:
+            runs.append(one)
+            for line in one.lines:
+                say(line)
+    if len(runs) > 1:
+        say(f"over {len(runs)} seeds: Kendall tau, mean ± standard deviation [min-max]")
+        for checkpoint in sorted(runs[0].taus):
+            say(f"{checkpoint:>7}  " + "  ".join(
+                f"{s} {spread([r.taus[checkpoint][s] for r in runs])}" for s in SYSTEMS))
+        say("favourite wins over every seed's matches after the warm-up:")
+        for system in SYSTEMS:
+            wins = [w for r in runs for w in r.favourite[system]]
+            per_seed = [100 * sum(r.favourite[system]) / len(r.favourite[system])
+                        for r in runs if r.favourite[system]]
+            say(f"  {system:<10} {100 * sum(wins) / len(wins):5.1f}% of {len(wins)} "
+                f"(per seed {min(per_seed):.1f}-{max(per_seed):.1f}%)")
+    say(f"{sum(r.matches for r in runs)} matches in {time.perf_counter() - started:.0f} s")
 
 
 def main() -> int:
@@ -179,12 +241,17 @@ def main() -> int:
     p.add_argument("--accounts", type=int, default=200)
     p.add_argument("--rounds", type=int, default=50)
     p.add_argument("--hands", type=int, default=3)
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--seed", type=int, default=1, help="the first seed")
+    p.add_argument("--seeds", type=int, default=3, help="populations, seeds seed, seed+1, ...")
+    p.add_argument("--jobs", type=int, default=min(3, os.cpu_count() or 1),
+                   help="seeds run at once (processes)")
     p.add_argument("--calibration", type=int, default=80,
                    help="calibration matches (0: skip)")
     args = p.parse_args()
     if args.accounts < 8 or args.accounts % 4:
         p.error("--accounts: a multiple of 4, at least 8")
+    if args.seeds < 1 or args.jobs < 1:
+        p.error("--seeds and --jobs: at least 1")
     print("ratings benchmark (tools.bench.ratings)")
     run(args, lambda line: print(line, flush=True))
     return 0
