@@ -61,12 +61,28 @@ def plackett_luce(teams: Sequence[Sequence[Skill]], ranks: Sequence[int],
     defaults, for these arguments."""
     tau2 = tau * tau
     players = [[(s.mu, math.sqrt(s.sigma * s.sigma + tau2)) for s in team] for team in teams]
-    team_mu = [sum(mu for mu, _ in team) for team in players]
-    team_s2 = [sum(sd * sd for _, sd in team) for team in players]
+    team_mu: list[float] = []
+    team_s2: list[float] = []
+    for team in players:
+        mu_sum = s2_sum = 0.0
+        for mu, sd in team:
+            mu_sum += mu
+            s2_sum += sd * sd
+        team_mu.append(mu_sum)
+        team_s2.append(s2_sum)
     c = math.sqrt(sum(team_s2) + len(teams) * BETA * BETA)
     strength = [math.exp(mu / c) for mu in team_mu]
-    sum_q = [sum(e for e, r in zip(strength, ranks, strict=True) if r >= rq) for rq in ranks]
-    tied = [sum(1 for r in ranks if r == rq) for rq in ranks]
+    sum_q: list[float] = []
+    tied: list[int] = []
+    for rq in ranks:
+        below = 0.0
+        same = 0
+        for e, r in zip(strength, ranks, strict=True):
+            if r >= rq:
+                below += e
+                same += r == rq
+        sum_q.append(below)
+        tied.append(same)
     out: list[list[Skill]] = []
     for i, team in enumerate(players):
         omega = delta = 0.0
