@@ -127,3 +127,10 @@ def test_the_ledger_rates_the_hands_it_read() -> None:
     expected = rate(result([[10, 20, 30, 40]] * 3), {})
     assert ledger.board.skills == expected
     assert ledger.board.skills["a"].ordinal > ledger.board.skills["d"].ordinal
+
+
+@given(st.lists(st.integers(-500, 500), min_size=2, max_size=4))
+def test_hand_ranks_are_the_places_of_scoring(scores: list[int]) -> None:
+    from okey101 import scoring
+    from okey101.standings.skill import _places
+    assert _places(scores) == scoring.places(scores)

@@ -101,6 +101,12 @@ def plackett_luce(teams: Sequence[Sequence[Skill]], ranks: Sequence[int],
     return out
 
 
+def _places(scores: Sequence[int]) -> list[int]:
+    """`okey101.scoring.places` (1 = lowest, ties share), by one sort."""
+    ordered = sorted(scores)
+    return [ordered.index(v) + 1 for v in scores]
+
+
 def games(result: MatchResult) -> list[tuple[list[list[str]], list[int]]]:
     """The games the match is rated as: (teams of accounts, their ranks) per scored hand, in
     order (or once by the match when its hands are unknown); empty when it rates nobody."""
@@ -110,13 +116,13 @@ def games(result: MatchResult) -> list[tuple[list[list[str]], list[int]]]:
         teams = [[whole[s] for s in (t, t + 2) if s in whole] for t in (0, 1)]
         if any(len(team) != 2 for team in teams):
             return []
-        return [(teams, scoring.places(scoring.team_totals(scores))) for scores in outcomes]
+        return [(teams, _places(scoring.team_totals(scores))) for scores in outcomes]
     seats = sorted(whole)
     if len(seats) < 2:
         return []
     teams = [[whole[s]] for s in seats]
     return [(teams, [places[s] for s in seats])
-            for places in (scoring.places(scores) for scores in outcomes)]
+            for places in (_places(scores) for scores in outcomes)]
 
 
 def rate(result: MatchResult, skills: dict[str, Skill]) -> dict[str, Skill]:
