@@ -10,7 +10,7 @@ from openskill.models import PlackettLuce
 from okey101.profiles import house
 from okey101.standings import Ledger, MatchResult, Participant
 from okey101.standings.match import TableTrack
-from okey101.standings.skill import TAU, Skill, games, plackett_luce, rate
+from okey101.standings.skill import BETA, TAU, Skill, games, plackett_luce, rate
 from okey101.standings.synthetic import Seating, encoded, match_events
 from okey101.table import messages as E
 
@@ -32,7 +32,7 @@ def a_game(draw: st.DrawFn) -> tuple[list[list[Skill]], list[int]]:
 def test_plackett_luce_equals_the_openskill_package(game: tuple[list[list[Skill]], list[int]]
                                                      ) -> None:
     teams, ranks = game
-    model = PlackettLuce(tau=TAU)
+    model = PlackettLuce(tau=TAU, beta=BETA)
     theirs = model.rate([[model.rating(mu=s.mu, sigma=s.sigma) for s in team]
                          for team in teams], ranks=[float(r) for r in ranks])
     ours = plackett_luce(teams, ranks)

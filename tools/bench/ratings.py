@@ -47,14 +47,14 @@ from scipy.stats import kendalltau
 from okey101.bots import Level3, bot
 from okey101.standings import Board, MatchResult, Participant
 from okey101.standings.house import HOUSE_RULES
-from okey101.standings.skill import TAU
+from okey101.standings.skill import BETA, TAU
 from okey101.table import messages as E
 from okey101.table.simulate import Player, match_seeds, play_match
 from okey101.table.views import PlayerView
 
 CHAIN = (1, 0, 2, 3)  # weakest first, as the calibration measures it
 CHECKPOINTS = (10, 25, 50)
-SYSTEMS = ("classic", "SP", "OpenSkill")
+SYSTEMS = ("classic", "SP", "OpenSkill", "hand mean")
 
 
 def level_player(level: int) -> Player:
@@ -101,6 +101,8 @@ class Ratings:
     sp: Board = field(default_factory=lambda: Board({"north-sultan": msgspec.structs.replace(
         HOUSE_RULES["north-sultan"], repeat_limit=None)}))
     favourite: dict[str, list[bool]] = field(default_factory=lambda: {s: [] for s in SYSTEMS})
+    hand_total: dict[str, int] = field(default_factory=dict)  # the reference, not a rating
+    hand_count: dict[str, int] = field(default_factory=dict)
 
     def value(self, system: str, account: str) -> float:
         if system == "classic":
@@ -109,6 +111,9 @@ class Ratings:
         if system == "SP":
             s = self.sp.standing("north-sultan", account)
             return float(s.points if s else 1000)
+        if system == "hand mean":  # lower scores are better
+            count = self.hand_count.get(account, 0)
+            return -self.hand_total[account] / count if count else 0.0
         skill = self.classic.skills.get(account)
         return skill.ordinal if skill else 25.0 - 3 * 25.0 / 3
 
@@ -121,6 +126,10 @@ class Ratings:
                 if values.count(best) == 1:
                     self.favourite[system].append(ended.places[values.index(best)] == 1)
         people = [Participant(account=a, seat=s, role="played") for s, a in enumerate(accounts)]
+        for seat, account in enumerate(accounts):
+            self.hand_total[account] = (self.hand_total.get(account, 0)
+                                        + sum(h[seat] for h in hand_scores))
+            self.hand_count[account] = self.hand_count.get(account, 0) + len(hand_scores)
         for board, house in ((self.classic, "classic"), (self.sp, "north-sultan")):
             board.apply(MatchResult(table_id=table, house=house, ended_at=at,
                                     hands=len(hand_scores), partners=False,
@@ -210,8 +219,10 @@ def run(args: argparse.Namespace, say: Callable[[str], None]) -> None:
     say(f"{n} accounts, strengths spread along the chain, {args.rounds} rounds of "
         f"{n // 4} tables, {args.hands}-hand north-sultan matches; seeds "
         f"{', '.join(map(str, seeds))} ({args.jobs} at a time)")
-    say("OpenSkill rates every hand (a Plackett-Luce game ranked by the hand's scores), "
-        f"tau {TAU:.4g}; the order is the ordinal mu - 3 sigma")
+    say("OpenSkill rates every hand (a Plackett-Luce game ranked by the hand's scores; "
+        f"beta {BETA:g}, tau {TAU:.4g}); the order is the ordinal mu - 3 sigma. 'hand mean' "
+        "is no rating: each account's mean hand score so far, the reference for what the "
+        "results alone say")
     runs: list[SeedRun] = []
     with ProcessPoolExecutor(args.jobs) if args.jobs > 1 else nullcontext() as pool:
         done = (pool.map(partial(run_seed, args), seeds) if pool is not None
