@@ -92,7 +92,7 @@ bench-quick: $(STAMP)
 	$(BIN)/python -m tools.bench.solver
 	$(BIN)/python -m tools.bench.engine --matches 10
 	$(BIN)/python -m tools.bench.kafka --seconds 10 --backlog 20000
-	$(BIN)/python -m tools.bench.ratings --accounts 80 --rounds 12 --calibration 8
+	$(BIN)/python -m tools.bench.ratings --accounts 80 --rounds 12 --calibration 8 --seeds 1
 	$(BIN)/python -m tools.bench.standings --rate 20 --seconds 10 --rebuild 5000
 	nice $(BIN)/python -m tools.bench.replays --events 100000 --samples 50 --scans 2 --hands 1
 	$(BIN)/python -m tools.bench.views --tables 30 --batches 1 250

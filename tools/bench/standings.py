@@ -143,15 +143,17 @@ async def rebuild(bootstrap: str, matches: int, seed: int) -> None:
           f"{made:.1f} s, written to Kafka in {wrote:.1f} s "
           f"({len(records) / wrote:,.0f} records/s)")
     ledger = Ledger(buffering=True)
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     for offset, (_, value) in enumerate(records):
         ledger.read(value, 0, offset)
     ledger.flush()
     folded = time.perf_counter() - started
+    cpu = time.process_time() - cpu
     del records, tables
     print(f"  (a) pure fold in process, no Kafka: {folded:.1f} s "
           f"({matches / folded:,.0f} matches/s, {ledger.records / folded:,.0f} records/s; "
-          f"{len(ledger.board.standings)} standings)")
+          f"{len(ledger.board.standings)} standings); CPU time {cpu:.1f} s "
+          f"({matches / cpu:,.0f} matches/s of CPU: the figure to compare on a shared machine)")
     service = Service(bootstrap, prefix)
     try:
         took = await service.until(matches, 1800)

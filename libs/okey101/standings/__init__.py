@@ -9,7 +9,8 @@ Pure: no I/O, no clock, no randomness; time arrives in the events' `at`. Modules
   leaver and a substitute), bots as the server record says.
 - `awards`: what one match gives each account in its house (classic rating with teams,
   leavers and substitutes via `okey101.scoring`; SP, league points, XP).
-- `skill`: the cross-house OpenSkill (Plackett-Luce) rating for matchmaking.
+- `skill`: the cross-house OpenSkill (Plackett-Luce) rating for matchmaking, every scored
+  hand of a match one game (the hands' scores come with `MatchResult.hand_scores`).
 - `board`: the standings of every house, applied in the canonical order of matches
   (end time, table id) whatever order they arrive in, each match once.
 - `ledger`: raw event records (with their partition and offset) in, standings out; bad

@@ -47,6 +47,9 @@ class MatchResult(msgspec.Struct, frozen=True, kw_only=True):
     totals: list[int]
     places: list[int]
     participants: list[Participant]
+    # each scored hand's scores by seat (hand_ended.scores, replays not counted), in order:
+    # what the skill rating rates (okey101.standings.skill)
+    hand_scores: list[list[int]] = msgspec.field(default_factory=list)
 
     @property
     def key(self) -> tuple[int, str]:
@@ -77,6 +80,7 @@ class TableTrack:
         self.starters: set[str] = set()
         self.left: dict[str, int] = {}  # account -> the seat it left
         self.hands = 0
+        self.hand_scores: list[list[int]] = []
         self.problems: list[str] = []  # bad input seen by the last `fold` call
 
     def fold(self, event: E.Event) -> MatchResult | None:
@@ -93,7 +97,9 @@ class TableTrack:
             self.playing = True
             self.starters = {a for a in self.seats if a}
         elif isinstance(event, E.HandEnded):
-            self.hands += 0 if event.replay else 1
+            if not event.replay:
+                self.hands += 1
+                self.hand_scores.append(list(event.scores))
         elif isinstance(event, E.MatchEnded):
             return self._result(event)
         return None
@@ -150,4 +156,5 @@ class TableTrack:
         return MatchResult(
             table_id=self.table_id, house=self.profile.id, ended_at=event.at,
             hands=max(1, self.hands), partners=self.profile.partners,
-            totals=list(event.totals), places=list(event.places), participants=people)
+            totals=list(event.totals), places=list(event.places), participants=people,
+            hand_scores=self.hand_scores)
