@@ -112,9 +112,9 @@ class _Replay:
                 source = (e.seat - 1) % SEATS
                 pile = self.piles[source]
                 if not pile or pile[-1] != tile:
-                    shown = tiles.name(pile[-1]) if pile else "nothing"
+                    top_name = tiles.name(pile[-1]) if pile else "nothing"
                     raise _Fail("discard_not_on_pile", e, f"seat {e.seat} took {e.tile} "
-                                f"from seat {source}'s pile, whose top is {shown}")
+                                f"from seat {source}'s pile, whose top is {top_name}")
                 pile.pop()
                 self.racks[e.seat][tile] += 1
                 self.taken_from = source
