@@ -22,8 +22,8 @@ from okey101.audit.records import (
     Evidence,
     HandFailed,
     HandVerified,
-    record_decoder,
     encode,
+    record_decoder,
 )
 from okey101.audit.verify import verify_hand
 from okey101.bots import bot
