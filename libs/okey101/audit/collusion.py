@@ -9,8 +9,9 @@ with the engine's own `evolve`, and measures per match:
   has opened (a run or a group of three with two tiles A holds), and those A took;
 - **kept openings**: hands a seat ended without opening while its rack could open (the
   solver on its last rack, against what the view said an opening needed);
-- **win trades**: matches where one account kept openings and placed last while the other
-  won; the North Sultan **repeated pair**: the two accounts' matches within 24 h;
+- **win trades**: matches where one account kept openings and lost while the other won;
+  the **repeated pair** (north-sultan): the two accounts' matches within the house's window
+  (24 h) beyond its cap (`okey101.standings.house`, `repeat_limit`);
 - **decision times** (the `at` of a seat's first move in its turn less the `at` of the move
   before it).
 
@@ -31,6 +32,7 @@ from dataclasses import dataclass, field
 
 from okey101 import tiles
 from okey101.audit.records import CollusionFlag, Evidence, FlagKind
+from okey101.standings.house import HOUSE_RULES
 from okey101.table import messages as E
 from okey101.table.evolve import NEW_TABLE, evolve
 from okey101.table.notation import played_tiles
@@ -42,8 +44,6 @@ from okey101.tiles import FAKE, Tile
 Z_FLAG = 4.0  # one-sided z-score a feature must reach
 MIN_MATCHES = 3  # shared matches before a pair is flagged
 EVIDENCE = 20  # moves named per flag, at most
-REPEATED_PAIR_CAP = 3  # north-sultan: matches of the same two accounts counted in 24 h
-DAY_MS = 24 * 3600 * 1000
 TRADE_KEPT = 2  # kept openings in one match that make a loss deliberate
 MIN_TRADES = 3
 TRADE_SHARE = 0.2  # of the shared matches
@@ -378,27 +378,31 @@ class Collusion:
                 f"in {trades} of {shared} shared matches one of {a} and {b} kept openings "
                 f"it could lay while the other won ({len(pair.trades)} for {b}, "
                 f"{len(back)} for {a})", [*pair.trades, *back], team)
-        if house == "north-sultan" and a < b:
-            out += self._repeated(a, b, table, pair)
+        rules = HOUSE_RULES.get(house)
+        if rules is not None and rules.repeat_limit is not None and a < b:
+            out += self._repeated(a, b, table, pair, house, rules.repeat_limit,
+                                  rules.repeat_window_ms)
         return out
 
-    def _repeated(self, a: str, b: str, table: str, pair: _Pair) -> list[CollusionFlag]:
+    def _repeated(self, a: str, b: str, table: str, pair: _Pair, house: str, cap: int,
+                  window: int) -> list[CollusionFlag]:
+        """The house's repeated-pair rule (north-sultan: 3 matches of two accounts in 24 h
+        count; okey101.standings.house): the most matches of the pair in one window."""
         starts = sorted(t for t in pair.starts if t[0] > 0)
         best: list[tuple[int, str]] = []
         lo = 0
         for hi in range(len(starts)):
-            while starts[hi][0] - starts[lo][0] >= DAY_MS:
+            while starts[hi][0] - starts[lo][0] >= window:
                 lo += 1
             if hi - lo + 1 > len(best):
                 best = starts[lo:hi + 1]
-        if len(best) <= REPEATED_PAIR_CAP:
+        if len(best) <= cap:
             return []
         return self._flag(
-            "repeated_pair", [a, b], table, [t for _, t in best], len(best),
-            REPEATED_PAIR_CAP, len(best) - REPEATED_PAIR_CAP,
-            f"{a} and {b} met in {len(best)} matches within 24 h; north-sultan counts "
-            f"{REPEATED_PAIR_CAP}", [Evidence(table_id=t, what=f"match started at {at} ms")
-                                     for at, t in best])
+            "repeated_pair", [a, b], table, [t for _, t in best], len(best), cap,
+            len(best) - cap, f"{a} and {b} met in {len(best)} matches within "
+            f"{window / 3_600_000:g} h; {house} counts {cap}",
+            [Evidence(table_id=t, what=f"match started at {at} ms") for at, t in best])
 
     def _judge_account(self, a: str, table: str) -> list[CollusionFlag]:
         acct = self.accounts[a]
