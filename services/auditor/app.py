@@ -198,7 +198,8 @@ class AuditorService:
             elif isinstance(r, HandFailed):
                 metrics.HANDS_FAILED.labels(r.finding).inc()
                 bound.warning("hand_failed", hand=r.hand, attempt=r.attempt,
-                              finding=r.finding, seq=r.seq, event=r.event, message=r.message)
+                              finding=r.finding, seq=r.seq, event_type=r.event,
+                              message=r.message)
             elif isinstance(r, CollusionFlag):
                 metrics.FLAGS.labels(r.kind).inc()
                 bound.warning("collusion_flag", kind=r.kind, players=r.players,
