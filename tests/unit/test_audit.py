@@ -335,6 +335,19 @@ def test_soft_play_passing_on_fitting_discards_is_flagged() -> None:
     assert c._judge_pair("c", "d", "t9", "okeygg") == []
 
 
+def test_soft_play_never_taking_the_partners_discards_is_flagged() -> None:
+    """The other way of reading feeding: b's discards that a (sitting after b) took and laid
+    far below the population's rate."""
+    c = C.Collusion()
+    c.population["feed"] = C._Rate(n=100_000, k=7_400)
+    _pairs(c, "a", "b", 30)
+    _pairs(c, "b", "a", 30).feed = C._Rate(n=370, k=0)
+    assert [f.kind for f in c._judge_pair("a", "b", "t9", "okeygg")] == ["soft_play"]
+    _pairs(c, "c", "d", 30)
+    _pairs(c, "d", "c", 30).feed = C._Rate(n=370, k=24)
+    assert c._judge_pair("c", "d", "t9", "okeygg") == []
+
+
 def test_win_trading_is_flagged_from_kept_openings_in_both_directions() -> None:
     c = C.Collusion()
     _pairs(c, "a", "b", 10).trades = [Evidence(table_id=f"t{i}", what="a lost") for i in (1, 3)]

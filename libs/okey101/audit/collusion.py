@@ -5,8 +5,9 @@ with the engine's own `evolve`, and measures per match:
 
 - **feeding** (A -> B, B the next seat): A's discards, and those B took and laid in the same
   turn (an opening, a meld, a lay-off or the finish);
-- **soft play** (A toward B, A the next seat after B): B's discards that fit A's rack once A
-  has opened (a run or a group of three with two tiles A holds), and those A took;
+- **soft play** (A toward B, A the next seat after B): B's discards A took and laid (the
+  feeding figure, read the other way: far too few), and B's discards that fit A's rack once
+  A has opened (a run or a group of three with two tiles A holds), and those A took;
 - **kept openings**: hands a seat ended without opening while its rack could open (the
   solver on its last rack, against what the view said an opening needed);
 - **win trades**: matches where one account kept openings and lost while the other won;
@@ -51,9 +52,9 @@ TIMING_MIN = 60  # decisions before timing is judged
 TIMING_CV = 0.15  # a coefficient of variation below this is a machine's
 # priors: what honest play gives (measured with tools/bench/audit.py), worth PRIOR_N chances
 PRIOR_N = 2000.0
-PRIOR_FEED = 0.07  # of discards, taken by the next seat and laid at once
-PRIOR_TAKE = 0.6  # of discards that fit an opened next seat's rack, taken
-PRIOR_KEPT = 0.01  # of hands, ended holding an opening never laid
+PRIOR_FEED = 0.074  # of discards, taken by the next seat and laid at once
+PRIOR_TAKE = 0.55  # of discards that fit an opened next seat's rack, taken
+PRIOR_KEPT = 0.03  # of hands, ended holding an opening never laid
 
 
 def _z_over(k: int, n: int, p: float) -> float:
@@ -361,14 +362,19 @@ class Collusion:
                 f"{b} took and laid at once {pair.feed.k} of {pair.feed.n} discards of {a} "
                 f"({pair.feed.k / pair.feed.n:.1%}; honest play {p:.1%}) over {shared} shared "
                 "matches", pair.feed_moves, team)
+        # soft play of a toward b (a sits after b): b's discards a took and laid, far below
+        # the population's rate; or b's discards that fitted a's opened rack, passed on
+        taken = self.pairs[(b, a)].feed
+        z_taken = _z_over(taken.n - taken.k, taken.n, 1 - p)
         q = self._rate("soft", PRIOR_TAKE)
-        passed = pair.soft.n - pair.soft.k
-        z = _z_over(passed, pair.soft.n, 1 - q)
-        if z >= Z_FLAG and pair.soft.n >= 8:
+        z_fit = _z_over(pair.soft.n - pair.soft.k, pair.soft.n, 1 - q)
+        if max(z_taken, z_fit) >= Z_FLAG and (taken.n >= 30 or pair.soft.n >= 8):
             out += self._flag(
-                "soft_play", [a, b], table, pair.matches, pair.soft.k / pair.soft.n, q, z,
-                f"{a} took {pair.soft.k} of {pair.soft.n} discards of {b} that fitted its "
-                f"opened rack ({pair.soft.k / pair.soft.n:.1%}; honest play {q:.1%}) over "
+                "soft_play", [a, b], table, pair.matches,
+                taken.k / taken.n if taken.n else 0.0, p, max(z_taken, z_fit),
+                f"{a} took and laid {taken.k} of {taken.n} discards of {b} "
+                f"({taken.k / max(1, taken.n):.1%}; honest play {p:.1%}), and {pair.soft.k} "
+                f"of {pair.soft.n} that fitted its opened rack (honest play {q:.1%}), over "
                 f"{shared} shared matches", pair.soft_moves, team)
         back = self.pairs[(b, a)].trades
         trades = len(pair.trades) + len(back)
