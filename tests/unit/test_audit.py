@@ -221,6 +221,13 @@ def test_a_taken_discard_that_was_not_on_the_pile_fails_at_the_take() -> None:
     assert (_failed(forged).finding, _failed(forged).seq) == ("discard_not_on_pile", seq)
 
 
+def test_an_event_naming_a_seat_that_does_not_exist_is_malformed_at_its_position() -> None:
+    hand = _hands(_match("v1"))[0]
+    forged, seq = _replace_first(hand, E.TileDiscarded, lambda e: msgspec.structs.replace(
+        e, seat=7))
+    assert (_failed(forged).finding, _failed(forged).seq) == ("malformed", seq)
+
+
 def test_a_hand_without_a_commitment_is_not_verified() -> None:
     hand = _hands(_match("v1"))[0]
     forged, seq = _replace_first(hand, E.HandStarted, lambda e: msgspec.structs.replace(

@@ -215,6 +215,8 @@ def verify_hand(events: Sequence[E.Event], sizes: D.Sizes = D.SIZES_101,
         return _verify(events, started, ended, sizes, table)
     except _Fail as f:
         return failed(f.finding, f.event, f.message)
+    except (MalformedInput, IndexError, KeyError, ValueError, TypeError) as exc:
+        return failed("malformed", ended, f"the hand cannot be verified: {exc}")
 
 
 def _verify(events: Sequence[E.Event], started: E.HandStarted, ended: E.HandEnded,
@@ -262,8 +264,9 @@ def _verify(events: Sequence[E.Event], started: E.HandStarted, ended: E.HandEnde
                 break
             else:
                 replay.apply(e)
-        except MalformedInput as exc:
-            raise _Fail("malformed", e, str(exc)) from None
+        except (MalformedInput, IndexError, KeyError, ValueError, TypeError) as exc:
+            # a seat out of range, a meld number that is not on the table, a bad token
+            raise _Fail("malformed", e, f"cannot be replayed: {exc}") from None
     return HandVerified(table_id=table, hand=started.hand, attempt=started.attempt,
                         deal_version=started.deal_version, commitment=started.commitment,
                         first_seq=events[0].seq, last_seq=ended.seq, moves=replay.moves)
