@@ -17,9 +17,12 @@ The bias is a wrapper around the bot's command (`Biased`), never a fork of the b
 `--honest-matches` matches of four honest accounts add honest pairs with many shared
 matches. Every event goes through `okey101.audit.auditor.Auditor` (hands verified too).
 
-Recall: planted pairs (accounts) flagged with their kind, within their shared matches.
-False positives: of the other pairs (accounts) with at least `collusion.MIN_MATCHES` shared
-matches, the share flagged with that kind. Goal: recall >= 90% at <= 1% false positives.
+Recall: planted pairs (accounts) flagged with their kind, within their shared matches
+(and how many shared matches each took). False positives: of the pairs (accounts) of honest
+accounts only with at least `collusion.MIN_MATCHES` shared matches, the share flagged with
+that kind; colluders flagged with another kind than planted are counted apart (a trader who
+never opens also never takes its partner's discards: soft play). A feeding flag counts for
+a colluding team. Goal: recall >= 90% at <= 1% false positives.
 """
 
 from __future__ import annotations
@@ -261,21 +264,26 @@ def main() -> int:
           f"{pop['soft'].k / max(1, pop['soft'].n):.2%}, kept openings "
           f"{pop['kept'].k}/{pop['kept'].n} = {pop['kept'].k / max(1, pop['kept'].n):.2%}")
     planted_keys = {(pl.kind, pl.players) for pl in planted}
-    print(f"\n{'kind':<18} {'recall':>14} {'false positives':>22} {'max matches to flag':>20}")
+    colluders = {a for pl in planted for a in pl.players}
+    print(f"\n{'kind':<18} {'recall':>12} {'false positives (honest)':>26} "
+          f"{'matches to flag':>16}  other colluders flagged as it")
     for kind in KINDS:
         positives = [pl.players for pl in planted if pl.kind == kind]
         hit = [pl for pl in positives if (kind, pl) in raised]
-        needed = [len(f.matches) for f in flags for k, pl in flagged_as(f)
-                  if k == kind and (k, pl) in planted_keys]
+        needed = sorted(len(f.matches) for f in flags for k, pl in flagged_as(f)
+                        if k == kind and (k, pl) in planted_keys)
         negatives = _negatives(collusion, kind, planted_keys)
-        fp = [n for n in negatives if (kind, n) in raised]
+        honest = [n for n in negatives if not set(n) & colluders]
+        fp = [n for n in honest if (kind, n) in raised]
+        others = [n for n in negatives if set(n) & colluders and (kind, n) in raised]
         recall = len(hit) / len(positives) if positives else float("nan")
-        rate = len(fp) / len(negatives) if negatives else 0.0
-        print(f"{kind:<18} {len(hit):>3}/{len(positives):<3} {recall:>6.0%} "
-              f"{len(fp):>5}/{len(negatives):<6} {rate:>8.2%}  {max(needed, default=0):>12}")
+        rate = len(fp) / len(honest) if honest else 0.0
+        span = f"{needed[0]}-{needed[-1]}" if needed else "-"
+        print(f"{kind:<18} {len(hit):>3}/{len(positives):<3} {recall:>5.0%} "
+              f"{len(fp):>8}/{len(honest):<6} {rate:>7.2%} {span:>16}  {len(others)}")
     wrong = [f for f in flags if not any(k in planted_keys for k in flagged_as(f))]
     for f in wrong[:10]:
-        print(f"  false positive: {f.kind} {f.players}: {f.summary}")
+        print(f"  not as planted: {f.kind} {f.players}: {f.summary}")
     return 0
 
 

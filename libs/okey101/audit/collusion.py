@@ -42,19 +42,19 @@ from okey101.table.views import player_view
 from okey101.terms import SEATS
 from okey101.tiles import FAKE, Tile
 
-Z_FLAG = 4.0  # one-sided z-score a feature must reach
+Z_FLAG = 3.5  # one-sided z-score a feature must reach
 MIN_MATCHES = 3  # shared matches before a pair is flagged
 EVIDENCE = 20  # moves named per flag, at most
-TRADE_KEPT = 2  # kept openings in one match that make a loss deliberate
+TRADE_KEPT = 1  # kept openings in one match that make a loss deliberate
 MIN_TRADES = 3
-TRADE_SHARE = 0.2  # of the shared matches
 TIMING_MIN = 60  # decisions before timing is judged
 TIMING_CV = 0.15  # a coefficient of variation below this is a machine's
 # priors: what honest play gives (measured with tools/bench/audit.py), worth PRIOR_N chances
 PRIOR_N = 2000.0
 PRIOR_FEED = 0.074  # of discards, taken by the next seat and laid at once
 PRIOR_TAKE = 0.55  # of discards that fit an opened next seat's rack, taken
-PRIOR_KEPT = 0.03  # of hands, ended holding an opening never laid
+PRIOR_KEPT = 0.02  # of hands, ended holding an opening never laid
+PRIOR_TRADE = 0.035  # of a pair's shared matches, one kept openings and the other won
 
 
 def _z_over(k: int, n: int, p: float) -> float:
@@ -146,7 +146,8 @@ class Collusion:
         self.live: dict[str, _Match] = {}
         self.pairs: dict[tuple[str, str], _Pair] = defaultdict(_Pair)
         self.accounts: dict[str, _Account] = defaultdict(_Account)
-        self.population = {"feed": _Rate(), "soft": _Rate(), "kept": _Rate()}
+        self.population = {"feed": _Rate(), "soft": _Rate(), "kept": _Rate(),
+                           "trade": _Rate()}
         self.raised: set[tuple[str, tuple[str, ...]]] = set()
         self.matches = 0
 
@@ -315,11 +316,17 @@ class Collusion:
                     self._note(pair.feed_moves, ev)
                 for ev in mine.soft_moves:
                     self._note(pair.soft_moves, ev)
-                if (m.kept_in_match.get(a, 0) >= TRADE_KEPT and places.get(b) == 1
-                        and places.get(a, 0) > 1):
+                traded = (m.kept_in_match.get(a, 0) >= TRADE_KEPT and places.get(b) == 1
+                          and places.get(a, 0) > 1)
+                if traded:
                     pair.trades.append(Evidence(
-                        table_id=table, what=f"{a} kept {m.kept_in_match[a]} openings and "
-                        f"placed {places.get(a)}; {b} won"))
+                        table_id=table, what=f"{a} kept {m.kept_in_match[a]} opening(s) it "
+                        f"could lay and placed {places.get(a)}; {b} won"))
+                if a < b:  # per pair and match: one kept openings and the other won
+                    self.population["trade"].n += 1
+                    back = (m.kept_in_match.get(b, 0) >= TRADE_KEPT and places.get(a) == 1
+                            and places.get(b, 0) > 1)
+                    self.population["trade"].k += int(traded or back)
         flags: list[CollusionFlag] = []
         for a in people:
             flags += self._judge_account(a, table)
@@ -377,13 +384,16 @@ class Collusion:
                 f"of {pair.soft.n} that fitted its opened rack (honest play {q:.1%}), over "
                 f"{shared} shared matches", pair.soft_moves, team)
         back = self.pairs[(b, a)].trades
-        trades = len(pair.trades) + len(back)
-        if a < b and trades >= MIN_TRADES and trades >= TRADE_SHARE * shared:
+        trades = len({e.table_id for e in (*pair.trades, *back)})
+        t = self._rate("trade", PRIOR_TRADE)
+        z = _z_over(trades, shared, t)
+        if a < b and trades >= MIN_TRADES and z >= Z_FLAG:
             out += self._flag(
-                "win_trading", [a, b], table, pair.matches, trades / shared, 0.0, trades,
-                f"in {trades} of {shared} shared matches one of {a} and {b} kept openings "
-                f"it could lay while the other won ({len(pair.trades)} for {b}, "
-                f"{len(back)} for {a})", [*pair.trades, *back], team)
+                "win_trading", [a, b], table, pair.matches, trades / shared, t, z,
+                f"in {trades} of {shared} shared matches ({trades / shared:.0%}; honest play "
+                f"{t:.1%}) one of {a} and {b} kept openings it could lay and lost while the "
+                f"other won ({len(pair.trades)} for {b}, {len(back)} for {a})",
+                [*pair.trades, *back], team)
         rules = HOUSE_RULES.get(house)
         if rules is not None and rules.repeat_limit is not None and a < b:
             out += self._repeated(a, b, table, pair, house, rules.repeat_limit,
