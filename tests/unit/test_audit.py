@@ -332,14 +332,13 @@ def test_a_pair_is_judged_only_after_enough_shared_matches() -> None:
     assert c._judge_pair("a", "b", "t9", "okeygg") == []
 
 
-def test_soft_play_passing_on_fitting_discards_is_flagged() -> None:
+def test_passing_on_a_few_fitting_discards_alone_raises_no_soft_play_flag() -> None:
+    """The "fits" reading is the auditor's guess at a rack's use, noisy on few chances:
+    evidence for a moderator, never a flag by itself."""
     c = C.Collusion()
     c.population["soft"] = C._Rate(n=10_000, k=6_000)
-    _pairs(c, "a", "b", 10).soft = C._Rate(n=40, k=2)
-    flags = c._judge_pair("a", "b", "t9", "okeygg")
-    assert [f.kind for f in flags] == ["soft_play"]
-    _pairs(c, "c", "d", 10).soft = C._Rate(n=40, k=22)
-    assert c._judge_pair("c", "d", "t9", "okeygg") == []
+    _pairs(c, "a", "b", 10).soft = C._Rate(n=16, k=2)
+    assert c._judge_pair("a", "b", "t9", "okeygg") == []
 
 
 def test_soft_play_never_taking_the_partners_discards_is_flagged() -> None:
@@ -355,10 +354,11 @@ def test_soft_play_never_taking_the_partners_discards_is_flagged() -> None:
     assert c._judge_pair("c", "d", "t9", "okeygg") == []
 
 
-def test_win_trading_is_flagged_from_kept_openings_in_both_directions() -> None:
+def test_win_trading_is_flagged_from_matches_one_never_opened_in_both_directions() -> None:
     c = C.Collusion()
-    _pairs(c, "a", "b", 10).trades = [Evidence(table_id=f"t{i}", what="a lost") for i in (1, 3)]
-    _pairs(c, "b", "a", 10).trades = [Evidence(table_id="t2", what="b lost")]
+    _pairs(c, "a", "b", 10).trades = [Evidence(table_id=f"t{i}", what="a never opened")
+                                      for i in (1, 3)]
+    _pairs(c, "b", "a", 10).trades = [Evidence(table_id="t2", what="b never opened")]
     flags = c._judge_pair("a", "b", "t9", "okeygg")
     assert [f.kind for f in flags] == ["win_trading"] and len(flags[0].evidence) == 3
     assert c._judge_pair("a", "b", "t9", "okeygg") == []  # raised once

@@ -18,11 +18,12 @@ The bias is a wrapper around the bot's command (`Biased`), never a fork of the b
 matches. Every event goes through `okey101.audit.auditor.Auditor` (hands verified too).
 
 Recall: planted pairs (accounts) flagged with their kind, within their shared matches
-(and how many shared matches each took). False positives: of the pairs (accounts) of honest
-accounts only with at least `collusion.MIN_MATCHES` shared matches, the share flagged with
-that kind; colluders flagged with another kind than planted are counted apart (a trader who
-never opens also never takes its partner's discards: soft play). A feeding flag counts for
-a colluding team. Goal: recall >= 90% at <= 1% false positives.
+(and how many shared matches each took). False positives: of the pairs not planted as any
+kind (an honest account with a colluder is such a pair), or the accounts that colluded in
+no way, with at least `collusion.MIN_MATCHES` shared matches, the share flagged with that
+kind. Planted pairs (accounts) flagged with another kind than planted are counted apart (a
+trader who never opens also never takes its partner's discards: soft play). A feeding flag
+counts for a colluding team. Goal: recall >= 90% at <= 1% false positives.
 """
 
 from __future__ import annotations
@@ -264,18 +265,20 @@ def main() -> int:
           f"{pop['soft'].k / max(1, pop['soft'].n):.2%}, kept openings "
           f"{pop['kept'].k}/{pop['kept'].n} = {pop['kept'].k / max(1, pop['kept'].n):.2%}")
     planted_keys = {(pl.kind, pl.players) for pl in planted}
+    pairs = {frozenset(pl.players) for pl in planted if len(pl.players) == 2}
     colluders = {a for pl in planted for a in pl.players}
     print(f"\n{'kind':<18} {'recall':>12} {'false positives (honest)':>26} "
-          f"{'matches to flag':>16}  other colluders flagged as it")
+          f"{'matches to flag':>16}  planted otherwise, flagged as it")
     for kind in KINDS:
         positives = [pl.players for pl in planted if pl.kind == kind]
         hit = [pl for pl in positives if (kind, pl) in raised]
         needed = sorted(len(f.matches) for f in flags for k, pl in flagged_as(f)
                         if k == kind and (k, pl) in planted_keys)
         negatives = _negatives(collusion, kind, planted_keys)
-        honest = [n for n in negatives if not set(n) & colluders]
+        honest = [n for n in negatives if frozenset(n) not in pairs] if len(positives[0]) == 2 \
+            else [n for n in negatives if n[0] not in colluders]
         fp = [n for n in honest if (kind, n) in raised]
-        others = [n for n in negatives if set(n) & colluders and (kind, n) in raised]
+        others = [n for n in negatives if n not in honest and (kind, n) in raised]
         recall = len(hit) / len(positives) if positives else float("nan")
         rate = len(fp) / len(honest) if honest else 0.0
         span = f"{needed[0]}-{needed[-1]}" if needed else "-"

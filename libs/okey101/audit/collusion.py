@@ -10,7 +10,8 @@ with the engine's own `evolve`, and measures per match:
   A has opened (a run or a group of three with two tiles A holds), and those A took;
 - **kept openings**: hands a seat ended without opening while its rack could open (the
   solver on its last rack, against what the view said an opening needed);
-- **win trades**: matches where one account kept openings and lost while the other won;
+- **win trades**: matches where one account never opened (in a match of `TANK_HANDS` hands
+  or more where somebody did) and the other placed above it;
   the **repeated pair** (north-sultan): the two accounts' matches within the house's window
   (24 h) beyond its cap (`okey101.standings.house`, `repeat_limit`);
 - **decision times** (the `at` of a seat's first move in its turn less the `at` of the move
@@ -45,8 +46,9 @@ from okey101.tiles import FAKE, Tile
 Z_FLAG = 3.5  # one-sided z-score a feature must reach
 MIN_MATCHES = 3  # shared matches before a pair is flagged
 EVIDENCE = 20  # moves named per flag, at most
-TRADE_KEPT = 1  # kept openings in one match that make a loss deliberate
+TANK_HANDS = 5  # a match of at least this many hands in which an account never opened
 MIN_TRADES = 3
+MIN_CHANCES = 100  # discards of the pair before feeding or soft play is judged
 TIMING_MIN = 60  # decisions before timing is judged
 TIMING_CV = 0.15  # a coefficient of variation below this is a machine's
 # priors: what honest play gives (measured with tools/bench/audit.py), worth PRIOR_N chances
@@ -54,7 +56,7 @@ PRIOR_N = 2000.0
 PRIOR_FEED = 0.074  # of discards, taken by the next seat and laid at once
 PRIOR_TAKE = 0.55  # of discards that fit an opened next seat's rack, taken
 PRIOR_KEPT = 0.02  # of hands, ended holding an opening never laid
-PRIOR_TRADE = 0.035  # of a pair's shared matches, one kept openings and the other won
+PRIOR_TRADE = 0.01  # of a pair's shared matches, one never opened and the other beat it
 
 
 def _z_over(k: int, n: int, p: float) -> float:
@@ -110,6 +112,8 @@ class _Match:
     pending_take: tuple[int, Tile, str, int] | None = None  # (seat, tile, feeder, seq)
     pending_chance: tuple[int, Tile, str, int] | None = None  # (seat, tile, discarder, seq)
     kept_in_match: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    opened: set[tuple[int, str]] = field(default_factory=set)  # (hand, account) opened
+    hands: int = 0  # hands ended
 
 
 def _fits(rack: Sequence[Tile], tile: Tile, okey: Tile) -> bool:
@@ -213,6 +217,8 @@ class Collusion:
                 if isinstance(e, E.DiscardTaken) and who and feeder:
                     m.pending_take = (e.seat, tiles.parse(e.tile), feeder, e.seq)
             case E.HandOpened() | E.MeldsLaid() | E.TilesLaidOff() | E.RackShown():
+                if isinstance(e, E.HandOpened):
+                    m.opened.add((hand.number, self._person(m, e.seat)))
                 take = m.pending_take
                 if take is not None and take[0] == e.seat:
                     groups = e.melds if not isinstance(e, E.TilesLaidOff) else [e.tiles]
@@ -233,6 +239,7 @@ class Collusion:
                 self._discard(m, e.seat, tiles.parse(e.tile), e)
                 m.turn_open = True
             case E.HandEnded():
+                m.hands += 1
                 self._hand_end(m, e)
                 m.turn_open = True
                 m.pending_take = m.pending_chance = None
@@ -316,16 +323,15 @@ class Collusion:
                     self._note(pair.feed_moves, ev)
                 for ev in mine.soft_moves:
                     self._note(pair.soft_moves, ev)
-                traded = (m.kept_in_match.get(a, 0) >= TRADE_KEPT and places.get(b) == 1
-                          and places.get(a, 0) > 1)
+                traded = self._tanked(m, a) and places.get(b, 9) < places.get(a, 0)
                 if traded:
                     pair.trades.append(Evidence(
-                        table_id=table, what=f"{a} kept {m.kept_in_match[a]} opening(s) it "
-                        f"could lay and placed {places.get(a)}; {b} won"))
-                if a < b:  # per pair and match: one kept openings and the other won
+                        table_id=table, what=f"{a} opened in none of the {m.hands} hands and "
+                        f"placed {places.get(a)} (keeping {m.kept_in_match.get(a, 0)} "
+                        f"opening(s) it could lay); {b} placed {places.get(b)}"))
+                if a < b:  # per pair and match: one never opened and the other beat it
                     self.population["trade"].n += 1
-                    back = (m.kept_in_match.get(b, 0) >= TRADE_KEPT and places.get(a) == 1
-                            and places.get(b, 0) > 1)
+                    back = self._tanked(m, b) and places.get(a, 9) < places.get(b, 0)
                     self.population["trade"].k += int(traded or back)
         flags: list[CollusionFlag] = []
         for a in people:
@@ -334,6 +340,13 @@ class Collusion:
                 if a != b:
                     flags += self._judge_pair(a, b, table, house)
         return flags
+
+    @staticmethod
+    def _tanked(m: _Match, who: str) -> bool:
+        """`who` never opened in a match of enough hands where somebody did (düz has no
+        opening: nobody does)."""
+        return m.hands >= TANK_HANDS and bool(m.opened) and not any(
+            w == who for _, w in m.opened)
 
     def _rate(self, name: str, prior: float) -> float:
         pop = self.population[name]
@@ -363,25 +376,24 @@ class Collusion:
             return out
         p = self._rate("feed", PRIOR_FEED)
         z = _z_over(pair.feed.k, pair.feed.n, p)
-        if z >= Z_FLAG and pair.feed.k >= 5:
+        if z >= Z_FLAG and pair.feed.k >= 5 and pair.feed.n >= MIN_CHANCES:
             out += self._flag(
                 "feeding", [a, b], table, pair.matches, pair.feed.k / pair.feed.n, p, z,
                 f"{b} took and laid at once {pair.feed.k} of {pair.feed.n} discards of {a} "
                 f"({pair.feed.k / pair.feed.n:.1%}; honest play {p:.1%}) over {shared} shared "
                 "matches", pair.feed_moves, team)
         # soft play of a toward b (a sits after b): b's discards a took and laid, far below
-        # the population's rate; or b's discards that fitted a's opened rack, passed on
+        # the population's rate (with, as evidence, b's discards that fitted a's opened
+        # rack and that a passed on)
         taken = self.pairs[(b, a)].feed
-        z_taken = _z_over(taken.n - taken.k, taken.n, 1 - p)
+        z = _z_over(taken.n - taken.k, taken.n, 1 - p)
         q = self._rate("soft", PRIOR_TAKE)
-        z_fit = _z_over(pair.soft.n - pair.soft.k, pair.soft.n, 1 - q)
-        if max(z_taken, z_fit) >= Z_FLAG and (taken.n >= 30 or pair.soft.n >= 8):
+        if z >= Z_FLAG and taken.n >= MIN_CHANCES:
             out += self._flag(
-                "soft_play", [a, b], table, pair.matches,
-                taken.k / taken.n if taken.n else 0.0, p, max(z_taken, z_fit),
+                "soft_play", [a, b], table, pair.matches, taken.k / taken.n, p, z,
                 f"{a} took and laid {taken.k} of {taken.n} discards of {b} "
-                f"({taken.k / max(1, taken.n):.1%}; honest play {p:.1%}), and {pair.soft.k} "
-                f"of {pair.soft.n} that fitted its opened rack (honest play {q:.1%}), over "
+                f"({taken.k / taken.n:.1%}; honest play {p:.1%}), and {pair.soft.k} of "
+                f"{pair.soft.n} that fitted its opened rack (honest play {q:.1%}), over "
                 f"{shared} shared matches", pair.soft_moves, team)
         back = self.pairs[(b, a)].trades
         trades = len({e.table_id for e in (*pair.trades, *back)})
@@ -391,8 +403,8 @@ class Collusion:
             out += self._flag(
                 "win_trading", [a, b], table, pair.matches, trades / shared, t, z,
                 f"in {trades} of {shared} shared matches ({trades / shared:.0%}; honest play "
-                f"{t:.1%}) one of {a} and {b} kept openings it could lay and lost while the "
-                f"other won ({len(pair.trades)} for {b}, {len(back)} for {a})",
+                f"{t:.1%}) one of {a} and {b} never opened and the other placed above it "
+                f"({len(pair.trades)} for {b}, {len(back)} for {a})",
                 [*pair.trades, *back], team)
         rules = HOUSE_RULES.get(house)
         if rules is not None and rules.repeat_limit is not None and a < b:
