@@ -185,7 +185,7 @@ def plans(pairs: int, shared: int, honest_matches: int, seed: int
         accounts = [*pair, *rng.sample(honest, 2)]
         rng.shuffle(accounts)
         clock[0] += day  # one match a day: no repeated-pair rule in play
-        return Plan(table_id=f"m{len(out):05d}", seed=rng.randbytes(32).hex(),
+        return Plan(table_id=f"m{clock[0] // day:06d}", seed=rng.randbytes(32).hex(),
                     accounts=tuple(accounts), start_ms=clock[0], **kw)  # type: ignore[arg-type]
 
     for k in range(pairs):
@@ -210,7 +210,7 @@ def plans(pairs: int, shared: int, honest_matches: int, seed: int
     for _ in range(honest_matches):
         clock[0] += day
         accounts = rng.sample(pool, 4)
-        out.append(Plan(table_id=f"m{len(out):05d}", seed=rng.randbytes(32).hex(),
+        out.append(Plan(table_id=f"m{clock[0] // day:06d}", seed=rng.randbytes(32).hex(),
                         accounts=tuple(accounts), start_ms=clock[0]))
     return out, planted
 
@@ -236,6 +236,7 @@ def main() -> int:
     args = p.parse_args()
     started = time.perf_counter()
     todo, planted = plans(args.pairs, args.shared, args.honest_matches, args.seed)
+    assert len({p.table_id for p in todo}) == len(todo)
     auditor = Auditor()
     flags: list[CollusionFlag] = []
     verified = failed = events = 0
