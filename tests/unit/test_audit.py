@@ -362,6 +362,9 @@ def test_win_trading_is_flagged_from_matches_one_never_opened_in_both_directions
     flags = c._judge_pair("a", "b", "t9", "okeygg")
     assert [f.kind for f in flags] == ["win_trading"] and len(flags[0].evidence) == 3
     assert c._judge_pair("a", "b", "t9", "okeygg") == []  # raised once
+    _pairs(c, "c", "h", 10).trades = [Evidence(table_id=f"t{i}", what="c never opened")
+                                      for i in (1, 2, 3, 4)]
+    assert c._judge_pair("c", "h", "t9", "okeygg") == []  # one way: deliberate losing
 
 
 def test_north_sultan_repeated_pairs_over_the_cap_within_24_hours_are_flagged() -> None:

@@ -11,7 +11,8 @@ with the engine's own `evolve`, and measures per match:
 - **kept openings**: hands a seat ended without opening while its rack could open (the
   solver on its last rack, against what the view said an opening needed);
 - **win trades**: matches where one account never opened (in a match of `TANK_HANDS` hands
-  or more where somebody did) and the other placed above it;
+  or more where somebody did) and the other placed above it, in both directions (one
+  account losing to everybody is deliberate losing, flagged per account);
   the **repeated pair** (north-sultan): the two accounts' matches within the house's window
   (24 h) beyond its cap (`okey101.standings.house`, `repeat_limit`);
 - **decision times** (the `at` of a seat's first move in its turn less the `at` of the move
@@ -399,7 +400,8 @@ class Collusion:
         trades = len({e.table_id for e in (*pair.trades, *back)})
         t = self._rate("trade", PRIOR_TRADE)
         z = _z_over(trades, shared, t)
-        if a < b and trades >= MIN_TRADES and z >= Z_FLAG:
+        # trading goes both ways; one account losing to everybody is deliberate losing
+        if a < b and pair.trades and back and trades >= MIN_TRADES and z >= Z_FLAG:
             out += self._flag(
                 "win_trading", [a, b], table, pair.matches, trades / shared, t, z,
                 f"in {trades} of {shared} shared matches ({trades / shared:.0%}; honest play "

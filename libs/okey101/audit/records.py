@@ -54,8 +54,8 @@ FLAG_KINDS: dict[str, str] = {
                "laid at once, far more often than its discards are taken by anyone else",
     "soft_play": "one account passes on the other's discards that fit its own rack, or "
                  "lets the other's discard go while taking everybody else's",
-    "win_trading": "in their shared matches one account keeps an opening it could lay, "
-                   "losing, and the other wins: in both directions, or one way repeatedly",
+    "win_trading": "in their shared matches one account never opens and the other places "
+                   "above it, in both directions, far more often than honest play",
     "repeated_pair": "north-sultan: the two accounts met more often within 24 h than the "
                      "house counts",
     "deliberate_losing": "an account keeps openings it could lay, hand after hand",
