@@ -421,3 +421,33 @@ def test_bots_by_the_server_record_are_never_an_account_of_a_pair() -> None:
     assert c.matches == 1
     assert set(c.accounts) == {"p0", "p3"}
     assert set(c.pairs) == {("p0", "p3"), ("p3", "p0")}
+
+
+# ---------------------------------------------------------------- okey101 audit --file
+def test_okey101_audit_reads_a_file_of_events_and_fails_a_forged_hand(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from services.cli.main import main
+
+    events = list(_match("v2"))
+    path = _write(tmp_path, events)
+    assert main(["audit", "sim", "--file", path]) == 0
+    out = capsys.readouterr().out
+    assert out.count("deal version 2): verified") == sum(isinstance(e, E.HandEnded)
+                                                         for e in events)
+    forged, seq = _replace_first(events, E.HandEnded, lambda e: msgspec.structs.replace(
+        e, seed="ab" * 32))
+    assert main(["audit", "sim", "--file", _write(tmp_path, forged), "--json"]) == 1
+    failed = [record_decoder.decode(line) for line in capsys.readouterr().out.splitlines()
+              if '"hand_failed"' in line]
+    assert [(r.finding, r.seq) for r in failed] == [("seed_mismatch", seq)]  # type: ignore[union-attr]
+
+
+def test_okey101_audit_names_a_file_it_cannot_read(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from services.cli.main import main
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"type": "nonsense"}\n')
+    assert main(["audit", "t", "--file", str(bad)]) == 2
+    assert f"{bad}, line 1: not a table event" in capsys.readouterr().err
+    assert main(["audit", "t", "--file", str(tmp_path / "missing.jsonl")]) == 2
