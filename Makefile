@@ -87,6 +87,8 @@ bench: $(STAMP)
 	nice $(BIN)/python -m tools.bench.replays
 	$(BIN)/python -m tools.bench.views
 	$(BIN)/python -m tools.bench.gateway
+	$(BIN)/python -m tools.bench.audit
+	$(BIN)/python -m tools.bench.shuffle
 
 bench-quick: $(STAMP)
 	$(BIN)/python -m tools.bench.solver
@@ -97,6 +99,8 @@ bench-quick: $(STAMP)
 	nice $(BIN)/python -m tools.bench.replays --events 100000 --samples 50 --scans 2 --hands 1
 	$(BIN)/python -m tools.bench.views --tables 30 --batches 1 250
 	$(BIN)/python -m tools.bench.gateway --quick
+	$(BIN)/python -m tools.bench.audit --pairs 1 --shared 30 --honest-matches 40
+	$(BIN)/python -m tools.bench.shuffle --deals 100000
 
 # `make demo ARGS=--serve` keeps the stack up after the bots' matches, for people to play.
 demo: $(STAMP)

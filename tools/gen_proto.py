@@ -22,6 +22,7 @@ import msgspec
 from okey101 import codes, profiles
 from okey101.app import directory, replay, topics
 from okey101.app import websocket as W
+from okey101.audit import records as A
 from okey101.standings import board, house
 from okey101.table import messages as E
 from okey101.table import views as V
@@ -89,6 +90,7 @@ def schemas() -> dict[str, Any]:
     out["directory-entry.schema.json"] = msgspec.json.schema(directory.TableEntry)
     out["directory-public-entry.schema.json"] = msgspec.json.schema(directory.PublicEntry)
     out["replay-step.schema.json"] = msgspec.json.schema(replay.ReplayStep)
+    out["audit-record.schema.json"] = A.schema()
     _with_codes(out["outcome.schema.json"], "Outcome", ["", *rejections])
     _with_codes(out["rejection.schema.json"], "Rejection", rejections)
     _with_codes(out["websocket-server.schema.json"], "CommandOutcome", ["", *rejections])
@@ -133,10 +135,11 @@ def asyncapi(found: dict[str, Any]) -> dict[str, Any]:
     commands = list(E.AnyCommand.__args__)  # type: ignore[attr-defined]
     client = list(W.AnyClientMessage.__args__)  # type: ignore[attr-defined]
     server = list(W.AnyServerMessage.__args__)  # type: ignore[attr-defined]
+    audits = list(A.AnyRecord.__args__)  # type: ignore[attr-defined]
     singles: list[Any] = [E.Outcome, E.SeatEvent, V.ViewUpdate, V.PlayerUpdate, E.DeadLetter,
                           board.Standing, directory.TableEntry]
     _, components = msgspec.json.schema_components(
-        [*commands, *events, *singles, *client, *server],
+        [*commands, *events, *singles, *client, *server, *audits],
         ref_template="#/components/schemas/{name}")
     components = _draft07(public({"components": components}, "components",
                                  prune=False)["components"])
@@ -191,6 +194,9 @@ def asyncapi(found: dict[str, Any]) -> dict[str, Any]:
                         "house after a change", "house/account")]
     entry = [message("directory-entry", "TableEntry", "directory-entry", "a table's "
                      "directory entry (the replays service)", "table id")]
+    audit = [message(f"audit.{_tag(r)}", r.__name__, f"audit.{_tag(r)}",
+                     (r.__doc__ or _tag(r)).strip().splitlines()[0], "table id")
+             for r in audits]
     ws_in = [message(f"ws.{_tag(c)}", c.__name__, f"ws.{_tag(c)}",
                      (c.__doc__ or _tag(c)).strip().splitlines()[0], None) for c in client]
     ws_out = [message(f"ws.{_tag(c)}-reply" if _tag(c) == "tables" else f"ws.{_tag(c)}",
@@ -207,6 +213,7 @@ def asyncapi(found: dict[str, Any]) -> dict[str, Any]:
         "deadletters": kafka_channel(topics.DEAD_LETTERS, dead),
         "standings": kafka_channel(topics.STANDINGS, standing),
         "directory": kafka_channel(topics.DIRECTORY, entry),
+        "audit": kafka_channel(topics.AUDIT, audit),
         "websocket": {
             "address": "/ws", "title": "the gateway's WebSocket",
             "servers": [{"$ref": "#/servers/gateway"}],
@@ -233,6 +240,8 @@ def asyncapi(found: dict[str, Any]) -> dict[str, Any]:
                                    "the leaderboards' standings, compacted"),
         "sendDirectory": operation("send", "directory", entry,
                                    "the replays service's table directory, compacted"),
+        "sendAudit": operation("send", "audit", audit, "the auditor's verdicts on every "
+                               "hand and its collusion flags"),
         "receiveClientFrames": operation("receive", "websocket", ws_in,
                                          "the gateway reads client frames"),
         "sendServerFrames": operation("send", "websocket", ws_out,

@@ -12,6 +12,7 @@ import msgspec
 
 from okey101.app import directory
 from okey101.app import websocket as W
+from okey101.audit import records as A
 from okey101.standings.board import Standing
 from okey101.table import messages as E
 from okey101.table.simulate import play_match
@@ -154,8 +155,30 @@ def examples() -> dict[str, Any]:
     out["dead-letter"] = E.DeadLetter(reason="undecodable command: Expected `object`, got "
                                       "`str`", topic="okey.commands", partition=3,
                                       offset=1042, key=T, value='"draw"')
+    out |= _audit()
     out |= _websocket(update)
     return {name: msgspec.json.decode(msgspec.json.encode(value)) for name, value in out.items()}
+
+
+def _audit() -> dict[str, msgspec.Struct]:
+    return {
+        "audit.hand_verified": A.HandVerified(
+            table_id=T, hand=3, attempt=0, deal_version=2, first_seq=141, last_seq=209,
+            commitment="78323c35afb2343a1706beb3f8d004812b52b948ae4c8e201a0c167b214c67b0",
+            moves=57),
+        "audit.hand_failed": A.HandFailed(
+            table_id=T, hand=4, attempt=0, deal_version=1, finding="tile_not_in_rack",
+            seq=233, event="tile_discarded", message="seat 2 discarded K9, but K9 was not in "
+            "its rack (it held B2 B5 ...)"),
+        "audit.collusion_flag": A.CollusionFlag(
+            table_id=T, kind="feeding", players=["ayse-01", "mehmet-7"],
+            matches=["north-sultan-1f3a", "north-sultan-77c0", T], observed=0.214,
+            expected=0.071, score=5.8, summary="mehmet-7 took and laid at once 41 of 192 "
+            "discards of ayse-01 (21.4%; honest play 7.1%) over 3 shared matches",
+            evidence=[A.Evidence(table_id=T, hand=2, seq=88, seat=1, what="ayse-01 "
+                                 "discarded R7; mehmet-7 took it (seq 87) and laid it at "
+                                 "once (hand_opened, seq 88)")]),
+    }
 
 
 def _websocket(update: PlayerUpdate) -> dict[str, msgspec.Struct]:

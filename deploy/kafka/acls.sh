@@ -11,6 +11,7 @@
 #   User:bots        read seatviews; write commands; its consumer group
 #   User:gateway     write commands; read outcomes, views and playerviews; groups
 #                    <gateway group>*
+#   User:auditor     read events; write audit; its consumer group; describe <prefix>.*
 #   (processor, timers, bots and gateways may also describe the <prefix>.* topics: they
 #   check the topics' partition counts at start-up; no data is readable that way)
 #
@@ -27,6 +28,7 @@
 #   OKEY_GATEWAY_GROUP    prefix of the gateways' consumer groups (default okey-gateway)
 #   OKEY_PROCESSOR_USER, OKEY_TIMERS_USER, OKEY_BOTS_USER, OKEY_GATEWAY_USER: the SASL
 #                         user names (default processor, timers, bots, gateway)
+#   OKEY_AUDITOR_USER, OKEY_AUDITOR_GROUP: the auditor's (default auditor, okey-auditor)
 set -euo pipefail
 
 dry_run=false
@@ -48,6 +50,7 @@ processor="User:${OKEY_PROCESSOR_USER:-processor}"
 timers="User:${OKEY_TIMERS_USER:-timers}"
 bots="User:${OKEY_BOTS_USER:-bots}"
 gateway="User:${OKEY_GATEWAY_USER:-gateway}"
+auditor="User:${OKEY_AUDITOR_USER:-auditor}"
 read -r -a acls <<<"${KAFKA_ACLS:-kafka-acls.sh}"
 base=("${acls[@]}" --bootstrap-server "$KAFKA_BOOTSTRAP")
 [[ -n "${KAFKA_COMMAND_CONFIG:-}" ]] && base+=(--command-config "$KAFKA_COMMAND_CONFIG")
@@ -96,5 +99,11 @@ allow "$gateway" -- --operation Read --topic "$P.outcomes" --topic "$P.views" \
     --topic "$P.playerviews"
 allow "$gateway" -- --operation Read --resource-pattern-type prefixed \
     --group "${OKEY_GATEWAY_GROUP:-okey-gateway}"
+
+# The auditor follows the events and writes its verdicts and flags.
+allow "$auditor" -- --operation Read --topic "$P.events"
+allow "$auditor" -- --operation Write --topic "$P.audit"
+allow "$auditor" -- --operation Read --group "${OKEY_AUDITOR_GROUP:-okey-auditor}"
+allow "$auditor" -- --operation Describe --resource-pattern-type prefixed --topic "$P."
 
 $dry_run || echo "ACLs for $P.* in place for $processor, $timers, $bots, $gateway" >&2

@@ -13,7 +13,7 @@ import msgspec
 from okey101 import profiles
 from okey101.errors import InfrastructureFault, MalformedInput
 from okey101.table import scenario, simulate
-from services.cli import deal, export, health, replay, solve, standings, token, topics
+from services.cli import audit, deal, export, health, replay, solve, standings, token, topics
 
 
 def _scenario(args: argparse.Namespace) -> int:
@@ -76,6 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay.register(commands)
     export.register(commands)
     token.register(commands)
+    audit.register(commands)
     return parser
 
 

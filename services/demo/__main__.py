@@ -54,7 +54,8 @@ BROKER = ROOT / "tools" / "kafka" / "broker.sh"
 LOGS = ROOT / ".cache" / "demo"
 LEVELS = (3, 2, 2, 1)  # the bots at each table, by seat
 # metrics ports: the base, base + 1, ...; the leaderboards' HTTP reads on base + BOARDS_PORT
-SERVICES = ("processor", "timers", "bots", "leaderboards", "replays", "gateway")
+SERVICES = ("processor", "timers", "bots", "leaderboards", "replays", "gateway",
+            "auditor")
 BOARDS_PORT = 9  # the leaderboards' HTTP reads: base + 9 (9110)
 REPLAYS_PORT = 79  # the replays' HTTP: base + 79 (9180)
 READY_WAIT_S = 120.0
@@ -67,6 +68,7 @@ class Table:
     hands: int
     players: list[str]
     done_hands: int = 0
+    hands_ended: int = 0  # every hand_ended, a deal dealt again included (the audit's count)
     outcomes: list[str] = field(default_factory=list)
     ended: E.MatchEnded | None = None
 
@@ -263,6 +265,7 @@ def _follow(tables: dict[str, Table], event: E.Event) -> None:
     if table is None or E.visibility(event) != "public":
         return
     if isinstance(event, E.HandEnded):
+        table.hands_ended += 1
         who = f"seat {event.finished_by}" if event.finished_by is not None else "nobody"
         again = " (dealt again)" if event.replay else ""
         table.outcomes.append(f"hand {event.hand}: {event.finish} by {who}, "
@@ -287,6 +290,35 @@ def report(tables: dict[str, Table], services: list[Service]) -> None:
     ports = ", ".join(f":{s.port} ({s.name})" for s in services)
     print(f"\nmetrics, /healthz and /readyz while it ran: http://127.0.0.1{ports}; "
           "logs in .cache/demo/")
+
+
+AUDIT_METRICS = re.compile(
+    r"^okey_audit_(hands_verified|hands_failed|flags)_total(?:\{[^}]*\})? ([0-9.e+]+)$",
+    re.MULTILINE)
+
+
+async def audit_summary(port: int, tables: dict[str, Table], timeout: float = 60) -> None:
+    """The auditor's verdicts, from its metrics, once it has judged every hand played."""
+    hands = sum(t.hands_ended for t in tables.values())
+    deadline = time.monotonic() + timeout
+    counts: dict[str, float] = {}
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=5)) as http:
+        while True:
+            counts = {"hands_verified": 0.0, "hands_failed": 0.0, "flags": 0.0}
+            try:
+                async with http.get(f"http://127.0.0.1:{port}/metrics") as r:
+                    for name, value in AUDIT_METRICS.findall(await r.text()):
+                        counts[name] += float(value)
+            except (aiohttp.ClientError, TimeoutError):
+                pass
+            judged = counts["hands_verified"] + counts["hands_failed"]
+            if judged >= hands or time.monotonic() > deadline:
+                break
+            await asyncio.sleep(0.5)
+    print(f"\n== fairness audit (the auditor service): {counts['hands_verified']:.0f} hands "
+          f"verified, {counts['hands_failed']:.0f} failed, {counts['flags']:.0f} flags found "
+          f"(of {hands} hands dealt); check one yourself: .venv/bin/okey101 audit TABLE "
+          "--public, or python3 tools/verify_hand.py EVENTS.jsonl")
 
 
 class _Board(msgspec.Struct):
@@ -439,6 +471,7 @@ def _run(args: argparse.Namespace) -> int:
         asyncio.run(boards(f"http://127.0.0.1:{boards_port}", len(tables)))
         asyncio.run(wait_for_directory(replays_url, tables, 60))
         where_to_replay(prefix, replays_url, tables)
+        asyncio.run(audit_summary(args.metrics_port_base + SERVICES.index("auditor"), tables))
         if args.serve:
             serve_forever(url)
     except KeyboardInterrupt:

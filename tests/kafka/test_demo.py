@@ -36,6 +36,12 @@ async def test_the_short_demo_plays_every_house_to_the_end_and_bots_are_never_re
     assert boards.count("bot account(s) not ranked") == 2  # north-sultan and classic rank no bot
     assert boards.count("(bot)") == 12  # okeygg, okey-oyna and its düz list their bots, flagged
     assert "play in your browser: http://127.0.0.1:" in out
+    # it ends by the auditor's verdicts: every hand dealt verified, none failed, no flag
+    audit = re.search(r"fairness audit \(the auditor service\): (\d+) hands verified, (\d+) "
+                      r"failed, (\d+) flags found \(of (\d+) hands dealt\)", out)
+    assert audit is not None, out[-1500:]
+    verified, failed, flags, dealt = map(int, audit.groups())
+    assert (verified, failed, flags) == (dealt, 0, 0) and dealt >= 5
     prefix = re.search(r"topics (demo[0-9a-f]+)\.\*", out)
     assert prefix is not None
     outcomes = [E.outcome_decoder.decode(v) for v in

@@ -337,6 +337,40 @@ def gateway() -> Dashboard:
     )
 
 
+def auditor() -> Dashboard:
+    sel = '{job="okey101-auditor"}'
+    return service_board(
+        "auditor", "auditor",
+        "The fairness auditor: every hand's commitment, deal and public moves checked "
+        "against each other, and collusion and abuse flags, from the events topic.",
+        Row("Hands", (
+            panel("Hands verified and failed",
+                  Target(f"sum(rate(okey_audit_hands_verified_total{sel}[{RATE}]))",
+                         "verified"),
+                  Target(f"sum by (finding) (rate(okey_audit_hands_failed_total{sel}"
+                         f"[{RATE}]))", "failed: {{finding}}"), unit="ops"),
+            panel("Flags by kind",
+                  Target(f"sum by (kind) (increase(okey_audit_flags_total{sel}[1h]))",
+                         "{{kind}}"), stack=True,
+                  description="Collusion and abuse flags raised in the last hour; each "
+                  "names its matches and moves on the audit topic."),
+            panel("Events folded and undecodable",
+                  Target(f"sum(rate(okey_audit_events_total{sel}[{RATE}]))", "events"),
+                  Target(f"sum(rate(okey_audit_events_undecodable_total{sel}[{RATE}]))",
+                         "undecodable"), unit="ops"),
+        )),
+        lag=(
+            panel("Behind the events", Target(f"max(okey_audit_lag_seconds{sel})", "lag"),
+                  unit="s", kind="stat", width=8,
+                  description="From the last folded event's record time to its folding."),
+            panel("Partitions being re-read",
+                  Target(f"sum by (instance) (okey_audit_partitions_catching_up{sel})",
+                         "{{instance}}"), width=24,
+                  description="Assigned events partitions still rebuilding the state."),
+        ),
+    )
+
+
 BOARDS: tuple[Callable[[], Dashboard], ...] = (overview, processor, timers, bots, leaderboards,
-                                               replays, gateway)
+                                               replays, gateway, auditor)
 

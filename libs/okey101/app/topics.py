@@ -95,9 +95,13 @@ DIRECTORY = TopicSpec(
     "house, players, times, status, its events partition and offsets, hands, results", -1,
     "replays service (idempotent upserts)", "replays service (its restart), okey101 replay, "
     "history and export", cleanup="compact")
+AUDIT = TopicSpec(
+    "audit", "table id", "audit record (proto/audit-record.schema.json): a hand verified or "
+    "failed, a collusion flag (keyed by the latest match behind it)", -1, "auditor",
+    "moderators, operators, okey101 audit")
 
 ALL = (COMMANDS, EVENTS, OUTCOMES, VIEWS, SEAT_VIEWS, PLAYER_VIEWS, DEAD_LETTERS, STANDINGS,
-       DIRECTORY)
+       DIRECTORY, AUDIT)
 # one partition count for these: a table's commands, events and views share a partition
 TABLE_TOPICS = (COMMANDS, EVENTS, OUTCOMES, VIEWS, SEAT_VIEWS, PLAYER_VIEWS)
 

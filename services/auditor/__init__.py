@@ -1,0 +1,1 @@
+"""The fairness auditor service (python -m services.auditor)."""

@@ -1,0 +1,214 @@
+"""The auditor's Kafka shell around `okey101.audit`.
+
+Consumes the events topic (read_committed) in a consumer group. The auditor's state (each
+table's hand so far, every pair's figures over their shared matches) is a function of the
+log: every assigned partition is re-read from the beginning into it. Records are published
+to the audit topic (keyed by table, idempotent producer) only for events at or after the
+group's committed offset, which is committed once they are published: a restart rebuilds
+the figures without publishing a verdict or a flag twice (at least once across a crash
+between the publishing and the commit).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import msgspec
+import structlog
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+from aiokafka.errors import IllegalStateError, KafkaError
+from aiokafka.structs import OffsetAndMetadata
+
+from okey101.app import topics
+from okey101.audit.auditor import Auditor
+from okey101.audit.records import AnyRecord, CollusionFlag, HandFailed, HandVerified, encode
+from okey101.table import messages as E
+from services.auditor import metrics
+from services.auditor.settings import AuditorSettings
+from services.common.http import Readiness
+from services.common.kafka import Rebalance, client_security, forget_lag, provision, record_lag
+
+log = structlog.get_logger("auditor")
+
+
+class AuditorService:
+    def __init__(self, bootstrap: str, prefix: str = "okey", group: str = "okey-auditor",
+                 collusion: bool = True, instance_id: str | None = None,
+                 partitions: int = topics.PARTITIONS) -> None:
+        self.bootstrap = bootstrap
+        self.prefix = prefix
+        self.group = group
+        self.instance_id = instance_id
+        self.partitions = partitions
+        self.events = topics.EVENTS.name(prefix)
+        self.audit = topics.AUDIT.name(prefix)
+        self.auditor = Auditor(collusion)
+        self.published_from: dict[int, int] = {}  # partition -> first offset to publish for
+        self.catching_up: dict[int, int] = {}  # partition -> the end offset to reach
+        self.consumer: AIOKafkaConsumer | None = None
+        self.producer: AIOKafkaProducer | None = None
+        self._stopping = asyncio.Event()
+        self.ready = asyncio.Event()
+
+    @classmethod
+    def from_settings(cls, settings: AuditorSettings) -> AuditorService:
+        return cls(settings.bootstrap, prefix=settings.prefix, group=settings.group,
+                   collusion=settings.collusion, instance_id=settings.instance_id)
+
+    # ------------------------------------------------------------ lifecycle
+    async def connect(self) -> None:
+        self.partitions = await provision(self.bootstrap, self.prefix, self.partitions)
+        producer = AIOKafkaProducer(bootstrap_servers=self.bootstrap,
+                                    enable_idempotence=True, acks="all", linger_ms=5,
+                                    request_timeout_ms=30000, **client_security())
+        consumer = AIOKafkaConsumer(
+            bootstrap_servers=self.bootstrap, group_id=self.group, enable_auto_commit=False,
+            isolation_level="read_committed", auto_offset_reset="earliest",
+            session_timeout_ms=10000, heartbeat_interval_ms=1000,
+            group_instance_id=self.instance_id, max_partition_fetch_bytes=8 * 1024 * 1024,
+            fetch_max_wait_ms=50, **client_security())
+        try:
+            await producer.start()
+            await consumer.start()
+        except BaseException:
+            await _close_quietly(consumer, producer)
+            raise
+        consumer.subscribe([self.events], listener=Rebalance(self))
+        self.producer, self.consumer = producer, consumer
+        log.info("auditor_started", bootstrap=self.bootstrap, group=self.group,
+                 prefix=self.prefix)
+
+    async def run(self) -> None:
+        if self.consumer is None:
+            await self.connect()
+        assert self.consumer is not None
+        try:
+            while not self._stopping.is_set():
+                batches = await self.consumer.getmany(timeout_ms=200, max_records=5000)
+                for tp, records in batches.items():
+                    await self._fold(tp, records)
+                await record_lag(self.consumer, self.events)
+                await self._check_caught_up()
+        finally:
+            await _close_quietly(self.consumer, self.producer)
+            log.info("auditor_stopped")
+
+    def stop(self) -> None:
+        self._stopping.set()
+
+    def readiness(self) -> Readiness:
+        if self._stopping.is_set():
+            return Readiness(False, "stopping")
+        if self.consumer is None:
+            return Readiness(False, "connecting")
+        if not self.published_from:
+            return Readiness(False, "no events partition assigned")
+        if self.catching_up:
+            return Readiness(False, f"partitions {sorted(self.catching_up)} still being "
+                             "re-read")
+        return Readiness(True)
+
+    # ------------------------------------------------------------ partitions
+    async def assign(self, assigned: Sequence[TopicPartition]) -> None:
+        assert self.consumer is not None
+        tps = [tp for tp in assigned if tp.topic == self.events]
+        if not tps:
+            return
+        ends = await self.consumer.end_offsets(tps)
+        for tp in tps:
+            committed = await self.consumer.committed(tp)
+            self.published_from[tp.partition] = committed or 0
+            if ends[tp] > 0:
+                self.catching_up[tp.partition] = ends[tp]
+        await self.consumer.seek_to_beginning(*tps)
+        metrics.CATCHING_UP.set(len(self.catching_up))
+        log.info("partitions_assigned", partitions=sorted(tp.partition for tp in tps),
+                 published_from={tp.partition: self.published_from[tp.partition]
+                                 for tp in tps})
+
+    async def revoke(self, revoked: Sequence[TopicPartition]) -> None:
+        for tp in revoked:
+            if tp.topic == self.events:
+                self.published_from.pop(tp.partition, None)
+                self.catching_up.pop(tp.partition, None)
+        forget_lag([tp.partition for tp in revoked if tp.topic == self.events])
+        # the tables of a revoked partition are audited by their new owner from the start
+        self.auditor = Auditor(self.auditor.collusion is not None) if revoked else self.auditor
+        self.ready.clear()
+        metrics.CATCHING_UP.set(len(self.catching_up))
+
+    async def _check_caught_up(self) -> None:
+        assert self.consumer is not None
+        for partition, end in list(self.catching_up.items()):
+            try:
+                position = await self.consumer.position(TopicPartition(self.events, partition))
+            except IllegalStateError:
+                self.catching_up.pop(partition, None)
+                continue
+            if position >= end:
+                self.catching_up.pop(partition, None)
+                log.info("partition_caught_up", partition=partition, offset=position)
+        metrics.CATCHING_UP.set(len(self.catching_up))
+        if not self.catching_up and self.published_from and not self.ready.is_set():
+            self.ready.set()
+            log.info("auditor_ready", partitions=sorted(self.published_from))
+
+    # ------------------------------------------------------------ folding
+    async def _fold(self, tp: TopicPartition, records: list[Any]) -> None:
+        if tp.topic != self.events or tp.partition not in self.published_from:
+            return
+        first = self.published_from[tp.partition]
+        out: list[AnyRecord] = []
+        last_offset = -1
+        for record in records:
+            last_offset = record.offset
+            if record.value is None:
+                continue
+            try:
+                event = E.event_decoder.decode(record.value)
+            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+                metrics.UNDECODABLE.inc()
+                log.warning("undecodable_event", partition=tp.partition,
+                            offset=record.offset, error=str(exc))
+                continue
+            metrics.EVENTS.inc()
+            found = self.auditor.fold(event)
+            if record.offset >= first:
+                out += found
+            metrics.LAG_SECONDS.set(max(0.0, time.time() - record.timestamp / 1000))
+        if out:
+            await self._publish(out)
+        if last_offset >= first and self.consumer is not None:
+            await self.consumer.commit({tp: OffsetAndMetadata(last_offset + 1, "")})
+            self.published_from[tp.partition] = last_offset + 1
+
+    async def _publish(self, out: list[AnyRecord]) -> None:
+        assert self.producer is not None
+        futures = [await self.producer.send(self.audit, encode(r), key=r.table_id.encode())
+                   for r in out]
+        await asyncio.gather(*futures)
+        for r in out:
+            bound = log.bind(table_id=r.table_id)
+            if isinstance(r, HandVerified):
+                metrics.HANDS_VERIFIED.inc()
+            elif isinstance(r, HandFailed):
+                metrics.HANDS_FAILED.labels(r.finding).inc()
+                bound.warning("hand_failed", hand=r.hand, attempt=r.attempt,
+                              finding=r.finding, seq=r.seq, event_type=r.event,
+                              message=r.message)
+            elif isinstance(r, CollusionFlag):
+                metrics.FLAGS.labels(r.kind).inc()
+                bound.warning("collusion_flag", kind=r.kind, players=r.players,
+                              summary=r.summary)
+
+
+async def _close_quietly(consumer: AIOKafkaConsumer | None,
+                         producer: AIOKafkaProducer | None) -> None:
+    for client in (consumer, producer):
+        if client is not None:
+            with contextlib.suppress(KafkaError, OSError, TimeoutError):
+                await asyncio.wait_for(client.stop(), 10)
