@@ -201,7 +201,14 @@ async def read_partitions(bootstrap: str, wanted: list[tuple[str, int]]
                           ) -> dict[tuple[str, int], list[bytes]]:
     """Every committed value of each (topic, partition), from the beginning to the end as
     of now, with one consumer."""
-    out: dict[tuple[str, int], list[bytes]] = {w: [] for w in wanted}
+    records = await read_partition_records(bootstrap, wanted)
+    return {w: [value for _, value in found] for w, found in records.items()}
+
+
+async def read_partition_records(bootstrap: str, wanted: list[tuple[str, int]]
+                                 ) -> dict[tuple[str, int], list[tuple[int, bytes]]]:
+    """`read_partitions` with each value's offset: (offset, value)."""
+    out: dict[tuple[str, int], list[tuple[int, bytes]]] = {w: [] for w in wanted}
     if not wanted:
         return out
     consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False,
@@ -218,7 +225,8 @@ async def read_partitions(bootstrap: str, wanted: list[tuple[str, int]]
         while pending:
             batch = await consumer.getmany(*pending, timeout_ms=1000, max_records=10000)
             for tp, records in batch.items():
-                out[(tp.topic, tp.partition)] += [r.value for r in records if r.value is not None]
+                out[(tp.topic, tp.partition)] += [(r.offset, r.value) for r in records
+                                                  if r.value is not None]
             for tp in list(pending):
                 if await consumer.position(tp) >= ends[tp]:
                     pending.discard(tp)

@@ -19,12 +19,13 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+import msgspec
 import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.errors import KafkaError, ProducerFenced
 
 from okey101.app import topics
-from okey101.app.processing import Changed, Output, PartitionTables
+from okey101.app.processing import FINISHED_WINDOW, Changed, Output, PartitionTables
 from okey101.table import messages as E
 from okey101.table.state import TableState
 from services.common.http import Readiness
@@ -33,7 +34,7 @@ from services.common.kafka import (
     client_security,
     forget_lag,
     provision,
-    read_partitions,
+    read_partition_records,
     record_lag,
 )
 from services.processor import metrics
@@ -54,7 +55,8 @@ CLOSE_TIMEOUT_S = 5.0
 class Processor:
     def __init__(self, bootstrap: str, prefix: str = "okey", group: str = "okey-processor",
                  allow_stacked_deals: bool = False, partitions: int = topics.PARTITIONS,
-                 instance_id: str | None = None, linger: float = 0.002) -> None:
+                 instance_id: str | None = None, linger: float = 0.002,
+                 finished_window: int = FINISHED_WINDOW) -> None:
         self.bootstrap = bootstrap
         self.prefix = prefix
         self.group = group
@@ -62,6 +64,7 @@ class Processor:
         self.partitions = partitions
         self.instance_id = instance_id
         self.linger = linger
+        self.finished_window = finished_window
         self.commands = topics.COMMANDS.name(prefix)
         self.events = topics.EVENTS.name(prefix)
         self.outcomes = topics.OUTCOMES.name(prefix)
@@ -77,7 +80,8 @@ class Processor:
     def from_settings(cls, settings: ProcessorSettings) -> Processor:
         return cls(settings.bootstrap, prefix=settings.prefix, group=settings.group,
                    allow_stacked_deals=settings.allow_stacked_deals,
-                   instance_id=settings.instance_id, linger=settings.linger_ms / 1000)
+                   instance_id=settings.instance_id, linger=settings.linger_ms / 1000,
+                   finished_window=settings.finished_window)
 
     # ------------------------------------------------------------ lifecycle
     async def connect(self) -> None:
@@ -151,6 +155,8 @@ class Processor:
 
     def _gauge(self) -> None:
         metrics.ACTIVE_TABLES.set(sum(w.tables.active_tables() for w in self.workers.values()))
+        metrics.KEPT_COMMAND_IDS.set(sum(w.tables.command_ids() for w in self.workers.values()))
+        metrics.FINISHED_TABLES.set(sum(len(w.tables.finished) for w in self.workers.values()))
         metrics.OWNED_PARTITIONS.set(len(self.workers))
 
     async def _take_partitions(self, partitions: list[int]) -> None:
@@ -181,19 +187,21 @@ class Processor:
     async def _rebuild(self, partitions: list[int]) -> dict[int, PartitionTables]:
         started = time.perf_counter()
         wanted = [(t, p) for p in partitions for t in (self.events, self.outcomes)]
-        logs = await read_partitions(self.bootstrap, wanted)
+        logs = await read_partition_records(self.bootstrap, wanted)
         out = {}
         for partition in partitions:
-            tables = PartitionTables(partition, self.partitions, self.allow_stacked_deals)
-            events = logs[(self.events, partition)]
-            for value in events:
-                tables.restore_event(E.event_decoder.decode(value))
-            for value in logs[(self.outcomes, partition)]:
-                tables.restore_outcome(E.outcome_decoder.decode(value))
+            tables = PartitionTables(partition, self.partitions, self.allow_stacked_deals,
+                                     finished_window=self.finished_window)
+            events = decode_log(logs[(self.events, partition)], E.event_decoder,
+                                self.events, partition)
+            outcomes = decode_log(logs[(self.outcomes, partition)], E.outcome_decoder,
+                                  self.outcomes, partition)
+            tables.restore(events, outcomes)
             out[partition] = tables
             metrics.REBUILDS.inc()
             log.info("partition_rebuilt", partition=partition, events=len(events),
-                     tables=len(tables.tables))
+                     tables=len(tables.tables), finished=len(tables.finished),
+                     command_ids=tables.command_ids())
         log.info("partitions_taken", partitions=partitions,
                  seconds=round(time.perf_counter() - started, 3))
         return out
@@ -407,6 +415,22 @@ def _account(partition: int, record: Any, out: Output, now: float,
         if is_bot_move(tables.get(command.table_id), command):
             metrics.BOT_REJECTIONS.labels(outcome.code).inc()
         bound.info("command_rejected", code=outcome.code, reason=outcome.message)
+
+
+def decode_log(records: list[tuple[int, bytes]], decoder: msgspec.json.Decoder[Any],
+               topic: str, partition: int) -> list[Any]:
+    """The decodable values of a log read at recovery, in order: an undecodable one (a
+    foreign writer, a newer contract) is skipped and logged with its offset, so one bad
+    record does not stop the partition from being rebuilt."""
+    out = []
+    for offset, value in records:
+        try:
+            out.append(decoder.decode(value))
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            metrics.UNDECODABLE.labels(topic.rsplit(".", 1)[-1]).inc()
+            log.warning("undecodable_record_skipped", topic=topic, partition=partition,
+                        offset=offset, error=str(exc))
+    return out
 
 
 def is_bot_move(state: TableState | None, command: E.Command) -> bool:
