@@ -174,3 +174,84 @@ def test_an_undecodable_record_is_skipped_at_a_rebuild_not_fatal() -> None:
     records = [(0, good), (1, b"{not json"), (2, event), (3, good)]
     decoded = decode_log(records, E.outcome_decoder, "okey.outcomes", 0)
     assert [o.command_id for o in decoded] == ["c", "c"]
+
+
+# ---------------------------------------------------------------- the timers' clock
+def _events_of(n: int) -> list[E.Event]:
+    log = Log()
+    for i in range(n):
+        log.play(match(f"t{i}", i))
+    return log.events
+
+
+def test_the_clock_forgets_finished_tables_but_the_window_of_their_ids() -> None:
+    from okey101.app.timers import TurnClock
+    events = _events_of(6)
+    clock = TurnClock(finished_window=2)
+    assert all(clock.fold(e, e.at / 1000) for e in events)
+    assert clock.tracked == 0 and clock.finished == 2
+    assert clock.queued <= 64  # stale deadlines of finished tables do not pile up
+    last = [e for e in events if e.table_id == "t5"]
+    assert not clock.fold(last[-1], last[-1].at / 1000)  # a re-read: ignored
+    older = [e for e in events if e.table_id == "t0"]
+    assert not clock.fold(older[-1], older[-1].at / 1000)  # past the window: a seq gap
+    assert clock.tracked == 0 and clock.due(10**12) == []
+
+
+def test_a_clock_rebuilt_from_the_log_issues_what_the_live_one_issues() -> None:
+    from okey101.app.timers import TurnClock
+    log = Log(finished_window=1)
+    for i in range(3):
+        log.play(match(f"t{i}", i))
+    log.play(match("live", 1)[:12])  # a table mid-hand: its turn is timed
+    live, rebuilt = TurnClock(finished_window=1), TurnClock(finished_window=1)
+    for e in log.events:
+        live.fold(e, e.at / 1000)
+    for e in log.events:
+        rebuilt.fold(e, e.at / 1000)
+    assert (live.tracked, live.finished) == (rebuilt.tracked, rebuilt.finished) == (1, 1)
+    assert live.due(10**12) == rebuilt.due(10**12) != []
+
+
+# ---------------------------------------------------------------- the bots' memory
+def test_the_bots_act_once_per_seq_and_forget_a_finished_table() -> None:
+    from okey101.bots.memory import ActedOn
+    acted = ActedOn(max_tables=10, finished_window=2)
+    assert acted.first("a", 0, 5) and not acted.first("a", 0, 5)
+    assert not acted.first("a", 0, 4) and acted.first("a", 1, 5)
+    assert acted.finish("a") and not acted.finish("a")
+    assert acted.tables == 0 and not acted.first("a", 0, 9)  # a stale view: ignored
+    for t in ("b", "c", "d"):
+        acted.finish(t)
+    assert acted.finished == 2 and not acted.is_finished("a")
+
+
+def test_the_bots_keep_at_most_max_tables_the_least_recent_leaving() -> None:
+    from okey101.bots.memory import ActedOn
+    acted = ActedOn(max_tables=3)
+    for t in ("a", "b", "c"):
+        acted.first(t, 0, 1)
+    acted.first("a", 0, 2)  # a is seen again: b is now the least recent
+    acted.first("d", 0, 1)
+    assert acted.tables == 3
+    assert acted.first("b", 0, 1)  # b was forgotten: it may act again (a duplicate id)
+    assert not acted.first("a", 0, 2)
+
+
+def test_the_bots_service_forgets_a_table_whose_match_is_over() -> None:
+    from services.bots.app import Bots
+    log = Log()
+    commands = match("a")
+    commands[4] = msgspec.structs.replace(commands[4], bot=True, bot_level=3)  # seat 3: a bot
+    service = Bots("unused:9092", level=3)
+    seen = 0
+    for command in commands:
+        out = log.send(command)
+        assert out.outcome is not None and out.outcome.accepted
+        for update in out.seat_views:
+            service.respond(update)
+        seen = max(seen, service.level3.remembered + service.acted.tables)
+    assert seen >= 2  # it remembered the table while the match ran
+    assert "a" not in log.tables.tables  # the match is over
+    assert service.acted.tables == 0 and service.acted.is_finished("a")
+    assert service.level3.remembered == 0
