@@ -255,3 +255,60 @@ def test_the_bots_service_forgets_a_table_whose_match_is_over() -> None:
     assert "a" not in log.tables.tables  # the match is over
     assert service.acted.tables == 0 and service.acted.is_finished("a")
     assert service.level3.remembered == 0
+
+
+# ---------------------------------------------------------------- snapshots
+def _snapshots_run(window: int) -> tuple[Log, list[tuple[int, bytes, bytes | None]],
+                                         int, int]:
+    """A live run that takes a snapshot after every few hand ends; the snapshots log (as
+    (offset, key, value)) and the offsets of the last cut."""
+    log = Log(finished_window=window, stray_window=3)
+    per_table = [match(f"t{i}", i) for i in range(6)]
+    records: list[tuple[int, bytes, bytes | None]] = []
+    at = (0, 0)
+    for i in range(max(len(c) for c in per_table)):
+        for n, commands in enumerate(per_table):
+            if n == 4 and i >= 30:
+                continue
+            if i < len(commands):
+                log.send(commands[i])
+        if i % 5 == 0:
+            log.send(E.Sit(table_id=f"ghost{i}", command_id="g", player_id="p", seat=0))
+        if log.tables.hands_ended and i < 55:  # the tail: the last commands
+            at = (len(log.events), len(log.outcomes))
+            for key, value in log.tables.snapshot(*at):
+                records.append((len(records), key, value))
+    return log, records, *at
+
+
+@pytest.mark.parametrize("window", [1, 3])
+def test_a_rebuild_from_snapshots_and_the_tail_equals_the_full_log(window: int) -> None:
+    from okey101.app import snapshots as S
+    log, records, events_at, outcomes_at = _snapshots_run(window)
+    assert 0 < events_at < len(log.events) and 0 < outcomes_at < len(log.outcomes)
+    cut, tables = S.latest(records, 0)
+    assert (cut.events_offset, cut.outcomes_offset) == (events_at, outcomes_at)
+    rebuilt = PartitionTables(0, 1, allow_stacked_deals=True, finished_window=window,
+                              stray_window=3)
+    rebuilt.load(cut, tables)
+    rebuilt.restore(log.events[events_at:], log.outcomes[outcomes_at:])
+    full = PartitionTables(0, 1, allow_stacked_deals=True, finished_window=window,
+                           stray_window=3)
+    full.restore(log.events, log.outcomes)
+    assert memory(rebuilt) == memory(full) == memory(log.tables)
+
+
+def test_a_snapshot_of_another_version_falls_back_to_the_full_log() -> None:
+    from okey101.app import snapshots as S
+    _, records, _, _ = _snapshots_run(2)
+    offset, key, value = records[-1]
+    assert value is not None and key == b"~cut:0"
+    newer = value.replace(b'"v":1', b'"v":2')
+    with pytest.raises(S.Unusable, match="version v=2"):
+        S.latest([*records[:-1], (offset, key, newer)], 0)
+    with pytest.raises(S.Unusable, match="undecodable"):
+        S.latest([*records[:-1], (offset, key, b"{oops")], 0)
+    with pytest.raises(S.Unusable, match="no snapshot cut"):
+        S.latest(records, 1)
+    with pytest.raises(S.Unusable, match="table records"):
+        S.latest([r for r in records if r[1] != b"t4"], 0)

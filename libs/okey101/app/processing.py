@@ -38,6 +38,7 @@ from typing import cast
 
 import msgspec
 
+from okey101.app import snapshots as S
 from okey101.app import topics
 from okey101.table import messages as E
 from okey101.table.decide import decide_and_fold
@@ -79,7 +80,7 @@ class Changed:
 
 
 FINISHED_WINDOW = 1000  # finished tables per partition whose command ids are kept
-STRAY_WINDOW = 10000  # outcomes kept of commands for tables neither live nor in that window
+STRAY_WINDOW = 1000  # outcomes kept of commands for tables neither live nor in that window
 
 
 class PartitionTables:
@@ -100,6 +101,9 @@ class PartitionTables:
         self.finished: OrderedDict[str, int] = OrderedDict()  # table id: final seq, oldest first
         self.strays: OrderedDict[tuple[str, str], E.Outcome] = OrderedDict()
         self.evicted = 0  # finished tables that left the window (a counter, for metrics)
+        # snapshots: the tables changed since the last cut, and hands ended since then
+        self.dirty: set[str] = set()
+        self.hands_ended = 0
 
     # ------------------------------------------------------------ memory
     def outcome(self, table_id: str, command_id: str) -> E.Outcome | None:
@@ -121,6 +125,7 @@ class PartitionTables:
         table_id = outcome.table_id
         if table_id in self.tables or table_id in self.finished:
             self.outcomes.setdefault(table_id, {}).setdefault(outcome.command_id, outcome)
+            self.dirty.add(table_id)
             return
         key = (table_id, outcome.command_id)
         if key in self.strays or self.stray_window == 0:
@@ -132,6 +137,7 @@ class PartitionTables:
     def _set(self, table_id: str, after: TableState) -> None:
         """A table's new state: a finished match moves it into the finished window (its
         state dropped), and the oldest finished table beyond the window leaves memory."""
+        self.dirty.add(table_id)
         if after.status != "over":
             self.tables[table_id] = after
             return
@@ -140,7 +146,49 @@ class PartitionTables:
         while len(self.finished) > self.finished_window:
             gone, _ = self.finished.popitem(last=False)
             self.outcomes.pop(gone, None)
+            self.dirty.add(gone)
             self.evicted += 1
+
+    # ------------------------------------------------------------ snapshots
+    def snapshot(self, events_offset: int, outcomes_offset: int
+                 ) -> list[tuple[bytes, bytes | None]]:
+        """The snapshot records (key, value; None a tombstone) of every table changed since
+        the last cut, then the cut at these offsets (`okey101.app.snapshots`)."""
+        out: list[tuple[bytes, bytes | None]] = []
+        for table_id in sorted(self.dirty):
+            state = self.tables.get(table_id)
+            final = self.finished.get(table_id)
+            if state is None and final is None:
+                out.append((table_id.encode(), None))
+                continue
+            kept = list(self.outcomes.get(table_id, {}).values())
+            record = S.TableSnapshot(table_id=table_id, state=state,
+                                     final_seq=final or 0, outcomes=kept)
+            out.append((table_id.encode(), msgspec.json.encode(record)))
+        cut = S.Cut(partition=self.partition, events_offset=events_offset,
+                    outcomes_offset=outcomes_offset, finished=list(self.finished),
+                    strays=list(self.strays.values()),
+                    tables=len(self.tables) + len(self.finished))
+        out.append((S.cut_key(self.partition).encode(), msgspec.json.encode(cut)))
+        self.dirty.clear()
+        self.hands_ended = 0
+        return out
+
+    def load(self, cut: S.Cut, tables: dict[str, S.TableSnapshot]) -> None:
+        """The memory at a cut (`snapshots.latest`); the tail is `restore`d after it."""
+        for record in tables.values():
+            if record.state is not None:
+                self.tables[record.table_id] = record.state
+            self.outcomes[record.table_id] = {o.command_id: o for o in record.outcomes}
+        for table_id in cut.finished:
+            found = tables.get(table_id)
+            if found is None or found.state is not None:
+                raise S.Unusable(f"finished table {table_id!r} of the cut has no record")
+            self.finished[table_id] = found.final_seq
+        for outcome in cut.strays:
+            self.strays[(outcome.table_id, outcome.command_id)] = outcome
+        for table_id in [t for t, kept in self.outcomes.items() if not kept]:
+            del self.outcomes[table_id]
 
     # ------------------------------------------------------------ recovery
     def restore(self, events: Iterable[E.Event], outcomes: Iterable[E.Outcome]) -> None:
@@ -246,6 +294,7 @@ class PartitionTables:
                             accepted=True, seqs=[e.seq for e in decision])
         if decision:
             self._set(command.table_id, after)
+            self.hands_ended += sum(isinstance(e, E.HandEnded) for e in decision)
         self._remember(outcome)
         return Output(events=decision, outcome=outcome, views=views, command=command,
                       seat_views=view_updates(after), state=after)
