@@ -20,7 +20,7 @@ from typing import Any
 import msgspec
 
 from okey101 import codes, profiles
-from okey101.app import directory, replay, topics
+from okey101.app import directory, replay, snapshots, topics
 from okey101.app import websocket as W
 from okey101.standings import board, house
 from okey101.table import messages as E
@@ -134,7 +134,8 @@ def asyncapi(found: dict[str, Any]) -> dict[str, Any]:
     client = list(W.AnyClientMessage.__args__)  # type: ignore[attr-defined]
     server = list(W.AnyServerMessage.__args__)  # type: ignore[attr-defined]
     singles: list[Any] = [E.Outcome, E.SeatEvent, V.ViewUpdate, V.PlayerUpdate, E.DeadLetter,
-                          board.Standing, directory.TableEntry]
+                          board.Standing, directory.TableEntry, snapshots.TableSnapshot,
+                          snapshots.Cut]
     _, components = msgspec.json.schema_components(
         [*commands, *events, *singles, *client, *server],
         ref_template="#/components/schemas/{name}")
@@ -191,6 +192,10 @@ def asyncapi(found: dict[str, Any]) -> dict[str, Any]:
                         "house after a change", "house/account")]
     entry = [message("directory-entry", "TableEntry", "directory-entry", "a table's "
                      "directory entry (the replays service)", "table id")]
+    snapshot = [message("snapshot.table", "TableSnapshot", "snapshot.table", "the processor's "
+                        "memory of one table", "table id"),
+                message("snapshot.cut", "Cut", "snapshot.cut", "closes a snapshot: its "
+                        "offsets, the finished window, the strays", "~cut:<partition>")]
     ws_in = [message(f"ws.{_tag(c)}", c.__name__, f"ws.{_tag(c)}",
                      (c.__doc__ or _tag(c)).strip().splitlines()[0], None) for c in client]
     ws_out = [message(f"ws.{_tag(c)}-reply" if _tag(c) == "tables" else f"ws.{_tag(c)}",
@@ -207,6 +212,7 @@ def asyncapi(found: dict[str, Any]) -> dict[str, Any]:
         "deadletters": kafka_channel(topics.DEAD_LETTERS, dead),
         "standings": kafka_channel(topics.STANDINGS, standing),
         "directory": kafka_channel(topics.DIRECTORY, entry),
+        "snapshots": kafka_channel(topics.SNAPSHOTS, snapshot),
         "websocket": {
             "address": "/ws", "title": "the gateway's WebSocket",
             "servers": [{"$ref": "#/servers/gateway"}],
@@ -233,6 +239,8 @@ def asyncapi(found: dict[str, Any]) -> dict[str, Any]:
                                    "the leaderboards' standings, compacted"),
         "sendDirectory": operation("send", "directory", entry,
                                    "the replays service's table directory, compacted"),
+        "sendSnapshots": operation("send", "snapshots", snapshot,
+                                   "the processor's snapshots, compacted"),
         "receiveClientFrames": operation("receive", "websocket", ws_in,
                                          "the gateway reads client frames"),
         "sendServerFrames": operation("send", "websocket", ws_out,

@@ -48,6 +48,13 @@ KEPT_COMMAND_IDS = Gauge("okey_kept_command_ids", "Command ids kept for duplicat
                          "(live tables, the finished window, the strays), on this instance")
 FINISHED_TABLES = Gauge("okey_finished_tables_kept", "Finished tables in the duplicate "
                         "window (final seq and command ids, no state), on this instance")
+SNAPSHOTS = Counter("okey_snapshots_total", "Snapshot cuts written (each with the records "
+                    "of the tables changed since the previous one)")
+SNAPSHOT_RECORDS = Counter("okey_snapshot_records_total", "Table snapshot records and "
+                           "tombstones written, cuts included")
+SNAPSHOT_FALLBACKS = Counter("okey_snapshot_fallbacks_total", "Rebuilds that found snapshots "
+                             "they could not use (another version, undecodable, incomplete) "
+                             "and read the full log")
 
 for _topic in ("events", "outcomes"):
     UNDECODABLE.labels(_topic)
