@@ -89,6 +89,7 @@ def schemas() -> dict[str, Any]:
     out["directory-entry.schema.json"] = msgspec.json.schema(directory.TableEntry)
     out["directory-public-entry.schema.json"] = msgspec.json.schema(directory.PublicEntry)
     out["replay-step.schema.json"] = msgspec.json.schema(replay.ReplayStep)
+    out["snapshot.schema.json"] = msgspec.json.schema(snapshots.Record)
     _with_codes(out["outcome.schema.json"], "Outcome", ["", *rejections])
     _with_codes(out["rejection.schema.json"], "Rejection", rejections)
     _with_codes(out["websocket-server.schema.json"], "CommandOutcome", ["", *rejections])

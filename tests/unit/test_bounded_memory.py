@@ -171,7 +171,8 @@ def test_a_rebuild_from_the_log_equals_the_live_memory(window: int) -> None:
 def test_an_undecodable_record_is_skipped_at_a_rebuild_not_fatal() -> None:
     event = E.encode(match("a")[0])  # a command where an event should be: wrong type
     good = E.encode(E.Outcome(table_id="a", command_id="c", accepted=True, seqs=[1]))
-    records = [(0, good), (1, b"{not json"), (2, event), (3, good)]
+    records = [(0, b"a", good), (1, b"a", b"{not json"), (2, b"a", event), (3, b"a", None),
+               (4, b"a", good)]
     decoded = decode_log(records, E.outcome_decoder, "okey.outcomes", 0)
     assert [o.command_id for o in decoded] == ["c", "c"]
 

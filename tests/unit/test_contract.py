@@ -26,7 +26,8 @@ SCHEMA_OF = {"command": "table-commands.schema.json", "event": "table-events.sch
              "view-update": "view-update.schema.json",
              "player-update": "player-update.schema.json",
              "dead-letter": "dead-letter.schema.json", "standing": "standing.schema.json",
-             "directory-entry": "directory-entry.schema.json"}
+             "directory-entry": "directory-entry.schema.json",
+             "snapshot": "snapshot.schema.json"}
 
 
 def _schema_for(name: str) -> dict[str, Any]:
