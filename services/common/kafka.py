@@ -201,9 +201,30 @@ async def read_partitions(bootstrap: str, wanted: list[tuple[str, int]]
                           ) -> dict[tuple[str, int], list[bytes]]:
     """Every committed value of each (topic, partition), from the beginning to the end as
     of now, with one consumer."""
-    records = await read_partition_records(bootstrap, {w: 0 for w in wanted})
-    return {w: [value for _, _, value in found if value is not None]
-            for w, found in records.items()}
+    out: dict[tuple[str, int], list[bytes]] = {w: [] for w in wanted}
+    if not wanted:
+        return out
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False,
+                                isolation_level="read_committed", group_id=None,
+                                max_partition_fetch_bytes=8 * 1024 * 1024,
+                                **client_security())
+    await consumer.start()
+    try:
+        tps = [TopicPartition(t, p) for t, p in wanted]
+        consumer.assign(tps)
+        await consumer.seek_to_beginning(*tps)
+        ends = await consumer.end_offsets(tps)
+        pending = {tp for tp in tps if ends[tp] > 0}
+        while pending:
+            batch = await consumer.getmany(*pending, timeout_ms=1000, max_records=10000)
+            for tp, records in batch.items():
+                out[(tp.topic, tp.partition)] += [r.value for r in records if r.value is not None]
+            for tp in list(pending):
+                if await consumer.position(tp) >= ends[tp]:
+                    pending.discard(tp)
+        return out
+    finally:
+        await consumer.stop()
 
 
 async def read_partition_records(bootstrap: str, starts: dict[tuple[str, int], int]
@@ -223,10 +244,10 @@ async def read_partition_records(bootstrap: str, starts: dict[tuple[str, int], i
     try:
         tps = {TopicPartition(t, p): start for (t, p), start in starts.items()}
         consumer.assign(list(tps))
-        ends = await consumer.end_offsets(list(tps))
         beginning = [tp for tp, start in tps.items() if start <= 0]
         if beginning:
             await consumer.seek_to_beginning(*beginning)
+        ends = await consumer.end_offsets(list(tps))
         for tp, start in tps.items():
             if start > 0:
                 consumer.seek(tp, min(start, ends[tp]))

@@ -51,7 +51,7 @@ _FAULTS = (KafkaError, OSError, TimeoutError)
 # CLOSE_TIMEOUT_S: the systemd unit's TimeoutStopSec leaves room above that.
 TRANSACTION_GRACE_S = 10.0
 CLOSE_TIMEOUT_S = 5.0
-SNAPSHOT_EVERY = 1000  # commands between snapshots (at a hand end), per partition
+SNAPSHOT_EVERY = 0  # commands between snapshots (at a hand end), per partition; 0: none
 
 
 class Processor:
@@ -338,7 +338,7 @@ class _Worker:
                                       E.encode(update))
                 await batches.flush()
                 self.since_cut += len(records)
-                if self.tables.hands_ended > ended_before and \
+                if self.p.snapshot_every and self.tables.hands_ended > ended_before and \
                         self.since_cut >= self.p.snapshot_every:  # at a hand end
                     await self._snapshot(batches)
                 await self.producer.send_offsets_to_transaction(

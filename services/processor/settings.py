@@ -26,6 +26,7 @@ class ProcessorSettings(ServiceSettings):
     finished_window: int = Field(FINISHED_WINDOW, ge=1, description="finished tables per "
                                  "partition whose command ids are kept, so a late retry is "
                                  "still answered as a duplicate (bounded memory)")
-    snapshot_every: int = Field(1000, ge=1, description="commands per partition between "
+    snapshot_every: int = Field(0, ge=0, description="0: no snapshots (the default for "
+                                "now); else commands per partition between "
                                 "snapshots of the tables' memory (written at the next hand "
                                 "end), so a restart reads only the log's tail")
