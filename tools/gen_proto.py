@@ -20,7 +20,7 @@ from typing import Any
 import msgspec
 
 from okey101 import codes, profiles
-from okey101.app import directory, replay, topics
+from okey101.app import directory, replay, snapshots, topics
 from okey101.app import websocket as W
 from okey101.audit import records as A
 from okey101.standings import board, house
@@ -91,6 +91,7 @@ def schemas() -> dict[str, Any]:
     out["directory-public-entry.schema.json"] = msgspec.json.schema(directory.PublicEntry)
     out["replay-step.schema.json"] = msgspec.json.schema(replay.ReplayStep)
     out["audit-record.schema.json"] = A.schema()
+    out["snapshot.schema.json"] = msgspec.json.schema(snapshots.Record)
     _with_codes(out["outcome.schema.json"], "Outcome", ["", *rejections])
     _with_codes(out["rejection.schema.json"], "Rejection", rejections)
     _with_codes(out["websocket-server.schema.json"], "CommandOutcome", ["", *rejections])
@@ -137,7 +138,8 @@ def asyncapi(found: dict[str, Any]) -> dict[str, Any]:
     server = list(W.AnyServerMessage.__args__)  # type: ignore[attr-defined]
     audits = list(A.AnyRecord.__args__)  # type: ignore[attr-defined]
     singles: list[Any] = [E.Outcome, E.SeatEvent, V.ViewUpdate, V.PlayerUpdate, E.DeadLetter,
-                          board.Standing, directory.TableEntry]
+                          board.Standing, directory.TableEntry, snapshots.TableSnapshot,
+                          snapshots.Cut]
     _, components = msgspec.json.schema_components(
         [*commands, *events, *singles, *client, *server, *audits],
         ref_template="#/components/schemas/{name}")
@@ -197,6 +199,10 @@ def asyncapi(found: dict[str, Any]) -> dict[str, Any]:
     audit = [message(f"audit.{_tag(r)}", r.__name__, f"audit.{_tag(r)}",
                      (r.__doc__ or _tag(r)).strip().splitlines()[0], "table id")
              for r in audits]
+    snapshot = [message("snapshot.table", "TableSnapshot", "snapshot.table", "the processor's "
+                        "memory of one table", "table id"),
+                message("snapshot.cut", "Cut", "snapshot.cut", "closes a snapshot: its "
+                        "offsets, the finished window, the strays", "~cut:<partition>")]
     ws_in = [message(f"ws.{_tag(c)}", c.__name__, f"ws.{_tag(c)}",
                      (c.__doc__ or _tag(c)).strip().splitlines()[0], None) for c in client]
     ws_out = [message(f"ws.{_tag(c)}-reply" if _tag(c) == "tables" else f"ws.{_tag(c)}",
@@ -214,6 +220,7 @@ def asyncapi(found: dict[str, Any]) -> dict[str, Any]:
         "standings": kafka_channel(topics.STANDINGS, standing),
         "directory": kafka_channel(topics.DIRECTORY, entry),
         "audit": kafka_channel(topics.AUDIT, audit),
+        "snapshots": kafka_channel(topics.SNAPSHOTS, snapshot),
         "websocket": {
             "address": "/ws", "title": "the gateway's WebSocket",
             "servers": [{"$ref": "#/servers/gateway"}],
@@ -242,6 +249,8 @@ def asyncapi(found: dict[str, Any]) -> dict[str, Any]:
                                    "the replays service's table directory, compacted"),
         "sendAudit": operation("send", "audit", audit, "the auditor's verdicts on every "
                                "hand and its collusion flags"),
+        "sendSnapshots": operation("send", "snapshots", snapshot,
+                                   "the processor's snapshots, compacted"),
         "receiveClientFrames": operation("receive", "websocket", ws_in,
                                          "the gateway reads client frames"),
         "sendServerFrames": operation("send", "websocket", ws_out,

@@ -12,6 +12,7 @@ import msgspec
 
 from okey101.app import directory
 from okey101.app import websocket as W
+from okey101.app.snapshots import Cut, TableSnapshot
 from okey101.audit import records as A
 from okey101.standings.board import Standing
 from okey101.table import messages as E
@@ -156,6 +157,10 @@ def examples() -> dict[str, Any]:
                                       "`str`", topic="okey.commands", partition=3,
                                       offset=1042, key=T, value='"draw"')
     out |= _audit()
+    out["snapshot.table"] = TableSnapshot(
+        table_id=T, state=middle, outcomes=[out["outcome.accepted"]])
+    out["snapshot.cut"] = Cut(partition=3, events_offset=8812, outcomes_offset=4410,
+                              finished=["t-0c1f"], strays=[out["outcome.rejected"]], tables=2)
     out |= _websocket(update)
     return {name: msgspec.json.decode(msgspec.json.encode(value)) for name, value in out.items()}
 

@@ -31,6 +31,7 @@ from aiokafka.errors import KafkaError
 
 from okey101 import bots
 from okey101.app import topics
+from okey101.bots.memory import ActedOn
 from okey101.table import messages as E
 from okey101.table.views import PlayerView, ViewUpdate, view_update_decoder
 from services.bots import metrics
@@ -57,9 +58,10 @@ class Bots:
         self.think = think
         self.fill_seats = fill_seats
         self.new_id = new_id
+        self.level3 = bots.Level3()
         self.policies: dict[int, Callable[[PlayerView], E.Command]] = {
-            0: bots.level0, 1: bots.level1, 2: bots.level2, 3: bots.Level3()}
-        self.acted: dict[tuple[str, int], int] = {}  # (table, seat) -> the seq acted on
+            0: bots.level0, 1: bots.level1, 2: bots.level2, 3: self.level3}
+        self.acted = ActedOn()  # per live table: the seq each seat acted on
         self.consumer: AIOKafkaConsumer | None = None
         self.producer: AIOKafkaProducer | None = None
         self._stopping = asyncio.Event()
@@ -135,16 +137,18 @@ class Bots:
     def respond(self, update: ViewUpdate) -> E.Command | None:
         """The command a view calls for, if any (pure apart from the acted-on memory)."""
         view = update.view
+        if view.status == "over":  # the table leaves memory (issue 13)
+            if self.acted.finish(view.table_id):
+                self.level3.forget(view.table_id)
+            return None
         if update.seat < 0:
             return self._fill(view) if self.fill_seats else None
         hand = view.hand
         if view.status != "playing" or hand is None or hand.phase == "over" or \
                 hand.to_act != update.seat:
             return None
-        key = (view.table_id, update.seat)
-        if self.acted.get(key, -1) >= view.seq:
+        if not self.acted.first(view.table_id, update.seat, view.seq):
             return None
-        self.acted[key] = view.seq
         level = update.bot_level if update.bot_level in self.policies else self.level
         started = time.perf_counter()
         intent = self.policies[level](view)
@@ -163,10 +167,8 @@ class Bots:
         if not empty:
             return None
         seat = empty[0]
-        key = (view.table_id, -1)
-        if self.acted.get(key, -1) >= view.seq:
+        if not self.acted.first(view.table_id, -1, view.seq):
             return None
-        self.acted[key] = view.seq
         metrics.SEATS_FILLED.inc()
         return E.ReplaceWithBot(table_id=view.table_id, seq=view.seq, seat=seat,
                                 command_id=f"fill-{view.table_id}-{seat}-{view.seq}",

@@ -227,6 +227,43 @@ async def read_partitions(bootstrap: str, wanted: list[tuple[str, int]]
         await consumer.stop()
 
 
+async def read_partition_records(bootstrap: str, starts: dict[tuple[str, int], int]
+                                 ) -> dict[tuple[str, int], list[tuple[int, bytes | None,
+                                                                       bytes | None]]]:
+    """Every committed record of each (topic, partition) from its start offset to the end
+    as of now, as (offset, key, value), tombstones (value None) included."""
+    out: dict[tuple[str, int], list[tuple[int, bytes | None, bytes | None]]] = {
+        w: [] for w in starts}
+    if not starts:
+        return out
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False,
+                                isolation_level="read_committed", group_id=None,
+                                max_partition_fetch_bytes=8 * 1024 * 1024,
+                                **client_security())
+    await consumer.start()
+    try:
+        tps = {TopicPartition(t, p): start for (t, p), start in starts.items()}
+        consumer.assign(list(tps))
+        beginning = [tp for tp, start in tps.items() if start <= 0]
+        if beginning:
+            await consumer.seek_to_beginning(*beginning)
+        ends = await consumer.end_offsets(list(tps))
+        for tp, start in tps.items():
+            if start > 0:
+                consumer.seek(tp, min(start, ends[tp]))
+        pending = {tp for tp, start in tps.items() if ends[tp] > start}
+        while pending:
+            batch = await consumer.getmany(*pending, timeout_ms=1000, max_records=10000)
+            for tp, records in batch.items():
+                out[(tp.topic, tp.partition)] += [(r.offset, r.key, r.value) for r in records]
+            for tp in list(pending):
+                if await consumer.position(tp) >= ends[tp]:
+                    pending.discard(tp)
+        return out
+    finally:
+        await consumer.stop()
+
+
 class PartitionOwner(Protocol):
     async def assign(self, assigned: Sequence[TopicPartition]) -> None: ...
 

@@ -19,12 +19,14 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+import msgspec
 import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.errors import KafkaError, ProducerFenced
 
+from okey101.app import snapshots as S
 from okey101.app import topics
-from okey101.app.processing import Changed, Output, PartitionTables
+from okey101.app.processing import FINISHED_WINDOW, Changed, Output, PartitionTables
 from okey101.table import messages as E
 from okey101.table.state import TableState
 from services.common.http import Readiness
@@ -33,7 +35,7 @@ from services.common.kafka import (
     client_security,
     forget_lag,
     provision,
-    read_partitions,
+    read_partition_records,
     record_lag,
 )
 from services.processor import metrics
@@ -49,12 +51,15 @@ _FAULTS = (KafkaError, OSError, TimeoutError)
 # CLOSE_TIMEOUT_S: the systemd unit's TimeoutStopSec leaves room above that.
 TRANSACTION_GRACE_S = 10.0
 CLOSE_TIMEOUT_S = 5.0
+SNAPSHOT_EVERY = 0  # commands between snapshots (at a hand end), per partition; 0: none
 
 
 class Processor:
     def __init__(self, bootstrap: str, prefix: str = "okey", group: str = "okey-processor",
                  allow_stacked_deals: bool = False, partitions: int = topics.PARTITIONS,
-                 instance_id: str | None = None, linger: float = 0.002) -> None:
+                 instance_id: str | None = None, linger: float = 0.002,
+                 finished_window: int = FINISHED_WINDOW,
+                 snapshot_every: int = SNAPSHOT_EVERY) -> None:
         self.bootstrap = bootstrap
         self.prefix = prefix
         self.group = group
@@ -62,6 +67,10 @@ class Processor:
         self.partitions = partitions
         self.instance_id = instance_id
         self.linger = linger
+        self.finished_window = finished_window
+        self.snapshot_every = snapshot_every
+        # per partition, the last rebuild: (from a snapshot, events read, outcomes read)
+        self.rebuilt: dict[int, tuple[bool, int, int]] = {}
         self.commands = topics.COMMANDS.name(prefix)
         self.events = topics.EVENTS.name(prefix)
         self.outcomes = topics.OUTCOMES.name(prefix)
@@ -69,6 +78,7 @@ class Processor:
         self.seat_views = topics.SEAT_VIEWS.name(prefix)
         self.player_views = topics.PLAYER_VIEWS.name(prefix)
         self.dead_letters = topics.DEAD_LETTERS.name(prefix)
+        self.snapshots = topics.SNAPSHOTS.name(prefix)
         self.workers: dict[int, _Worker] = {}
         self.consumer: AIOKafkaConsumer | None = None
         self._stopping = asyncio.Event()
@@ -77,7 +87,9 @@ class Processor:
     def from_settings(cls, settings: ProcessorSettings) -> Processor:
         return cls(settings.bootstrap, prefix=settings.prefix, group=settings.group,
                    allow_stacked_deals=settings.allow_stacked_deals,
-                   instance_id=settings.instance_id, linger=settings.linger_ms / 1000)
+                   instance_id=settings.instance_id, linger=settings.linger_ms / 1000,
+                   finished_window=settings.finished_window,
+                   snapshot_every=settings.snapshot_every)
 
     # ------------------------------------------------------------ lifecycle
     async def connect(self) -> None:
@@ -151,6 +163,8 @@ class Processor:
 
     def _gauge(self) -> None:
         metrics.ACTIVE_TABLES.set(sum(w.tables.active_tables() for w in self.workers.values()))
+        metrics.KEPT_COMMAND_IDS.set(sum(w.tables.command_ids() for w in self.workers.values()))
+        metrics.FINISHED_TABLES.set(sum(len(w.tables.finished) for w in self.workers.values()))
         metrics.OWNED_PARTITIONS.set(len(self.workers))
 
     async def _take_partitions(self, partitions: list[int]) -> None:
@@ -178,22 +192,53 @@ class Processor:
         await producer.start()  # init_transactions: fences and aborts an older owner
         return producer
 
-    async def _rebuild(self, partitions: list[int]) -> dict[int, PartitionTables]:
+    async def _rebuild(self, partitions: list[int], use_snapshots: bool = True
+                       ) -> dict[int, PartitionTables]:
+        """Each partition's memory: its latest snapshot and the tail of the events and
+        outcomes logs after it, or the whole logs where no snapshot is usable (or
+        `use_snapshots` is False)."""
         started = time.perf_counter()
-        wanted = [(t, p) for p in partitions for t in (self.events, self.outcomes)]
-        logs = await read_partitions(self.bootstrap, wanted)
+        shots = await read_partition_records(
+            self.bootstrap, {(self.snapshots, p): 0 for p in partitions})
+        if not use_snapshots:
+            shots = {k: [] for k in shots}
+        starts: dict[tuple[str, int], int] = {}
+        found: dict[int, tuple[S.Cut, dict[str, S.TableSnapshot]] | None] = {}
+        for partition in partitions:
+            try:
+                found[partition] = S.latest(shots[(self.snapshots, partition)], partition)
+            except S.Unusable as exc:
+                found[partition] = None
+                if shots[(self.snapshots, partition)]:
+                    metrics.SNAPSHOT_FALLBACKS.inc()
+                    log.warning("snapshot_unusable", partition=partition, reason=str(exc))
+            shot = found[partition]
+            starts[(self.events, partition)] = shot[0].events_offset if shot else 0
+            starts[(self.outcomes, partition)] = shot[0].outcomes_offset if shot else 0
+        logs = await read_partition_records(self.bootstrap, starts)
         out = {}
         for partition in partitions:
-            tables = PartitionTables(partition, self.partitions, self.allow_stacked_deals)
-            events = logs[(self.events, partition)]
-            for value in events:
-                tables.restore_event(E.event_decoder.decode(value))
-            for value in logs[(self.outcomes, partition)]:
-                tables.restore_outcome(E.outcome_decoder.decode(value))
+            tables = PartitionTables(partition, self.partitions, self.allow_stacked_deals,
+                                     finished_window=self.finished_window)
+            shot = found[partition]
+            if shot is not None:
+                tables.load(*shot)
+            events = decode_log(logs[(self.events, partition)], E.event_decoder,
+                                self.events, partition)
+            outcomes = decode_log(logs[(self.outcomes, partition)], E.outcome_decoder,
+                                  self.outcomes, partition)
+            tables.restore(events, outcomes)
+            if shot is None:  # the next cut rewrites every key the snapshots hold
+                present = {k.decode() for _, k, _ in shots[(self.snapshots, partition)]
+                           if k is not None and not k.startswith(b"~cut:")}
+                tables.dirty = set(tables.tables) | set(tables.finished) | present
             out[partition] = tables
+            self.rebuilt[partition] = (shot is not None, len(events), len(outcomes))
             metrics.REBUILDS.inc()
-            log.info("partition_rebuilt", partition=partition, events=len(events),
-                     tables=len(tables.tables))
+            log.info("partition_rebuilt", partition=partition, snapshot=shot is not None,
+                     snapshot_records=len(shots[(self.snapshots, partition)]),
+                     events=len(events), outcomes=len(outcomes), tables=len(tables.tables),
+                     finished=len(tables.finished), command_ids=tables.command_ids())
         log.info("partitions_taken", partitions=partitions,
                  seconds=round(time.perf_counter() - started, 3))
         return out
@@ -223,6 +268,7 @@ class _Worker:
         self.tables = tables
         self.queue: list[Any] = []
         self.next_offset = -1  # records below this were already taken (a stale fetch)
+        self.since_cut = 0  # commands since the last snapshot
         self.wake = asyncio.Event()
         self.paused = False
         self.closing = False
@@ -274,6 +320,7 @@ class _Worker:
     async def _process(self, records: list[Any]) -> bool:
         """One transaction; False when this instance no longer owns the partition."""
         started = time.perf_counter()
+        ended_before = self.tables.hands_ended
         outputs: list[tuple[Any, Output]] = []
         try:
             async with self.producer.transaction():
@@ -290,6 +337,10 @@ class _Worker:
                                       f"{update.table_id}:{update.seat}".encode(),
                                       E.encode(update))
                 await batches.flush()
+                self.since_cut += len(records)
+                if self.p.snapshot_every and self.tables.hands_ended > ended_before and \
+                        self.since_cut >= self.p.snapshot_every:  # at a hand end
+                    await self._snapshot(batches)
                 await self.producer.send_offsets_to_transaction(
                     {self.tp: records[-1].offset + 1}, self.p.group)
         except ProducerFenced:
@@ -309,6 +360,21 @@ class _Worker:
             _account(self.tp.partition, record, out, now, self.tables.tables)
         self.p._gauge()
         return True
+
+    async def _snapshot(self, batches: _Batches) -> None:
+        """Within the transaction: the snapshot of every table changed since the last cut,
+        and the cut at the offsets after this transaction's events and outcomes. Written
+        only in a transaction that has both (their offsets are known once acknowledged)."""
+        ends = [await batches.end(self.p.events), await batches.end(self.p.outcomes)]
+        if ends[0] is None or ends[1] is None:
+            return
+        records = self.tables.snapshot(ends[0], ends[1])
+        for key, value in records:
+            await batches.add(self.p.snapshots, key, value)
+        await batches.flush()
+        self.since_cut = 0
+        metrics.SNAPSHOTS.inc()
+        metrics.SNAPSHOT_RECORDS.inc(len(records))
 
     async def _send(self, batches: _Batches, record: Any, out: Output) -> None:
         p, key = self.p, record.key
@@ -360,24 +426,39 @@ class _Batches:
         self.producer = producer
         self.partition = partition
         self.open: dict[str, Any] = {}
+        self.counts: dict[str, int] = {}  # records in each open batch
+        self.sent: dict[str, tuple[Any, int]] = {}  # the last batch sent: (future, records)
 
-    async def add(self, topic: str, key: bytes | None, value: bytes) -> None:
+    async def add(self, topic: str, key: bytes | None, value: bytes | None) -> None:
         batch = self.open.get(topic)
         if batch is None:
             batch = self.open[topic] = self.producer.create_batch()
+            self.counts[topic] = 0
         if batch.append(key=key, value=value, timestamp=None) is None:  # full
             await self._send(topic, batch)
             batch = self.open[topic] = self.producer.create_batch()
+            self.counts[topic] = 0
             batch.append(key=key, value=value, timestamp=None)
+        self.counts[topic] += 1
 
     async def flush(self) -> None:
         for topic, batch in self.open.items():
             await self._send(topic, batch)
         self.open = {}
 
+    async def end(self, topic: str) -> int | None:
+        """The offset after the last record sent to `topic` (flushed) in this transaction,
+        once the broker has it; None when none was sent."""
+        sent = self.sent.get(topic)
+        if sent is None:
+            return None
+        metadata = await sent[0]
+        return int(metadata.offset) + sent[1]
+
     async def _send(self, topic: str, batch: Any) -> None:
         batch.close()
-        await self.producer.send_batch(batch, topic, partition=self.partition)
+        future = await self.producer.send_batch(batch, topic, partition=self.partition)
+        self.sent[topic] = (future, self.counts.get(topic, 0))
 
 
 def _account(partition: int, record: Any, out: Output, now: float,
@@ -407,6 +488,25 @@ def _account(partition: int, record: Any, out: Output, now: float,
         if is_bot_move(tables.get(command.table_id), command):
             metrics.BOT_REJECTIONS.labels(outcome.code).inc()
         bound.info("command_rejected", code=outcome.code, reason=outcome.message)
+
+
+def decode_log(records: list[tuple[int, bytes | None, bytes | None]],
+               decoder: msgspec.json.Decoder[Any],
+               topic: str, partition: int) -> list[Any]:
+    """The decodable values of a log read at recovery, in order: an undecodable one (a
+    foreign writer, a newer contract) is skipped and logged with its offset, so one bad
+    record does not stop the partition from being rebuilt."""
+    out = []
+    for offset, _, value in records:
+        if value is None:
+            continue
+        try:
+            out.append(decoder.decode(value))
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            metrics.UNDECODABLE.labels(topic.rsplit(".", 1)[-1]).inc()
+            log.warning("undecodable_record_skipped", topic=topic, partition=partition,
+                        offset=offset, error=str(exc))
+    return out
 
 
 def is_bot_move(state: TableState | None, command: E.Command) -> bool:

@@ -41,7 +41,23 @@ TRANSACTION_FAILURES = Counter("okey_transaction_failures_total",
 ABORTED_COMMANDS = Counter("okey_aborted_commands_total",
                            "Command records in aborted transactions (processed again after "
                            "the rebuild: late, never lost)")
+UNDECODABLE = Counter("okey_rebuild_undecodable_total", "Records of the events or outcomes "
+                      "topic skipped at a rebuild because they could not be decoded, by topic",
+                      ["topic"])
+KEPT_COMMAND_IDS = Gauge("okey_kept_command_ids", "Command ids kept for duplicate detection "
+                         "(live tables, the finished window, the strays), on this instance")
+FINISHED_TABLES = Gauge("okey_finished_tables_kept", "Finished tables in the duplicate "
+                        "window (final seq and command ids, no state), on this instance")
+SNAPSHOTS = Counter("okey_snapshots_total", "Snapshot cuts written (each with the records "
+                    "of the tables changed since the previous one)")
+SNAPSHOT_RECORDS = Counter("okey_snapshot_records_total", "Table snapshot records and "
+                           "tombstones written, cuts included")
+SNAPSHOT_FALLBACKS = Counter("okey_snapshot_fallbacks_total", "Rebuilds that found snapshots "
+                             "they could not use (another version, undecodable, incomplete) "
+                             "and read the full log")
 
+for _topic in ("events", "outcomes"):
+    UNDECODABLE.labels(_topic)
 for _type in COMMAND_TYPES:
     for _result in RESULTS:
         COMMANDS.labels(_type, _result)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from okey101.app.processing import FINISHED_WINDOW
 from services.common.settings import ServiceSettings
 
 
@@ -22,3 +23,10 @@ class ProcessorSettings(ServiceSettings):
                              "commands before a transaction (fewer, larger transactions)")
     allow_stacked_deals: bool = Field(False, description="accept client seeds and stacked "
                                       "deals (tests only)")
+    finished_window: int = Field(FINISHED_WINDOW, ge=1, description="finished tables per "
+                                 "partition whose command ids are kept, so a late retry is "
+                                 "still answered as a duplicate (bounded memory)")
+    snapshot_every: int = Field(0, ge=0, description="0: no snapshots (the default for "
+                                "now); else commands per partition between "
+                                "snapshots of the tables' memory (written at the next hand "
+                                "end), so a restart reads only the log's tail")

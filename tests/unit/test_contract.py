@@ -27,7 +27,8 @@ SCHEMA_OF = {"command": "table-commands.schema.json", "event": "table-events.sch
              "player-update": "player-update.schema.json",
              "dead-letter": "dead-letter.schema.json", "standing": "standing.schema.json",
              "directory-entry": "directory-entry.schema.json",
-             "audit": "audit-record.schema.json"}
+             "audit": "audit-record.schema.json",
+             "snapshot": "snapshot.schema.json"}
 
 
 def _schema_for(name: str) -> dict[str, Any]:

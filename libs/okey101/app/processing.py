@@ -1,18 +1,44 @@
 """The rules processor's logic for one partition, without Kafka.
 
-`PartitionTables` holds the tables of one commands partition and the outcome of every
-command seen there. `handle` turns one consumed record into what must be produced, in one
-transaction: events, the outcome, per-seat views, or a dead letter. `restore_*` rebuild
-the same memory from the events and outcomes topics after a restart or a rebalance.
+`PartitionTables` holds the live tables of one commands partition and the outcomes of the
+commands that may still be retried. `handle` turns one consumed record into what must be
+produced, in one transaction: events, the outcome, per-seat views, or a dead letter.
+`restore` rebuilds the same memory from the events and outcomes topics after a restart or
+a rebalance.
+
+Bounded memory (issue 13). What is kept, per partition:
+
+- every live table (status seating or playing; a table that was never finished stays) and
+  the outcome of every command id of it;
+- the last `finished_window` finished tables (in the order their matches ended), each as
+  its final seq and the outcomes of its command ids, not its state;
+- the last `stray_window` outcomes of commands for tables neither live nor in that window
+  (rejections: an unknown table, say).
+
+A retried command whose id is still kept is answered as a duplicate with its first outcome
+(exactly once). A new command for a finished table in the window is rejected with
+`match_over`, naming the table and the seq its match ended at, and that answer is kept like
+any other. Once a finished table has left the window, nothing of it is kept: a command for
+it is decided against a new table, so the engine refuses it (`stale_seq`, the table being
+at seq 0, or `unknown_table`) and changes nothing; a retried id gets that answer, not its
+first one. The one command that would not be refused there
+is a `create_table` of the same id, which would open a new table under a reused id: table
+ids are minted fresh by the gateways, so only a create retried after more than
+`finished_window` later matches of its partition had ended could do that. Which tables are
+in the window depends only on the order of the log, so `restore` (which interleaves the
+outcomes with the events they follow, exactly as they were produced) ends with the same
+memory as the live run that wrote the log.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
 from typing import cast
 
 import msgspec
 
+from okey101.app import snapshots as S
 from okey101.app import topics
 from okey101.table import messages as E
 from okey101.table.decide import decide_and_fold
@@ -29,6 +55,7 @@ class Output(msgspec.Struct):
     seat_views: list[ViewUpdate] = msgspec.field(default_factory=list)
     dead_letter: E.DeadLetter | None = None
     command: E.Command | None = None
+    state: TableState | None = None  # the table after the events (a finished one too)
 
 
 class Changed:
@@ -38,6 +65,7 @@ class Changed:
 
     def __init__(self) -> None:
         self.tables: dict[str, tuple[int, list[E.Event]]] = {}
+        self.states: dict[str, TableState] = {}  # each changed table's state after
 
     def note(self, out: Output) -> None:
         if not out.events:
@@ -47,27 +75,148 @@ class Changed:
         if entry is None:
             entry = self.tables[first.table_id] = (first.seq - 1, [])
         entry[1].extend(out.events)
+        if out.state is not None:
+            self.states[first.table_id] = out.state
+
+
+FINISHED_WINDOW = 1000  # finished tables per partition whose command ids are kept
+STRAY_WINDOW = 1000  # outcomes kept of commands for tables neither live nor in that window
 
 
 class PartitionTables:
-    def __init__(self, partition: int, partitions: int, allow_stacked_deals: bool = False
+    def __init__(self, partition: int, partitions: int, allow_stacked_deals: bool = False,
+                 finished_window: int = FINISHED_WINDOW, stray_window: int = STRAY_WINDOW
                  ) -> None:
+        if finished_window < 1 or stray_window < 0:
+            raise ValueError(f"finished_window {finished_window} must be >= 1 and "
+                             f"stray_window {stray_window} >= 0")
         self.partition = partition
         self.partitions = partitions
         self.allow_stacked_deals = allow_stacked_deals
-        self.tables: dict[str, TableState] = {}
-        self.outcomes: dict[tuple[str, str], E.Outcome] = {}
+        self.finished_window = finished_window
+        self.stray_window = stray_window
+        self.tables: dict[str, TableState] = {}  # live tables only
+        # the outcomes by table, then command id: live tables and the finished window
+        self.outcomes: dict[str, dict[str, E.Outcome]] = {}
+        self.finished: OrderedDict[str, int] = OrderedDict()  # table id: final seq, oldest first
+        self.strays: OrderedDict[tuple[str, str], E.Outcome] = OrderedDict()
+        self.evicted = 0  # finished tables that left the window (a counter, for metrics)
+        # snapshots: the tables changed since the last cut, and hands ended since then
+        self.dirty: set[str] = set()
+        self.hands_ended = 0
+
+    # ------------------------------------------------------------ memory
+    def outcome(self, table_id: str, command_id: str) -> E.Outcome | None:
+        """The first outcome of a command id still kept, if any."""
+        kept = self.outcomes.get(table_id)
+        if kept is not None:
+            found = kept.get(command_id)
+            if found is not None:
+                return found
+        return self.strays.get((table_id, command_id))
+
+    def command_ids(self) -> int:
+        """Command ids kept (live tables, the finished window and the strays)."""
+        return sum(len(k) for k in self.outcomes.values()) + len(self.strays)
+
+    def _remember(self, outcome: E.Outcome) -> None:
+        """Keep a first outcome: with its table while the table is live or in the finished
+        window, else among the strays (the oldest leaving past `stray_window`)."""
+        table_id = outcome.table_id
+        if table_id in self.tables or table_id in self.finished:
+            self.outcomes.setdefault(table_id, {}).setdefault(outcome.command_id, outcome)
+            self.dirty.add(table_id)
+            return
+        key = (table_id, outcome.command_id)
+        if key in self.strays or self.stray_window == 0:
+            return
+        self.strays[key] = outcome
+        while len(self.strays) > self.stray_window:
+            self.strays.popitem(last=False)
+
+    def _set(self, table_id: str, after: TableState) -> None:
+        """A table's new state: a finished match moves it into the finished window (its
+        state dropped), and the oldest finished table beyond the window leaves memory."""
+        self.dirty.add(table_id)
+        if after.status != "over":
+            self.tables[table_id] = after
+            return
+        self.tables.pop(table_id, None)
+        self.finished[table_id] = after.seq
+        while len(self.finished) > self.finished_window:
+            gone, _ = self.finished.popitem(last=False)
+            self.outcomes.pop(gone, None)
+            self.dirty.add(gone)
+            self.evicted += 1
+
+    # ------------------------------------------------------------ snapshots
+    def snapshot(self, events_offset: int, outcomes_offset: int
+                 ) -> list[tuple[bytes, bytes | None]]:
+        """The snapshot records (key, value; None a tombstone) of every table changed since
+        the last cut, then the cut at these offsets (`okey101.app.snapshots`)."""
+        out: list[tuple[bytes, bytes | None]] = []
+        for table_id in sorted(self.dirty):
+            state = self.tables.get(table_id)
+            final = self.finished.get(table_id)
+            if state is None and final is None:
+                out.append((table_id.encode(), None))
+                continue
+            kept = list(self.outcomes.get(table_id, {}).values())
+            record = S.TableSnapshot(table_id=table_id, state=state,
+                                     final_seq=final or 0, outcomes=kept)
+            out.append((table_id.encode(), msgspec.json.encode(record)))
+        cut = S.Cut(partition=self.partition, events_offset=events_offset,
+                    outcomes_offset=outcomes_offset, finished=list(self.finished),
+                    strays=list(self.strays.values()),
+                    tables=len(self.tables) + len(self.finished))
+        out.append((S.cut_key(self.partition).encode(), msgspec.json.encode(cut)))
+        self.dirty.clear()
+        self.hands_ended = 0
+        return out
+
+    def load(self, cut: S.Cut, tables: dict[str, S.TableSnapshot]) -> None:
+        """The memory at a cut (`snapshots.latest`); the tail is `restore`d after it."""
+        for record in tables.values():
+            if record.state is not None:
+                self.tables[record.table_id] = record.state
+            self.outcomes[record.table_id] = {o.command_id: o for o in record.outcomes}
+        for table_id in cut.finished:
+            found = tables.get(table_id)
+            if found is None or found.state is not None:
+                raise S.Unusable(f"finished table {table_id!r} of the cut has no record")
+            self.finished[table_id] = found.final_seq
+        for outcome in cut.strays:
+            self.strays[(outcome.table_id, outcome.command_id)] = outcome
+        for table_id in [t for t, kept in self.outcomes.items() if not kept]:
+            del self.outcomes[table_id]
 
     # ------------------------------------------------------------ recovery
+    def restore(self, events: Iterable[E.Event], outcomes: Iterable[E.Outcome]) -> None:
+        """Rebuild from a partition's events and outcomes logs (each in log order). The
+        outcomes are interleaved with the events as they were written (a command's events,
+        then its outcome, in one transaction), so every outcome is kept or dropped against
+        the tables as they were when it was decided: the memory equals the live run's."""
+        pending = iter(events)
+        for outcome in outcomes:
+            if outcome.duplicate:
+                continue
+            if outcome.accepted and outcome.seqs:
+                last = outcome.seqs[-1]
+                for event in pending:
+                    self.restore_event(event)
+                    if event.table_id == outcome.table_id and event.seq >= last:
+                        break
+            self._remember(outcome)
+        for event in pending:
+            self.restore_event(event)
+
     def restore_event(self, event: E.Event) -> None:
+        if event.table_id in self.finished:
+            return  # its match is over: nothing follows (a re-read)
         state = self.tables.get(event.table_id, NEW_TABLE)
         if event.seq <= state.seq:
             return  # already folded (a snapshot or a re-read)
-        self.tables[event.table_id] = evolve(state, event)
-
-    def restore_outcome(self, outcome: E.Outcome) -> None:
-        if not outcome.duplicate:
-            self.outcomes.setdefault((outcome.table_id, outcome.command_id), outcome)
+        self._set(event.table_id, evolve(state, event))
 
     # ------------------------------------------------------------ processing
     def handle(self, key: bytes | None, value: bytes | None, topic: str, offset: int,
@@ -96,10 +245,15 @@ class PartitionTables:
         if expected != self.partition:
             return dead(f"table {command.table_id!r} belongs on partition {expected}, "
                         f"not {self.partition}: produce with the murmur2 partitioner")
-        seen = self.outcomes.get((command.table_id, command.command_id))
+        seen = self.outcome(command.table_id, command.command_id)
         if seen is not None:
             return Output(outcome=msgspec.structs.replace(seen, duplicate=True),
                           command=command)
+        final = self.finished.get(command.table_id)
+        if final is not None:
+            return self._record(command, E.Rejection(
+                code="match_over", message=f"table {command.table_id!r} is over: its match "
+                f"ended at seq {final}"), NEW_TABLE)
         prepared = self._prepare(msgspec.structs.replace(command, at=at), entropy)
         if isinstance(prepared, E.Rejection):
             return self._record(command, prepared, NEW_TABLE)
@@ -124,11 +278,10 @@ class PartitionTables:
 
     def _record(self, command: E.Command, decision: list[E.Event] | E.Rejection,
                 after: TableState) -> Output:
-        key = (command.table_id, command.command_id)
         if isinstance(decision, E.Rejection):
             outcome = E.Outcome(table_id=command.table_id, command_id=command.command_id,
                                 accepted=False, code=decision.code, message=decision.message)
-            self.outcomes[key] = outcome
+            self._remember(outcome)
             return Output(outcome=outcome, command=command)
         views = []
         for event in decision:
@@ -137,18 +290,23 @@ class PartitionTables:
                 if seen is not None:
                     views.append(E.SeatEvent(table_id=command.table_id, seat=seat,
                                              event=cast(E.AnyEvent, seen)))
-        self.tables[command.table_id] = after
         outcome = E.Outcome(table_id=command.table_id, command_id=command.command_id,
                             accepted=True, seqs=[e.seq for e in decision])
-        self.outcomes[key] = outcome
+        if decision:
+            self._set(command.table_id, after)
+            self.hands_ended += sum(isinstance(e, E.HandEnded) for e in decision)
+        self._remember(outcome)
         return Output(events=decision, outcome=outcome, views=views, command=command,
-                      seat_views=view_updates(after))
+                      seat_views=view_updates(after), state=after)
 
     def player_updates(self, changed: Changed) -> list[PlayerUpdate]:
         """The last view of every human seat and of the spectators at each changed table."""
         out: list[PlayerUpdate] = []
         for table_id, (previous, events) in changed.tables.items():
-            out += player_updates(self.tables[table_id], previous, events)
+            state = changed.states.get(table_id)
+            if state is None:
+                state = self.tables[table_id]
+            out += player_updates(state, previous, events)
         return out
 
     def active_tables(self) -> int:

@@ -43,6 +43,7 @@ first (a new seq) gets a new command at once, and a restarted service issues the
 from __future__ import annotations
 
 import heapq
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from okey101.errors import IllegalMove
@@ -168,12 +169,25 @@ class _Table:
     queued: float | None = None  # the deadline this table sits in the heap under
 
 
-class TurnClock:
-    """The deadlines of a set of tables (say, one events partition), from their events."""
+FINISHED_WINDOW = 10000  # finished tables remembered (by id) per clock
 
-    def __init__(self) -> None:
+
+class TurnClock:
+    """The deadlines of a set of tables (say, one events partition), from their events.
+
+    Bounded memory (issue 13): a table whose match is over leaves the clock at once; only
+    its id is remembered, for the last `finished_window` finished tables, so that a re-read
+    event of it is ignored without folding. An event of a finished table older than that
+    is ignored as well: folded onto a new table it does not follow (a seq gap), unless it
+    is a table's first event, which would follow that table again until its match ends."""
+
+    def __init__(self, finished_window: int = FINISHED_WINDOW) -> None:
+        if finished_window < 0:
+            raise ValueError(f"finished_window {finished_window} must be >= 0")
+        self.finished_window = finished_window
         self._tables: dict[str, _Table] = {}
-        self._finished: set[str] = set()  # matches over: nothing more to time
+        # matches over, oldest first: nothing more to time
+        self._finished: OrderedDict[str, None] = OrderedDict()
         self._heap: list[tuple[float, str]] = []  # (deadline, table id); stale entries too
 
     # ------------------------------------------------------------ folding
@@ -193,7 +207,11 @@ class TurnClock:
             return False
         if after.status == "over":
             self._tables.pop(table_id, None)
-            self._finished.add(table_id)
+            if self.finished_window:
+                self._finished[table_id] = None
+                while len(self._finished) > self.finished_window:
+                    self._finished.popitem(last=False)
+            self._compact()
             return True
         if table is None:
             table = self._tables[table_id] = _Table(after)
@@ -206,6 +224,14 @@ class TurnClock:
                              if after.disconnected[seat] is not None}
         self._enqueue(table_id, table)
         return True
+
+    def _compact(self) -> None:
+        """Drop the heap's stale entries once they outnumber the tables: a finished table's
+        deadline would otherwise stay queued until its time came."""
+        if len(self._heap) > 64 and len(self._heap) > 2 * len(self._tables):
+            self._heap = [(at, t) for at, t in self._heap
+                          if (table := self._tables.get(t)) is not None and table.queued == at]
+            heapq.heapify(self._heap)
 
     def _pending(self, table: _Table) -> float | None:
         """The earliest deadline of `table` not issued yet for the current seq."""
@@ -266,6 +292,16 @@ class TurnClock:
     def state(self, table_id: str) -> TableState | None:
         table = self._tables.get(table_id)
         return table.state if table is not None else None
+
+    @property
+    def finished(self) -> int:
+        """Finished tables remembered by id (at most `finished_window`)."""
+        return len(self._finished)
+
+    @property
+    def queued(self) -> int:
+        """Entries in the deadline heap (stale ones included)."""
+        return len(self._heap)
 
     @property
     def tracked(self) -> int:

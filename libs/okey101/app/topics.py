@@ -100,10 +100,17 @@ AUDIT = TopicSpec(
     "failed, a collusion flag (keyed by the latest match behind it)", -1, "auditor",
     "moderators, operators, okey101 audit")
 
+SNAPSHOTS = TopicSpec(
+    "snapshots", "table id (a partition's cut: ~cut:<partition>)", "the processor's memory "
+    "of a table (state and the outcomes of its command ids), a tombstone once it has left, "
+    "and the cut closing each snapshot with its events and outcomes offsets "
+    "(okey101.app.snapshots)", -1, "processor (transactional)", "processor recovery",
+    cleanup="compact")
+
 ALL = (COMMANDS, EVENTS, OUTCOMES, VIEWS, SEAT_VIEWS, PLAYER_VIEWS, DEAD_LETTERS, STANDINGS,
-       DIRECTORY, AUDIT)
+       DIRECTORY, AUDIT, SNAPSHOTS)
 # one partition count for these: a table's commands, events and views share a partition
-TABLE_TOPICS = (COMMANDS, EVENTS, OUTCOMES, VIEWS, SEAT_VIEWS, PLAYER_VIEWS)
+TABLE_TOPICS = (COMMANDS, EVENTS, OUTCOMES, VIEWS, SEAT_VIEWS, PLAYER_VIEWS, SNAPSHOTS)
 
 
 def partition_for(key: bytes, partitions: int) -> int:

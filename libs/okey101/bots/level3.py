@@ -53,6 +53,16 @@ class Level3:
     def __init__(self) -> None:
         self._memory: dict[tuple[str, int], Memory] = {}
 
+    def forget(self, table_id: str) -> None:
+        """The table's match is over: its seats' memories leave (bounded memory)."""
+        for seat in range(-1, 4):
+            self._memory.pop((table_id, seat), None)
+
+    @property
+    def remembered(self) -> int:
+        """Seats with a memory."""
+        return len(self._memory)
+
     def __call__(self, v: PlayerView) -> E.Command:
         s = Seat(v)
         key = (v.table_id, v.seat, s.h.number, s.h.attempt)
