@@ -89,6 +89,7 @@ bench: $(STAMP)
 	$(BIN)/python -m tools.bench.gateway
 	$(BIN)/python -m tools.bench.audit
 	$(BIN)/python -m tools.bench.shuffle
+	$(BIN)/python -m tools.bench.soak --service processor
 
 bench-quick: $(STAMP)
 	$(BIN)/python -m tools.bench.solver
@@ -101,6 +102,7 @@ bench-quick: $(STAMP)
 	$(BIN)/python -m tools.bench.gateway --quick
 	$(BIN)/python -m tools.bench.audit --pairs 1 --shared 30 --honest-matches 40
 	$(BIN)/python -m tools.bench.shuffle --deals 100000
+	$(BIN)/python -m tools.bench.soak --service processor --commands 100000 --every 20000
 
 # `make demo ARGS=--serve` keeps the stack up after the bots' matches, for people to play.
 demo: $(STAMP)
