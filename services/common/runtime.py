@@ -14,7 +14,6 @@ A service's `__main__` is one call: `run(ProcessorSettings, Processor.from_setti
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import logging
@@ -29,7 +28,7 @@ from aiokafka.errors import KafkaError
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, wait_exponential_jitter
 
 from okey101.errors import MalformedInput
-from services.common.http import BrokerProbe, HealthServer, Readiness, ReportsReadiness
+from services.common.http import BrokerProbe, HealthServer, ReportsReadiness
 from services.common.kafka import KafkaClientLog, fault_text
 from services.common.logs import configure_logging
 from services.common.settings import ServiceSettings, load
@@ -154,62 +153,3 @@ async def connect(service: Service, stopping: asyncio.Event, bootstrap: str,
         return False
     attempt.result()  # a fault that is not the broker's: the caller reports it
     return not stopping.is_set()
-
-
-# ---------------------------------------------------------------- services not yet migrated
-class LegacyService(Protocol):
-    async def run(self) -> None: ...
-
-    def stop(self) -> None: ...
-
-
-class _Legacy:
-    """A service with only run() and stop(): ready once running, no retried connect."""
-
-    def __init__(self, inner: LegacyService) -> None:
-        self.inner = inner
-        self.running = False
-
-    async def connect(self) -> None:
-        return None
-
-    async def run(self) -> None:
-        self.running = True
-        await self.inner.run()
-
-    def stop(self) -> None:
-        self.inner.stop()
-
-    def readiness(self) -> Readiness:
-        return Readiness(self.running, "" if self.running else "starting")
-
-
-def parser(prog: str, doc: str | None, group: str, metrics_port: int) -> argparse.ArgumentParser:
-    """The argparse options of a service that has no settings class yet (prefer
-    `ServiceSettings` and `run`)."""
-    p = argparse.ArgumentParser(prog=f"python -m {prog}", description=doc,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--bootstrap", help="Kafka bootstrap servers (or KAFKA_BOOTSTRAP)")
-    p.add_argument("--prefix", default="okey", help="topic name prefix")
-    p.add_argument("--group", default=group, help="consumer group")
-    p.add_argument("--metrics-port", type=int, default=metrics_port,
-                   help="port of /metrics, /healthz, /readyz (0: none)")
-    p.add_argument("--metrics-addr", default="127.0.0.1")
-    return p
-
-
-def instance_id_argument(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--instance-id", default=os.environ.get("OKEY_INSTANCE_ID"),
-                   help="static group membership id (KIP-345) (or OKEY_INSTANCE_ID)")
-
-
-def serve(args: argparse.Namespace, build: Callable[[], LegacyService]) -> int:
-    """`run` for a service parsed with `parser()`."""
-    from services.common.settings import DEFAULT_BOOTSTRAP
-    settings = ServiceSettings.model_construct(
-        bootstrap=args.bootstrap or os.environ.get("KAFKA_BOOTSTRAP") or DEFAULT_BOOTSTRAP,
-        prefix=args.prefix, group=args.group, metrics_port=args.metrics_port,
-        metrics_addr=args.metrics_addr, log_level=os.environ.get("OKEY_LOG_LEVEL", "info"),
-        instance_id=getattr(args, "instance_id", None))
-    configure_logging(settings.log_level)
-    return asyncio.run(serve_settings(settings, lambda _: _Legacy(build())))
