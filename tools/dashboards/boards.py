@@ -159,6 +159,22 @@ def processor() -> Dashboard:
                   Target(f"sum by (instance) (okey_processor_partitions{sel})", "{{instance}}"),
                   stack=True),
         )),
+        Row("Memory and recovery", (
+            panel("Command ids kept",
+                  Target(f"sum by (instance) (okey_kept_command_ids{sel})", "{{instance}}"),
+                  stack=True,
+                  description="For duplicate detection: live tables, the finished window, "
+                  "the strays. Flat once tables finish (bounded memory)."),
+            panel("Finished tables kept",
+                  Target(f"sum by (instance) (okey_finished_tables_kept{sel})",
+                         "{{instance}}"), stack=True),
+            panel("Snapshots and rebuild skips",
+                  Target(f"sum(rate(okey_snapshots_total{sel}[{RATE}]))", "snapshots"),
+                  Target(f"sum(rate(okey_snapshot_fallbacks_total{sel}[{RATE}]))",
+                         "fallbacks to the full log"),
+                  Target(f"sum(rate(okey_rebuild_undecodable_total{sel}[{RATE}]))",
+                         "undecodable at a rebuild"), unit="ops"),
+        )),
     )
 
 
