@@ -12,6 +12,9 @@
 #   User:gateway     write commands; read outcomes, views and playerviews; groups
 #                    <gateway group>*
 #   User:auditor     read events; write audit; its consumer group; describe <prefix>.*
+#   User:leaderboards read events and standings; write standings; describe <prefix>.*
+#   User:replays     read events and directory; write directory; its consumer group;
+#                    describe <prefix>.*
 #   (processor, timers, bots and gateways may also describe the <prefix>.* topics: they
 #   check the topics' partition counts at start-up; no data is readable that way)
 #
@@ -29,6 +32,9 @@
 #   OKEY_PROCESSOR_USER, OKEY_TIMERS_USER, OKEY_BOTS_USER, OKEY_GATEWAY_USER: the SASL
 #                         user names (default processor, timers, bots, gateway)
 #   OKEY_AUDITOR_USER, OKEY_AUDITOR_GROUP: the auditor's (default auditor, okey-auditor)
+#   OKEY_LEADERBOARDS_USER (default leaderboards; it reads without a consumer group)
+#   OKEY_REPLAYS_USER, OKEY_REPLAYS_GROUP: the replays service's (default replays,
+#                         okey-replays)
 set -euo pipefail
 
 dry_run=false
@@ -51,6 +57,8 @@ timers="User:${OKEY_TIMERS_USER:-timers}"
 bots="User:${OKEY_BOTS_USER:-bots}"
 gateway="User:${OKEY_GATEWAY_USER:-gateway}"
 auditor="User:${OKEY_AUDITOR_USER:-auditor}"
+leaderboards="User:${OKEY_LEADERBOARDS_USER:-leaderboards}"
+replays="User:${OKEY_REPLAYS_USER:-replays}"
 read -r -a acls <<<"${KAFKA_ACLS:-kafka-acls.sh}"
 base=("${acls[@]}" --bootstrap-server "$KAFKA_BOOTSTRAP")
 [[ -n "${KAFKA_COMMAND_CONFIG:-}" ]] && base+=(--command-config "$KAFKA_COMMAND_CONFIG")
@@ -106,4 +114,16 @@ allow "$auditor" -- --operation Write --topic "$P.audit"
 allow "$auditor" -- --operation Read --group "${OKEY_AUDITOR_GROUP:-okey-auditor}"
 allow "$auditor" -- --operation Describe --resource-pattern-type prefixed --topic "$P."
 
-$dry_run || echo "ACLs for $P.* in place for $processor, $timers, $bots, $gateway" >&2
+# The leaderboards read their own standings back at start, then fold the events.
+allow "$leaderboards" -- --operation Read --topic "$P.events" --topic "$P.standings"
+allow "$leaderboards" -- --operation Write --topic "$P.standings"
+
+# The replays service folds the events into the table directory, in its consumer group.
+allow "$replays" -- --operation Read --topic "$P.events" --topic "$P.directory"
+allow "$replays" -- --operation Write --topic "$P.directory"
+allow "$replays" -- --operation Read --group "${OKEY_REPLAYS_GROUP:-okey-replays}"
+allow "$leaderboards" "$replays" -- --operation Describe --resource-pattern-type prefixed \
+    --topic "$P."
+
+$dry_run || echo "ACLs for $P.* in place for $processor, $timers, $bots, $gateway, $auditor," \
+    "$leaderboards, $replays" >&2
