@@ -35,7 +35,6 @@ end by re-running that position from the one state the best path came through.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable, Sequence
 from itertools import combinations, product
 
@@ -327,14 +326,6 @@ def _meldable(counts: list[list[int]], jokers: int, wraps: bool) -> list[list[in
 
 def _solve(rack: Sequence[Tile], okey: Tile, wraps: bool, joker_weight: int | None,
            unit: bool = False) -> Solution:
-    return _solve_once(tuple(rack), okey, wraps, joker_weight, unit)
-
-
-# The same rack is asked again and again: a seat's view answers "could it open with the
-# discard?" and the take_discard that follows asks the same. A solution is immutable.
-@functools.lru_cache(maxsize=4096)
-def _solve_once(rack: tuple[Tile, ...], okey: Tile, wraps: bool, joker_weight: int | None,
-                unit: bool) -> Solution:
     plan = _plan(rack, okey, wraps, joker_weight, unit)
     history, final, last_groups = _fold(plan)
     return _rebuild(rack, okey, plan, history, final, last_groups)
