@@ -51,6 +51,7 @@ _FAULTS = (KafkaError, OSError, TimeoutError)
 # CLOSE_TIMEOUT_S: the systemd unit's TimeoutStopSec leaves room above that.
 TRANSACTION_GRACE_S = 10.0
 CLOSE_TIMEOUT_S = 5.0
+GAUGE_EVERY_S = 1.0  # the state gauges after transactions: at most once a second
 SNAPSHOT_EVERY = 0  # commands between snapshots (at a hand end), per partition; 0: none
 
 
@@ -80,6 +81,7 @@ class Processor:
         self.dead_letters = topics.DEAD_LETTERS.name(prefix)
         self.snapshots = topics.SNAPSHOTS.name(prefix)
         self.workers: dict[int, _Worker] = {}
+        self._gauged = -float("inf")  # when the state gauges were last set (monotonic)
         self.consumer: AIOKafkaConsumer | None = None
         self._stopping = asyncio.Event()
 
@@ -161,7 +163,13 @@ class Processor:
         forget_lag([tp.partition for tp in revoked if tp.topic == self.commands])
         self._gauge()
 
-    def _gauge(self) -> None:
+    def _gauge(self, every: float = 0.0) -> None:
+        """The state gauges. They walk every table of every partition: after a transaction
+        at most once per `every` seconds (per transaction it was the processor's tail)."""
+        now = time.monotonic()
+        if now - self._gauged < every:
+            return
+        self._gauged = now
         metrics.ACTIVE_TABLES.set(sum(w.tables.active_tables() for w in self.workers.values()))
         metrics.KEPT_COMMAND_IDS.set(sum(w.tables.command_ids() for w in self.workers.values()))
         metrics.FINISHED_TABLES.set(sum(len(w.tables.finished) for w in self.workers.values()))
@@ -358,7 +366,7 @@ class _Worker:
         metrics.BATCH.observe(time.perf_counter() - started)
         for record, out in outputs:
             _account(self.tp.partition, record, out, now, self.tables.tables)
-        self.p._gauge()
+        self.p._gauge(every=GAUGE_EVERY_S)
         return True
 
     async def _snapshot(self, batches: _Batches) -> None:
