@@ -12,7 +12,6 @@ between the publishing and the commit).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -20,7 +19,7 @@ from typing import Any
 import msgspec
 import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
-from aiokafka.errors import IllegalStateError, KafkaError
+from aiokafka.errors import IllegalStateError
 from aiokafka.structs import OffsetAndMetadata
 
 from okey101.app import topics
@@ -30,7 +29,14 @@ from okey101.table import messages as E
 from services.auditor import metrics
 from services.auditor.settings import AuditorSettings
 from services.common.http import Readiness
-from services.common.kafka import Rebalance, client_security, forget_lag, provision, record_lag
+from services.common.kafka import (
+    Rebalance,
+    close_quietly,
+    forget_lag,
+    provision,
+    record_lag,
+    start_group_clients,
+)
 
 log = structlog.get_logger("auditor")
 
@@ -62,22 +68,9 @@ class AuditorService:
     # ------------------------------------------------------------ lifecycle
     async def connect(self) -> None:
         self.partitions = await provision(self.bootstrap, self.prefix, self.partitions)
-        producer = AIOKafkaProducer(bootstrap_servers=self.bootstrap,
-                                    enable_idempotence=True, acks="all", linger_ms=5,
-                                    request_timeout_ms=30000, **client_security())
-        consumer = AIOKafkaConsumer(
-            bootstrap_servers=self.bootstrap, group_id=self.group, enable_auto_commit=False,
-            isolation_level="read_committed", auto_offset_reset="earliest",
-            session_timeout_ms=10000, heartbeat_interval_ms=1000,
-            group_instance_id=self.instance_id, max_partition_fetch_bytes=8 * 1024 * 1024,
-            fetch_max_wait_ms=50, **client_security())
-        try:
-            await producer.start()
-            await consumer.start()
-        except BaseException:
-            await _close_quietly(consumer, producer)
-            raise
-        consumer.subscribe([self.events], listener=Rebalance(self))
+        producer, consumer = await start_group_clients(
+            self.bootstrap, self.group, self.instance_id, self.events, Rebalance(self),
+            linger_ms=5, fetch_max_wait_ms=50)
         self.producer, self.consumer = producer, consumer
         log.info("auditor_started", bootstrap=self.bootstrap, group=self.group,
                  prefix=self.prefix)
@@ -94,7 +87,7 @@ class AuditorService:
                 await record_lag(self.consumer, self.events)
                 await self._check_caught_up()
         finally:
-            await _close_quietly(self.consumer, self.producer)
+            await close_quietly(self.consumer, self.producer)
             log.info("auditor_stopped")
 
     def stop(self) -> None:
@@ -204,11 +197,3 @@ class AuditorService:
                 metrics.FLAGS.labels(r.kind).inc()
                 bound.warning("collusion_flag", kind=r.kind, players=r.players,
                               summary=r.summary)
-
-
-async def _close_quietly(consumer: AIOKafkaConsumer | None,
-                         producer: AIOKafkaProducer | None) -> None:
-    for client in (consumer, producer):
-        if client is not None:
-            with contextlib.suppress(KafkaError, OSError, TimeoutError):
-                await asyncio.wait_for(client.stop(), 10)

@@ -10,9 +10,14 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
-from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
-from aiokafka.errors import IllegalStateError, TopicAlreadyExistsError, for_code
+from aiokafka.errors import (
+    IllegalStateError,
+    KafkaError,
+    TopicAlreadyExistsError,
+    for_code,
+)
 from aiokafka.helpers import create_ssl_context
 from prometheus_client import Gauge
 
@@ -281,3 +286,39 @@ class Rebalance(ConsumerRebalanceListener):  # type: ignore[misc]
 
     async def on_partitions_assigned(self, assigned: Sequence[TopicPartition]) -> None:
         await self.owner.assign(assigned)
+
+
+async def start_group_clients(bootstrap: str, group: str, instance_id: str | None,
+                              topic: str, listener: ConsumerRebalanceListener, *,
+                              linger_ms: int, fetch_max_wait_ms: int
+                              ) -> tuple[AIOKafkaProducer, AIOKafkaConsumer]:
+    """An idempotent producer (acks=all) and a read_committed group consumer of `topic`
+    (static membership with `instance_id`), started, the consumer subscribed with
+    `listener`; both closed again when either cannot start. A read_committed fetch is not
+    woken by a commit marker: keep `fetch_max_wait_ms` short."""
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, enable_idempotence=True,
+                                acks="all", linger_ms=linger_ms, request_timeout_ms=30000,
+                                **client_security())
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False,
+        isolation_level="read_committed", auto_offset_reset="earliest",
+        session_timeout_ms=10000, heartbeat_interval_ms=1000,
+        group_instance_id=instance_id, max_partition_fetch_bytes=8 * 1024 * 1024,
+        fetch_max_wait_ms=fetch_max_wait_ms, **client_security())
+    try:
+        await producer.start()
+        await consumer.start()
+    except BaseException:
+        await close_quietly(consumer, producer)
+        raise
+    consumer.subscribe([topic], listener=listener)
+    return producer, consumer
+
+
+async def close_quietly(consumer: AIOKafkaConsumer | None,
+                        producer: AIOKafkaProducer | None) -> None:
+    """Stop both clients (those that exist), each within 10 s, whatever the broker says."""
+    for client in (consumer, producer):
+        if client is not None:
+            with contextlib.suppress(KafkaError, OSError, TimeoutError):
+                await asyncio.wait_for(client.stop(), 10)

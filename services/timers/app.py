@@ -22,7 +22,6 @@ The clock is injected (`now`, seconds on the same scale as the record timestamps
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -30,7 +29,7 @@ from typing import Any
 import msgspec
 import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
-from aiokafka.errors import IllegalStateError, KafkaError
+from aiokafka.errors import IllegalStateError
 
 from okey101.app import topics
 from okey101.app.timers import Due, TurnClock
@@ -38,10 +37,11 @@ from okey101.table import messages as E
 from services.common.http import Readiness
 from services.common.kafka import (
     Rebalance,
-    client_security,
+    close_quietly,
     forget_lag,
     provision,
     record_lag,
+    start_group_clients,
 )
 from services.timers import metrics
 from services.timers.settings import TimersSettings
@@ -79,23 +79,9 @@ class Timers:
         """The topics provisioned, the producer and the group consumer started (closed
         again on failure)."""
         self.partitions = await provision(self.bootstrap, self.prefix, self.partitions)
-        producer = AIOKafkaProducer(bootstrap_servers=self.bootstrap,
-                                    enable_idempotence=True, acks="all", linger_ms=0,
-                                    request_timeout_ms=30000, **client_security())
-        consumer = AIOKafkaConsumer(
-            bootstrap_servers=self.bootstrap, group_id=self.group, enable_auto_commit=False,
-            isolation_level="read_committed", auto_offset_reset="earliest",
-            session_timeout_ms=10000, heartbeat_interval_ms=1000,
-            group_instance_id=self.instance_id, max_partition_fetch_bytes=8 * 1024 * 1024,
-            # a read_committed fetch is not woken by a commit marker: keep its wait short
-            fetch_max_wait_ms=20, **client_security())
-        try:
-            await producer.start()
-            await consumer.start()
-        except BaseException:
-            await _close_quietly(consumer, producer)
-            raise
-        consumer.subscribe([self.events], listener=Rebalance(self))
+        producer, consumer = await start_group_clients(
+            self.bootstrap, self.group, self.instance_id, self.events, Rebalance(self),
+            linger_ms=0, fetch_max_wait_ms=20)
         self.producer, self.consumer = producer, consumer
         log.info("timers_started", bootstrap=self.bootstrap, group=self.group,
                  prefix=self.prefix, tick_ms=round(self.tick_seconds * 1000))
@@ -136,7 +122,7 @@ class Timers:
         return Readiness(True)
 
     async def _shutdown(self) -> None:
-        await _close_quietly(self.consumer, self.producer)
+        await close_quietly(self.consumer, self.producer)
         log.info("timers_stopped")
 
     # ------------------------------------------------------------ partitions
@@ -261,11 +247,3 @@ def _what(command: Due) -> str:
     if isinstance(command, E.CloseSeeding):
         return "seeding_close"
     return "timeout"
-
-
-async def _close_quietly(consumer: AIOKafkaConsumer | None,
-                         producer: AIOKafkaProducer | None) -> None:
-    for client in (consumer, producer):
-        if client is not None:
-            with contextlib.suppress(KafkaError, OSError, TimeoutError):
-                await asyncio.wait_for(client.stop(), 10)
