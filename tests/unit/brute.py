@@ -1,7 +1,7 @@
 """A slow, obviously-correct solver for small racks, to check the real one against.
 
 Every run and group shape is listed; a search tries every multiset of shapes that the rack
-(with its okeys filling the gaps) can hold. No dynamic programming, no pruning beyond
+(with its okeys filling the gaps, or standing for tiles it holds) can hold. No dynamic programming, no pruning beyond
 "the shape must fit in what is left".
 """
 
@@ -54,13 +54,22 @@ def _best(rack: Sequence[Tile], okey: Tile, wraps: bool,
             missing = sum(short.values())
             if missing > jokers_left or missing == len(need):
                 continue
-            rest = dict(have)
-            for t, n in want.items():
-                rest[t] = rest.get(t, 0) - min(n, have.get(t, 0))
-            key = tuple(sorted((t, n) for t, n in rest.items() if n))
-            stood_for = sum(tiles.number_of(t) * n for t, n in short.items())
-            best = max(best, gain(value, stood_for, missing)
-                       + search(key, jokers_left - missing, i))
+            held = [t for t, n in want.items() for _ in range(min(n, have.get(t, 0)))]
+            # an okey may also stand for a tile the rack holds, which then stays out
+            for extra in range(jokers_left - missing + 1):
+                if missing + extra >= len(need):
+                    break
+                for kept_out in set(combinations(sorted(held), extra)):
+                    rest = dict(have)
+                    for t in held:
+                        rest[t] -= 1
+                    for t in kept_out:
+                        rest[t] += 1
+                    key = tuple(sorted((t, n) for t, n in rest.items() if n))
+                    stood_for = sum(tiles.number_of(t) * n for t, n in short.items()) + \
+                        sum(tiles.number_of(t) for t in kept_out)
+                    best = max(best, gain(value, stood_for, missing + extra)
+                               + search(key, jokers_left - missing - extra, i))
         return best
 
     return search(tuple(sorted(naturals.items())), jokers, 0)

@@ -327,3 +327,12 @@ def test_three_groups_of_one_number_with_a_joker_beat_two_groups_of_four() -> No
     assert len(best.melds) == 3 and all(m.kind == "group" for m in best.melds)
     assert solver.opening(rack, okey, False, "third").value == 3
     assert not solver.arrange(rack, okey, False).leftover
+
+
+def test_an_okey_stands_for_a_tile_the_rack_holds_when_that_leaves_less() -> None:
+    # R12 Y12 B12 and both okeys (R1): R12 Y12 okey okey is a group, B12 (12) stays, not
+    # an okey (101) or R12 Y12 (24)
+    rack = [tiles.parse(n) for n in ("R12", "Y12", "B12", "R1", "R1")]
+    arranged = solver.arrange(rack, tiles.parse("R1"), False, 101)
+    assert solver.leftover_value(arranged.leftover, tiles.parse("R1"), 101) == 12
+    assert brute.least_leftover(rack, tiles.parse("R1"), False, 101) == 12
