@@ -241,7 +241,8 @@ def asyncapi(found: dict[str, Any]) -> dict[str, Any]:
         "sendSeatEvents": operation("send", "views", seat_event, "each seat's redacted events"),
         "sendSeatViews": operation("send", "seatviews", view_update, "bot seats' whole views"),
         "sendPlayerViews": operation("send", "playerviews", player_update,
-                                     "human seats' and spectators' whole views, versioned"),
+                                     "human seats' and spectators' whole views, versioned "
+                                     "(the views service)"),
         "sendDeadLetters": operation("send", "deadletters", dead, "what could not be decoded"),
         "sendStandings": operation("send", "standings", standing,
                                    "the leaderboards' standings, compacted"),

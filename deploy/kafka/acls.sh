@@ -5,8 +5,9 @@
 #
 #   principal        may
 #   User:processor   read commands, events, outcomes, snapshots; write events, outcomes,
-#                    views, seatviews, playerviews, snapshots, deadletters; its consumer
-#                    group; the transactional ids <group>-* (one per commands partition)
+#                    views, seatviews, snapshots, deadletters; its consumer group; the
+#                    transactional ids <group>-* (one per commands partition)
+#   User:views       read events; write playerviews; its consumer group; describe <prefix>.*
 #   User:timers      read events; write commands; its consumer group
 #   User:bots        read seatviews; write commands; its consumer group
 #   User:gateway     write commands; read outcomes, views and playerviews; groups
@@ -32,6 +33,7 @@
 #   OKEY_PROCESSOR_USER, OKEY_TIMERS_USER, OKEY_BOTS_USER, OKEY_GATEWAY_USER: the SASL
 #                         user names (default processor, timers, bots, gateway)
 #   OKEY_AUDITOR_USER, OKEY_AUDITOR_GROUP: the auditor's (default auditor, okey-auditor)
+#   OKEY_VIEWS_USER, OKEY_VIEWS_GROUP: the views service's (default views, okey-views)
 #   OKEY_LEADERBOARDS_USER (default leaderboards; it reads without a consumer group)
 #   OKEY_REPLAYS_USER, OKEY_REPLAYS_GROUP: the replays service's (default replays,
 #                         okey-replays)
@@ -57,6 +59,7 @@ timers="User:${OKEY_TIMERS_USER:-timers}"
 bots="User:${OKEY_BOTS_USER:-bots}"
 gateway="User:${OKEY_GATEWAY_USER:-gateway}"
 auditor="User:${OKEY_AUDITOR_USER:-auditor}"
+views="User:${OKEY_VIEWS_USER:-views}"
 leaderboards="User:${OKEY_LEADERBOARDS_USER:-leaderboards}"
 replays="User:${OKEY_REPLAYS_USER:-replays}"
 read -r -a acls <<<"${KAFKA_ACLS:-kafka-acls.sh}"
@@ -88,8 +91,7 @@ allow "$processor" "$timers" "$bots" "$gateway" -- --operation Describe \
 allow "$processor" -- --operation Read --topic "$P.commands" --topic "$P.events" \
     --topic "$P.outcomes" --topic "$P.snapshots"
 allow "$processor" -- --operation Write --topic "$P.events" --topic "$P.outcomes" \
-    --topic "$P.views" --topic "$P.seatviews" --topic "$P.playerviews" --topic "$P.snapshots" \
-    --topic "$P.deadletters"
+    --topic "$P.views" --topic "$P.seatviews" --topic "$P.snapshots" --topic "$P.deadletters"
 allow "$processor" -- --operation Read --group "${OKEY_PROCESSOR_GROUP:-okey-processor}"
 allow "$processor" -- --operation Write --operation Describe \
     --resource-pattern-type prefixed --transactional-id "${OKEY_PROCESSOR_GROUP:-okey-processor}-"
@@ -108,6 +110,12 @@ allow "$gateway" -- --operation Read --topic "$P.outcomes" --topic "$P.views" \
 allow "$gateway" -- --operation Read --resource-pattern-type prefixed \
     --group "${OKEY_GATEWAY_GROUP:-okey-gateway}"
 
+# The views service projects the events into the player views gateways serve.
+allow "$views" -- --operation Read --topic "$P.events"
+allow "$views" -- --operation Write --topic "$P.playerviews"
+allow "$views" -- --operation Read --group "${OKEY_VIEWS_GROUP:-okey-views}"
+allow "$views" -- --operation Describe --resource-pattern-type prefixed --topic "$P."
+
 # The auditor follows the events and writes its verdicts and flags.
 allow "$auditor" -- --operation Read --topic "$P.events"
 allow "$auditor" -- --operation Write --topic "$P.audit"
@@ -125,5 +133,5 @@ allow "$replays" -- --operation Read --group "${OKEY_REPLAYS_GROUP:-okey-replays
 allow "$leaderboards" "$replays" -- --operation Describe --resource-pattern-type prefixed \
     --topic "$P."
 
-$dry_run || echo "ACLs for $P.* in place for $processor, $timers, $bots, $gateway, $auditor," \
+$dry_run || echo "ACLs for $P.* in place for $processor, $timers, $bots, $gateway, $views, $auditor," \
     "$leaderboards, $replays" >&2

@@ -55,7 +55,7 @@ LOGS = ROOT / ".cache" / "demo"
 LEVELS = (3, 2, 2, 1)  # the bots at each table, by seat
 # metrics ports: the base, base + 1, ...; the leaderboards' HTTP reads on base + BOARDS_PORT
 SERVICES = ("processor", "timers", "bots", "leaderboards", "replays", "gateway",
-            "auditor")
+            "auditor", "views")
 BOARDS_PORT = 9  # the leaderboards' HTTP reads: base + 9 (9110)
 REPLAYS_PORT = 79  # the replays' HTTP: base + 79 (9180)
 READY_WAIT_S = 120.0

@@ -260,7 +260,7 @@ class Gateway:
         table = self.cache.tables.get(update.table_id)
         if table is not None and table.status == "over":
             self.finished.setdefault(update.table_id, time.monotonic())
-        if not fan_out or table is None:
+        if not fan_out or table is None or frame is None:
             return
         for conn in list(self.watchers.get(update.table_id, ())):  # a push may drop one
             if table.seat_of(conn.player_id) == update.seat:

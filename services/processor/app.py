@@ -4,7 +4,9 @@ Per assigned commands partition: a worker with its own transactional producer
 (transactional id = group + partition, so a new owner fences a zombie: aiokafka has no
 KIP-447, so fencing must come from the transactional id), a `PartitionTables` rebuilt from
 the events and outcomes topics, and one transaction per batch holding the events,
-outcomes, views, dead letters and the consumed offsets. One consumer feeds the workers;
+outcomes, seat views, dead letters and the consumed offsets. The player views gateways
+serve are built from the events by their own service (services/views), outside this
+transaction: they were most of a decision's cost. One consumer feeds the workers;
 partitions commit independently, so a slow transaction on one does not hold up another.
 A failed transaction is aborted, the partition rebuilt from the log and re-read from its
 committed offset.
@@ -26,7 +28,7 @@ from aiokafka.errors import KafkaError, ProducerFenced
 
 from okey101.app import snapshots as S
 from okey101.app import topics
-from okey101.app.processing import FINISHED_WINDOW, Changed, Output, PartitionTables
+from okey101.app.processing import FINISHED_WINDOW, Output, PartitionTables
 from okey101.table import messages as E
 from okey101.table.state import TableState
 from services.common.http import Readiness
@@ -77,7 +79,6 @@ class Processor:
         self.outcomes = topics.OUTCOMES.name(prefix)
         self.views = topics.VIEWS.name(prefix)
         self.seat_views = topics.SEAT_VIEWS.name(prefix)
-        self.player_views = topics.PLAYER_VIEWS.name(prefix)
         self.dead_letters = topics.DEAD_LETTERS.name(prefix)
         self.snapshots = topics.SNAPSHOTS.name(prefix)
         self.workers: dict[int, _Worker] = {}
@@ -333,17 +334,11 @@ class _Worker:
         try:
             async with self.producer.transaction():
                 batches = _Batches(self.producer, self.tp.partition)
-                changed = Changed()
                 for record in records:
                     out = self.tables.handle(record.key, record.value, self.tp.topic,
                                              record.offset, _entropy, record.timestamp or 0)
                     await self._send(batches, record, out)
-                    changed.note(out)
                     outputs.append((record, out))
-                for update in self.tables.player_updates(changed):
-                    await batches.add(self.p.player_views,
-                                      f"{update.table_id}:{update.seat}".encode(),
-                                      E.encode(update))
                 await batches.flush()
                 self.since_cut += len(records)
                 if self.p.snapshot_every and self.tables.hands_ended > ended_before and \

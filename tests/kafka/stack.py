@@ -1,4 +1,5 @@
-"""The services a person plays through, as subprocesses: processor, timers, bots, gateway."""
+"""The services a person plays through, as subprocesses: processor, views, timers, bots,
+gateway."""
 
 from __future__ import annotations
 
@@ -45,6 +46,7 @@ class Stack:
 
     async def start(self, bots: bool = True, timers: bool = True) -> str:
         self._start("processor", *self.processor_args)
+        self._start("views")
         if timers:
             self._start("timers")
         if bots:

@@ -146,6 +146,17 @@ class BotsProcess(ProcessorProcess):
                      "--prefix", prefix, "--group", group, "--metrics-port", "0", "--no-fill-seats"]
 
 
+class ViewsProcess(ProcessorProcess):
+    """`python -m services.views` in a subprocess (the processor's harness, other args)."""
+
+    def __init__(self, bootstrap: str, prefix: str, group: str, name: str = "views",
+                 env: Mapping[str, str] | None = None) -> None:
+        super().__init__(bootstrap, prefix, group, name, env)
+        self.args = [sys.executable, "-m", "services.views", "--bootstrap", bootstrap,
+                     "--prefix", prefix, "--group", group, "--metrics-port", "0",
+                     "--instance-id", name]
+
+
 async def publish(bootstrap: str, prefix: str, commands: list[E.Command],
                   rate: float | None = None, security: Mapping[str, Any] | None = None
                   ) -> None:

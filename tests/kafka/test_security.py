@@ -45,7 +45,8 @@ BROKER_SH = ROOT / "tools" / "kafka" / "broker.sh"
 ACLS_SH = ROOT / "deploy" / "kafka" / "acls.sh"
 PREFIX = "okeysec"  # the ACLs name the topics: one prefix for every run
 GROUPS = {"OKEY_PROCESSOR_GROUP": f"{PREFIX}-processor", "OKEY_TIMERS_GROUP": f"{PREFIX}-timers",
-          "OKEY_BOTS_GROUP": f"{PREFIX}-bots", "OKEY_GATEWAY_GROUP": f"{PREFIX}-gateway"}
+          "OKEY_BOTS_GROUP": f"{PREFIX}-bots", "OKEY_GATEWAY_GROUP": f"{PREFIX}-gateway",
+          "OKEY_VIEWS_GROUP": f"{PREFIX}-views"}
 
 
 @dataclass
@@ -198,8 +199,9 @@ async def test_processor_timers_and_bots_play_a_bot_match_each_as_its_own_princi
 
 
 @pytest.mark.parametrize(("user", "suffix"), [
-    ("gateway", "commands"), ("bots", "commands"), ("timers", "commands")])
-async def test_gateways_bots_and_timers_may_write_commands(
+    ("gateway", "commands"), ("bots", "commands"), ("timers", "commands"),
+    ("views", "playerviews")])
+async def test_gateways_bots_and_timers_may_write_commands_and_views_the_player_views(
         secure: Secure, user: str, suffix: str) -> None:
     await _write(secure, user, f"{PREFIX}.{suffix}")
 
@@ -207,8 +209,9 @@ async def test_gateways_bots_and_timers_may_write_commands(
 @pytest.mark.parametrize(("user", "suffix"), [
     ("gateway", "events"), ("gateway", "outcomes"), ("gateway", "views"),
     ("gateway", "seatviews"), ("bots", "events"), ("bots", "seatviews"),
-    ("timers", "events"), ("timers", "outcomes"), ("timers", "deadletters")])
-async def test_only_the_processor_writes_events_outcomes_and_views(
+    ("timers", "events"), ("timers", "outcomes"), ("timers", "deadletters"),
+    ("gateway", "playerviews"), ("processor", "playerviews"), ("views", "events")])
+async def test_only_their_writers_write_events_outcomes_and_views(
         secure: Secure, user: str, suffix: str) -> None:
     with pytest.raises(TopicAuthorizationFailedError, match=f"{PREFIX}.{suffix}"):
         await _write(secure, user, f"{PREFIX}.{suffix}")
@@ -216,7 +219,8 @@ async def test_only_the_processor_writes_events_outcomes_and_views(
 
 @pytest.mark.parametrize(("user", "suffix"), [
     ("bots", "seatviews"), ("timers", "events"), ("gateway", "outcomes"), ("gateway", "views"),
-    ("processor", "commands"), ("processor", "events")])
+    ("processor", "commands"), ("processor", "events"), ("views", "events"),
+    ("gateway", "playerviews")])
 async def test_each_reader_may_read_its_topics(secure: Secure, user: str, suffix: str) -> None:
     await _read(secure, user, f"{PREFIX}.{suffix}")
 

@@ -22,13 +22,14 @@ from services.processor import app as processor_app
 from services.processor.settings import ProcessorSettings
 from services.replays.settings import ReplaysSettings
 from services.timers.settings import TimersSettings
+from services.views.settings import ViewsSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 UNITS = ROOT / "deploy" / "systemd"
 SERVICES: dict[str, type[ServiceSettings]] = {
     "processor": ProcessorSettings, "timers": TimersSettings, "bots": BotsSettings,
     "leaderboards": LeaderboardsSettings, "replays": ReplaysSettings,
-    "gateway": GatewaySettings}
+    "gateway": GatewaySettings, "views": ViewsSettings}
 HARDENING = {"NoNewPrivileges": "yes", "ProtectSystem": "strict", "PrivateTmp": "yes",
              "ProtectHome": "yes", "PrivateDevices": "yes", "RestrictNamespaces": "yes",
              "CapabilityBoundingSet": "", "SystemCallFilter": None}
@@ -100,6 +101,7 @@ def test_systemd_analyze_verify_finds_nothing_to_say(tmp_path: Path) -> None:
                  "okey101-leaderboards@.service": "okey101-leaderboards@9104.service",
                  "okey101-replays@.service": "okey101-replays@9105.service",
                  "okey101-gateway@.service": "okey101-gateway@9106.service",
+                 "okey101-views@.service": "okey101-views@9108.service",
                  "okey101-health@.service": "okey101-health@processor-9101.service",
                  "okey101-health@.timer": "okey101-health@processor-9101.timer"}
     for template, instance in instances.items():

@@ -7,7 +7,7 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from okey101.app.processing import Changed, Output, PartitionTables
+from okey101.app.processing import Output, PartitionTables
 from okey101.table import messages as E
 from okey101.table.simulate import match_seeds, play_match
 from services.processor.app import decode_log
@@ -132,17 +132,6 @@ def test_a_rejection_before_a_table_exists_stays_a_duplicate_once_it_does() -> N
     again = log.send(msgspec.structs.replace(commands[1], seq=0))
     assert again.outcome is not None and again.outcome.duplicate
     assert again.outcome.code == "unknown_table" and again.events == []
-
-
-def test_the_views_of_a_table_that_finishes_in_the_batch_are_published() -> None:
-    log = Log(finished_window=1)
-    commands = match("a")
-    log.play(commands[:-1])
-    changed = Changed()
-    changed.note(log.send(commands[-1]))
-    assert "a" not in log.tables.tables  # finished, its state gone...
-    updates = log.tables.player_updates(changed)  # ...but the batch's views still go out
-    assert updates and all(u.table_id == "a" for u in updates)
 
 
 @pytest.mark.parametrize("window", [1, 2, 5])

@@ -11,7 +11,8 @@ import pytest
 
 from okey101.app import identity
 from okey101.app import websocket as W
-from okey101.app.processing import Changed, PartitionTables
+from okey101.app.playerviews import PlayerViews
+from okey101.app.processing import PartitionTables
 from okey101.app.ratelimit import TokenBucket
 from okey101.app.viewcache import ViewCache
 from okey101.table import messages as E
@@ -114,15 +115,19 @@ def test_a_client_cannot_send_server_commands_or_garbage(frame: bytes) -> None:
         W.client_decoder.decode(frame)
 
 
-# ---------------------------------------------------------------- the processor's views
+# ---------------------------------------------------------------- the player views
 def _tables_after(commands: list[E.Command]) -> tuple[PartitionTables, list[PlayerUpdate]]:
+    """The processor's tables after `commands`, and the player views of all their events
+    projected as one batch."""
     tables = PartitionTables(0, 1, allow_stacked_deals=True)
-    changed = Changed()
+    events: list[E.Event] = []
     for i, command in enumerate(commands):
         out = tables.handle(command.table_id.encode(), E.encode(command), "c", i,
                             lambda: "00" * 32, at=NOW * 1000)
-        changed.note(out)
-    return tables, tables.player_updates(changed)
+        events += out.events
+    updates, skipped = PlayerViews().apply(events)
+    assert skipped == []
+    return tables, updates
 
 
 def test_one_batch_publishes_one_view_per_human_seat_and_the_spectators() -> None:
@@ -168,12 +173,48 @@ def _play(n: int) -> list[list[PlayerUpdate]]:
     """The player updates of a timeout match, one batch per command."""
     commands, _ = record_timeout_match("t1", seed=7)
     tables = PartitionTables(0, 1, allow_stacked_deals=True)
+    views = PlayerViews()
     batches = []
     for i, command in enumerate(commands[:n]):
-        changed = Changed()
-        changed.note(tables.handle(b"t1", E.encode(command), "c", i, lambda: "00" * 32))
-        batches.append(tables.player_updates(changed))
+        out = tables.handle(b"t1", E.encode(command), "c", i, lambda: "00" * 32)
+        batches.append(views.apply(out.events)[0])
     return batches
+
+
+def test_an_update_published_again_is_kept_once_and_not_sent_to_clients_again() -> None:
+    cache = ViewCache()
+    batches = _play(10)
+    for batch in batches:
+        _feed(cache, batch)
+    newest = cache.seats["t1"][0].version
+    again = next(u for u in batches[8] if u.seat == 0)  # the views service's at-least-once
+    update, frame = cache.ingest(msgspec.json.encode(again))
+    assert update.version == again.version and frame is None
+    assert cache.seats["t1"][0].version == newest
+
+
+def test_an_update_overlapping_the_held_version_is_trimmed_to_follow_it() -> None:
+    commands, _ = record_timeout_match("t1", seed=7)
+    tables = PartitionTables(0, 1, allow_stacked_deals=True)
+    events: list[E.Event] = []
+    for i, command in enumerate(commands[:12]):
+        events += tables.handle(b"t1", E.encode(command), "c", i, lambda: "00" * 32).events
+    first = PlayerViews()  # the views service before a crash: two batches
+    cache = ViewCache()
+    _feed(cache, first.apply(events[:9])[0])
+    held = cache.seats["t1"][0].version
+    again = PlayerViews()  # after it: the same events batched otherwise
+    for event in events[:5]:
+        again.fold(event)
+    overlapping = next(u for u in again.apply(events[5:])[0] if u.seat == 0)
+    assert overlapping.previous < held < overlapping.version
+    update, frame = cache.ingest(msgspec.json.encode(overlapping))
+    assert update.previous == held and frame is not None
+    got = json.loads(frame)
+    assert got["previous"] == held
+    assert [e["seq"] for e in got["events"]] == \
+        [e.seq for e in overlapping.events if e.seq > held]
+    assert json.loads(cache.resume("t1", 0, held) or b"")["events"] == got["events"]
 
 
 def test_a_client_holding_the_newest_version_is_told_it_is_synced() -> None:

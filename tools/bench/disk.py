@@ -116,11 +116,13 @@ async def main_async(args: argparse.Namespace) -> None:
           f"{prefix}.*, {topics.PARTITIONS} partitions, compression {args.compression}",
           flush=True)
     processor = Processor(bootstrap, prefix)
+    views = Processor(bootstrap, prefix, "views")
     bots = subprocess.Popen(
         [sys.executable, "-m", "services.bots", "--bootstrap", bootstrap, "--prefix", prefix,
          "--group", f"{prefix}-bots", "--metrics-port", "0", "--no-fill-seats"],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
+        views.start()
         processor.start()
         await run_load(bootstrap, prefix, bot_setup, None)
         await run_load(bootstrap, prefix, people, args.rate)
@@ -129,6 +131,7 @@ async def main_async(args: argparse.Namespace) -> None:
         bots.terminate()
         bots.wait(30)
         processor.stop()
+        views.stop()
     await report(bootstrap, prefix)
 
 

@@ -6,7 +6,9 @@ interleaved so every table's commands stay in order. For each offered load the c
 are produced at that rate for the given time; the latency of a command is from its
 produce to the consumption of its outcome, which the processor commits in the same
 transaction as the command's events (read_committed). Saturation: a backlog is produced
-first, then the processor is started and the drain rate measured.
+first, then the processor is started and the drain rate measured. The views service runs
+beside it (it builds the player views from the events, on the same two cores), unless
+`--no-views`.
 """
 
 from __future__ import annotations
@@ -51,14 +53,17 @@ def interleave(per_table: list[list[E.Command]]) -> list[E.Command]:
 
 
 class Processor:
-    def __init__(self, bootstrap: str, prefix: str) -> None:
-        self.args = [sys.executable, "-m", "services.processor", "--bootstrap", bootstrap,
-                     "--prefix", prefix, "--group", f"{prefix}-group", "--metrics-port", "0",
-                     "--allow-stacked-deals", "--instance-id", "bench"]
+    def __init__(self, bootstrap: str, prefix: str, service: str = "processor") -> None:
+        self.service = service
+        self.args = [sys.executable, "-m", f"services.{service}", "--bootstrap", bootstrap,
+                     "--prefix", prefix, "--group", f"{prefix}-{service}", "--metrics-port",
+                     "0", "--instance-id", "bench"]
+        if service == "processor":
+            self.args.append("--allow-stacked-deals")
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
-        log = ROOT / ".cache" / "bench-processor.log"
+        log = ROOT / ".cache" / f"bench-{self.service}.log"
         log.parent.mkdir(parents=True, exist_ok=True)
         self.proc = subprocess.Popen(self.args, cwd=ROOT, stdout=log.open("ab"),
                                      stderr=subprocess.STDOUT,
@@ -149,8 +154,12 @@ async def main_async(args: argparse.Namespace) -> None:
           f"(north-sultan, {args.hands} hands a match), topics {prefix}.* with "
           f"{args.partitions} partitions")
     processor = Processor(bootstrap, prefix)
+    # the player views' service competes for the same cores, as in production
+    views = Processor(bootstrap, prefix, "views") if args.views else None
     at = 0
     try:
+        if views is not None:
+            views.start()
         processor.start()
         # warm up: create the tables and start their matches
         warm = [c for cmds in per_table for c in cmds[:6]]
@@ -177,6 +186,8 @@ async def main_async(args: argparse.Namespace) -> None:
               "rebuild from the log and the final wait)")
     finally:
         processor.stop()
+        if views is not None:
+            views.stop()
 
 
 def main() -> None:
@@ -187,6 +198,8 @@ def main() -> None:
     parser.add_argument("--hands", type=int, default=11)
     parser.add_argument("--backlog", type=int, default=60000)
     parser.add_argument("--seed", type=int, default=101)
+    parser.add_argument("--no-views", dest="views", action="store_false",
+                        help="do not run the views service beside the processor")
     parser.add_argument("--partitions", type=int, default=topics.PARTITIONS)
     asyncio.run(main_async(parser.parse_args()))
 

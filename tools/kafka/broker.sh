@@ -27,7 +27,7 @@
 #        tools/kafka/broker.sh secure {start|stop|status|wipe|bootstrap|credentials}
 #   A single node whose clients must authenticate with SASL/SCRAM-SHA-512 and are
 #   authorised by ACLs (StandardAuthorizer; User:admin is the super user; no ACL, no
-#   access). Users admin, processor, timers, bots and gateway get random passwords when the
+#   access). Users admin, processor, timers, bots, gateway and views get random passwords when the
 #   storage is formatted; `credentials` prints the file holding them
 #   (KAFKA_SECURE_PASSWORD_<USER>=...); admin.properties beside it is a client config for
 #   the Kafka tools (--command-config). The controller listener uses SASL/PLAIN.
@@ -683,7 +683,7 @@ cluster_main() {
 
 # ---------------------------------------------------------------- the SASL/ACL broker
 SECURE_DIR="${KAFKA_SECURE_DIR:-$ROOT/.cache/kafka-secure}"
-SECURE_USERS=(admin processor timers bots gateway)
+SECURE_USERS=(admin processor timers bots gateway views)
 
 use_secure() {
     MODE=secure
@@ -719,6 +719,14 @@ load_credentials() { # random passwords the first time; SCRAM users for the form
         )
         mv "$CREDENTIALS.tmp" "$CREDENTIALS"
     fi
+    # shellcheck disable=SC1090
+    source "$CREDENTIALS"
+    for user in "${SECURE_USERS[@]}"; do # a user added since the passwords were made
+        local missing="KAFKA_SECURE_PASSWORD_${user^^}"
+        if [[ -z "${!missing:-}" ]]; then
+            echo "$missing=$(head -c 18 /dev/urandom | base64 | tr '+/' 'xy')" >>"$CREDENTIALS"
+        fi
+    done
     # shellcheck disable=SC1090
     source "$CREDENTIALS"
     ADMIN_PASSWORD="$KAFKA_SECURE_PASSWORD_ADMIN"

@@ -44,7 +44,7 @@ from okey101.table import messages as E
 from okey101.table.decide import decide_and_fold
 from okey101.table.evolve import NEW_TABLE, evolve
 from okey101.table.state import TableState
-from okey101.table.views import PlayerUpdate, ViewUpdate, event_for, player_updates, view_updates
+from okey101.table.views import ViewUpdate, event_for, view_updates
 from okey101.terms import SEATS
 
 
@@ -56,27 +56,6 @@ class Output(msgspec.Struct):
     dead_letter: E.DeadLetter | None = None
     command: E.Command | None = None
     state: TableState | None = None  # the table after the events (a finished one too)
-
-
-class Changed:
-    """The tables one transaction changed, each with its version before the transaction and
-    the events since: what `PartitionTables.player_updates` publishes once per table, so a
-    batch of many commands at a table costs one view per seat, not one per command."""
-
-    def __init__(self) -> None:
-        self.tables: dict[str, tuple[int, list[E.Event]]] = {}
-        self.states: dict[str, TableState] = {}  # each changed table's state after
-
-    def note(self, out: Output) -> None:
-        if not out.events:
-            return
-        first = out.events[0]
-        entry = self.tables.get(first.table_id)
-        if entry is None:
-            entry = self.tables[first.table_id] = (first.seq - 1, [])
-        entry[1].extend(out.events)
-        if out.state is not None:
-            self.states[first.table_id] = out.state
 
 
 FINISHED_WINDOW = 1000  # finished tables per partition whose command ids are kept
@@ -298,16 +277,6 @@ class PartitionTables:
         self._remember(outcome)
         return Output(events=decision, outcome=outcome, views=views, command=command,
                       seat_views=view_updates(after), state=after)
-
-    def player_updates(self, changed: Changed) -> list[PlayerUpdate]:
-        """The last view of every human seat and of the spectators at each changed table."""
-        out: list[PlayerUpdate] = []
-        for table_id, (previous, events) in changed.tables.items():
-            state = changed.states.get(table_id)
-            if state is None:
-                state = self.tables[table_id]
-            out += player_updates(state, previous, events)
-        return out
 
     def active_tables(self) -> int:
         return sum(1 for s in self.tables.values() if s.status in ("seating", "playing"))

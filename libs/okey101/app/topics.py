@@ -84,8 +84,9 @@ STANDINGS = TopicSpec(
 PLAYER_VIEWS = TopicSpec(
     "playerviews", "table id:seat", "a human seat's (or the spectators', seat -1) whole view "
     "with its version and the events since the previous one (proto/player-update.schema.json);"
-    " the last per table and seat of each processor transaction", 24 * 3600 * 1000,
-    "processor (transactional)", "gateways (views, resume, the lobby)", "compact,delete")
+    " the last per table and seat of each batch of events the views service projects",
+    24 * 3600 * 1000, "views service (at least once, versioned)",
+    "gateways (views, resume, the lobby)", "compact,delete")
 DEAD_LETTERS = TopicSpec(
     "deadletters", "original key", "dead letter (proto/dead-letter.schema.json)",
     30 * 24 * 3600 * 1000, "processor", "operators")

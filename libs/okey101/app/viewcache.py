@@ -111,6 +111,19 @@ def _concat(arrays: object) -> msgspec.Raw:
     return msgspec.Raw(b"[" + b",".join(inner) + b"]")
 
 
+class _Seq(msgspec.Struct):
+    seq: int
+
+
+def _after(update: RawPlayerUpdate, held: int) -> RawPlayerUpdate:
+    """`update` without the events up to version `held`, following on from it."""
+    events = [e for e in _decode_events(update.events) if _decode_seq(e).seq > held]
+    return msgspec.structs.replace(update, previous=held,
+                                   events=msgspec.Raw(_encoder.encode(events)))
+
+
+_decode_events = msgspec.json.Decoder(list[msgspec.Raw]).decode
+_decode_seq = msgspec.json.Decoder(_Seq).decode
 _decode_update = msgspec.json.Decoder(RawPlayerUpdate).decode
 _decode_public = msgspec.json.Decoder(_PublicView).decode
 _encoder = msgspec.json.Encoder()
@@ -122,21 +135,27 @@ class ViewCache:
         self.seats: dict[str, dict[int, SeatLog]] = {}  # table -> seat -> its log
         self.tables: dict[str, TableInfo] = {}
 
-    def ingest(self, value: bytes) -> tuple[RawPlayerUpdate, bytes]:
-        """Keep one record of the player-views topic; the update and its client frame.
-        Raises msgspec errors for a record that is not a `PlayerUpdate`."""
+    def ingest(self, value: bytes) -> tuple[RawPlayerUpdate, bytes | None]:
+        """Keep one record of the player-views topic; the update and its client frame, or
+        None for the frame when the seat already has this version or a newer one (the
+        views service publishes at least once). Raises msgspec errors for a record that is
+        not a `PlayerUpdate`."""
         update = _decode_update(value)
         if update.seat == SPECTATOR:
             self._note_table(update)
-        frame = _encoder.encode(RawUpdate(
-            table_id=update.table_id, seat=update.seat, version=update.version,
-            previous=update.previous, events=update.events, view=update.view))
         seats = self.seats.setdefault(update.table_id, {})
         log = seats.get(update.seat)
         if log is None:
             log = seats[update.seat] = SeatLog(self.depth)
-        if update.version > log.version:
-            log.add(update, frame)
+        if update.version <= log.version:
+            return update, None
+        if 0 <= update.previous < log.version:
+            # batched differently after a restart of the views service: keep the chain
+            update = _after(update, log.version)
+        frame = _encoder.encode(RawUpdate(
+            table_id=update.table_id, seat=update.seat, version=update.version,
+            previous=update.previous, events=update.events, view=update.view))
+        log.add(update, frame)
         return update, frame
 
     def _note_table(self, update: RawPlayerUpdate) -> None:

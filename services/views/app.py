@@ -1,0 +1,209 @@
+"""The views service's Kafka shell around `okey101.app.playerviews`.
+
+Consumes the events topic (read_committed) in a consumer group and publishes to the
+player-views topic, on the events' partition, so that a table's updates keep their order
+(the spectators' before a seat's). Its memory (each live table's state) is a function of
+the log: every assigned partition is re-read from the beginning into it, and updates are
+published only for events at or after the group's committed offset, which is committed
+once they are acknowledged. Across a crash between the two, updates go out again (at least
+once) with versions the gateways already hold, which they ignore.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import msgspec
+import structlog
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+from aiokafka.errors import IllegalStateError
+from aiokafka.structs import OffsetAndMetadata
+
+from okey101.app import topics
+from okey101.app.playerviews import PlayerViews
+from okey101.errors import IllegalMove
+from okey101.table import messages as E
+from services.common.http import Readiness
+from services.common.kafka import (
+    Rebalance,
+    close_quietly,
+    forget_lag,
+    provision,
+    record_lag,
+    start_group_clients,
+)
+from services.views import metrics
+from services.views.settings import ViewsSettings
+
+log = structlog.get_logger("views")
+
+
+class ViewsService:
+    def __init__(self, bootstrap: str, prefix: str = "okey", group: str = "okey-views",
+                 instance_id: str | None = None, partitions: int = topics.PARTITIONS) -> None:
+        self.bootstrap = bootstrap
+        self.prefix = prefix
+        self.group = group
+        self.instance_id = instance_id
+        self.partitions = partitions
+        self.events = topics.EVENTS.name(prefix)
+        self.player_views = topics.PLAYER_VIEWS.name(prefix)
+        self.views = PlayerViews()
+        self.published_from: dict[int, int] = {}  # partition -> first offset to publish for
+        self.catching_up: dict[int, int] = {}  # partition -> the end offset to reach
+        self.consumer: AIOKafkaConsumer | None = None
+        self.producer: AIOKafkaProducer | None = None
+        self._stopping = asyncio.Event()
+        self.ready = asyncio.Event()
+
+    @classmethod
+    def from_settings(cls, settings: ViewsSettings) -> ViewsService:
+        return cls(settings.bootstrap, prefix=settings.prefix, group=settings.group,
+                   instance_id=settings.instance_id)
+
+    # ------------------------------------------------------------ lifecycle
+    async def connect(self) -> None:
+        self.partitions = await provision(self.bootstrap, self.prefix, self.partitions)
+        producer, consumer = await start_group_clients(
+            self.bootstrap, self.group, self.instance_id, self.events, Rebalance(self),
+            linger_ms=1, fetch_max_wait_ms=20)
+        self.producer, self.consumer = producer, consumer
+        log.info("views_started", bootstrap=self.bootstrap, group=self.group,
+                 prefix=self.prefix)
+
+    async def run(self) -> None:
+        if self.consumer is None:
+            await self.connect()
+        assert self.consumer is not None
+        try:
+            while not self._stopping.is_set():
+                batches = await self.consumer.getmany(timeout_ms=100, max_records=5000)
+                for tp, records in batches.items():
+                    await self._project(tp, records)
+                await record_lag(self.consumer, self.events)
+                await self._check_caught_up()
+        finally:
+            await close_quietly(self.consumer, self.producer)
+            log.info("views_stopped")
+
+    def stop(self) -> None:
+        self._stopping.set()
+
+    def readiness(self) -> Readiness:
+        if self._stopping.is_set():
+            return Readiness(False, "stopping")
+        if self.consumer is None:
+            return Readiness(False, "connecting")
+        if not self.published_from:
+            return Readiness(False, "no events partition assigned")
+        if self.catching_up:
+            return Readiness(False, f"partitions {sorted(self.catching_up)} still being "
+                             "re-read")
+        return Readiness(True)
+
+    # ------------------------------------------------------------ partitions
+    async def assign(self, assigned: Sequence[TopicPartition]) -> None:
+        assert self.consumer is not None
+        tps = [tp for tp in assigned if tp.topic == self.events]
+        if not tps:
+            return
+        ends = await self.consumer.end_offsets(tps)
+        for tp in tps:
+            committed = await self.consumer.committed(tp)
+            self.published_from[tp.partition] = committed or 0
+            if ends[tp] > 0:
+                self.catching_up[tp.partition] = ends[tp]
+        await self.consumer.seek_to_beginning(*tps)
+        metrics.CATCHING_UP.set(len(self.catching_up))
+        log.info("partitions_assigned", partitions=sorted(tp.partition for tp in tps),
+                 published_from={tp.partition: self.published_from[tp.partition]
+                                 for tp in tps})
+
+    async def revoke(self, revoked: Sequence[TopicPartition]) -> None:
+        gone = {tp.partition for tp in revoked if tp.topic == self.events}
+        for partition in gone:
+            self.published_from.pop(partition, None)
+            self.catching_up.pop(partition, None)
+        forget_lag(sorted(gone))
+        self.views.forget(
+            lambda t: topics.partition_for(t.encode(), self.partitions) in gone)
+        self.ready.clear()
+        metrics.CATCHING_UP.set(len(self.catching_up))
+        metrics.TABLES.set(len(self.views.tables))
+
+    async def _check_caught_up(self) -> None:
+        assert self.consumer is not None
+        for partition, end in list(self.catching_up.items()):
+            try:
+                position = await self.consumer.position(TopicPartition(self.events, partition))
+            except IllegalStateError:
+                self.catching_up.pop(partition, None)
+                continue
+            if position >= end:
+                self.catching_up.pop(partition, None)
+                log.info("partition_caught_up", partition=partition, offset=position,
+                         tables=len(self.views.tables))
+        metrics.CATCHING_UP.set(len(self.catching_up))
+        if not self.catching_up and self.published_from and not self.ready.is_set():
+            self.ready.set()
+            log.info("views_ready", partitions=sorted(self.published_from))
+
+    # ------------------------------------------------------------ projecting
+    async def _project(self, tp: TopicPartition, records: list[Any]) -> None:
+        if tp.topic != self.events or tp.partition not in self.published_from:
+            return
+        first = self.published_from[tp.partition]
+        live: list[E.Event] = []
+        oldest = None  # the record time of the first live event (ms)
+        for record in records:
+            event = self._decode(tp.partition, record)
+            if event is None:
+                continue
+            metrics.EVENTS.inc()
+            if record.offset >= first:
+                live.append(event)
+                oldest = record.timestamp if oldest is None else oldest
+                continue
+            try:
+                self.views.fold(event)
+            except IllegalMove as exc:
+                self._skip(tp.partition, record.offset, "out_of_sequence", str(exc))
+        if live:
+            updates, skipped = self.views.apply(live)
+            for reason in skipped:
+                self._skip(tp.partition, None, "out_of_sequence", reason)
+            await self._publish(tp.partition, updates)
+            if oldest:
+                metrics.DELAY.observe(max(0.0, time.time() - oldest / 1000))
+        last = records[-1].offset if records else -1
+        if last >= first and self.consumer is not None:
+            await self.consumer.commit({tp: OffsetAndMetadata(last + 1, "")})
+            self.published_from[tp.partition] = last + 1
+        metrics.TABLES.set(len(self.views.tables))
+
+    def _decode(self, partition: int, record: Any) -> E.Event | None:
+        if record.value is None:
+            return None
+        try:
+            event: E.Event = E.event_decoder.decode(record.value)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            self._skip(partition, record.offset, "undecodable", str(exc))
+            return None
+        return event
+
+    def _skip(self, partition: int, offset: int | None, reason: str, detail: str) -> None:
+        metrics.SKIPPED.labels(reason).inc()
+        log.warning("event_skipped", partition=partition, offset=offset, reason=reason,
+                    detail=detail)
+
+    async def _publish(self, partition: int, updates: list[Any]) -> None:
+        assert self.producer is not None
+        futures = [await self.producer.send(
+                       self.player_views, E.encode(u), key=f"{u.table_id}:{u.seat}".encode(),
+                       partition=partition)
+                   for u in updates]
+        await asyncio.gather(*futures)
+        metrics.UPDATES.inc(len(updates))
