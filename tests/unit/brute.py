@@ -1,8 +1,8 @@
 """A slow, obviously-correct solver for small racks, to check the real one against.
 
 Every run and group shape is listed; a search tries every multiset of shapes that the rack
-(with its okeys filling the gaps, or standing for tiles it holds) can hold. No dynamic programming, no pruning beyond
-"the shape must fit in what is left".
+(with its okeys filling the gaps, or standing for tiles it holds) can hold. No dynamic
+programming, no pruning beyond "the shape must fit in what is left".
 """
 
 from __future__ import annotations
