@@ -76,8 +76,10 @@ def _apply_acls(bootstrap: str, cache: Path) -> None:
     """deploy/kafka/acls.sh with the project's jars, once per broker and script version:
     the ACLs live in the broker's metadata, and a run of kafka-acls costs a JVM each."""
     stamp = cache / "acls.applied"
+    users = cache / "data" / ".okey101-users"  # a new set of users: storage formatted anew
     version = " ".join([(cache / "cluster.id").read_text().strip(), PREFIX,
-                        hashlib.sha256(ACLS_SH.read_bytes()).hexdigest()])
+                        hashlib.sha256(ACLS_SH.read_bytes()).hexdigest(),
+                        users.read_text() if users.exists() else ""])
     if stamp.exists() and stamp.read_text() == version:
         return
     libs = ROOT / ".cache" / "kafka" / "libs"

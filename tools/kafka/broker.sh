@@ -327,6 +327,14 @@ format_storage() {
     fi
     local cid
     cid="$(<"$CLUSTER_ID_FILE")"
+    local users="${FORMAT_EXTRA[*]+${FORMAT_EXTRA[*]}}"
+    if [[ -f "$DATA/meta.properties" && -n "$users" &&
+        "$(cat "$DATA/.okey101-users" 2>/dev/null)" != "$users" ]]; then
+        # SCRAM users exist only from the format: a user added since needs a new one
+        log "the users changed since $DATA was formatted: formatting it again"
+        rm -rf "$DATA"
+        mkdir -p "$DATA"
+    fi
     if [[ -f "$DATA/meta.properties" ]]; then
         grep -q "^cluster.id=$cid\$" "$DATA/meta.properties" ||
             die "$DATA was formatted for another cluster id; run '$0 ${MODE:+$MODE }wipe'"
@@ -335,6 +343,7 @@ format_storage() {
     log "formatting storage in $DATA"
     kafka_tool kafka.tools.StorageTool format -t "$cid" -c "$CONF" --ignore-formatted \
         ${FORMAT_EXTRA[@]+"${FORMAT_EXTRA[@]}"} >&2
+    [[ -z "$users" ]] || (umask 077 && printf '%s' "$users" >"$DATA/.okey101-users")
 }
 
 # ---------------------------------------------------------------- subcommands
