@@ -90,6 +90,7 @@ bench: $(STAMP)
 	$(BIN)/python -m tools.bench.audit
 	$(BIN)/python -m tools.bench.shuffle
 	$(BIN)/python -m tools.bench.soak --service processor
+	$(BIN)/python -m tools.bench.recovery
 
 bench-quick: $(STAMP)
 	$(BIN)/python -m tools.bench.solver
@@ -103,6 +104,8 @@ bench-quick: $(STAMP)
 	$(BIN)/python -m tools.bench.audit --pairs 1 --shared 30 --honest-matches 40
 	$(BIN)/python -m tools.bench.shuffle --deals 100000
 	$(BIN)/python -m tools.bench.soak --service processor --commands 100000 --every 20000
+	$(BIN)/python -m tools.bench.recovery --commands 40000 --step 20000 --live 20 --hands 2 \
+		--snapshot-every 500 --settle 5
 
 # `make demo ARGS=--serve` keeps the stack up after the bots' matches, for people to play.
 demo: $(STAMP)

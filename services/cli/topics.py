@@ -116,7 +116,7 @@ async def _describe(admin: AIOKafkaAdminClient, names: list[str]
         else:
             by_partition = sorted(topic["partitions"], key=lambda p: p["partition"])
             replicas[name] = tuple(len(p["replicas"]) for p in by_partition)
-    keys = {key: None for key in topics.COMMANDS.configs(topics.Replication(1, 1))}
+    keys = {key: None for spec in topics.ALL for key in spec.configs(topics.Replication(1, 1))}
     if replicas:
         for response in await admin.describe_configs(
                 [ConfigResource(ConfigResourceType.TOPIC, name, keys) for name in replicas]):

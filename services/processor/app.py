@@ -54,7 +54,8 @@ _FAULTS = (KafkaError, OSError, TimeoutError)
 TRANSACTION_GRACE_S = 10.0
 CLOSE_TIMEOUT_S = 5.0
 GAUGE_EVERY_S = 1.0  # the state gauges after transactions: at most once a second
-SNAPSHOT_EVERY = 0  # commands between snapshots (at a hand end), per partition; 0: none
+SNAPSHOT_EVERY = 0  # commands between snapshots (at a hand end, or twice as many), per
+# partition; 0: none
 
 
 class Processor:
@@ -341,8 +342,7 @@ class _Worker:
                     outputs.append((record, out))
                 await batches.flush()
                 self.since_cut += len(records)
-                if self.p.snapshot_every and self.tables.hands_ended > ended_before and \
-                        self.since_cut >= self.p.snapshot_every:  # at a hand end
+                if self._snapshot_due(self.tables.hands_ended > ended_before):
                     await self._snapshot(batches)
                 await self.producer.send_offsets_to_transaction(
                     {self.tp: records[-1].offset + 1}, self.p.group)
@@ -363,6 +363,13 @@ class _Worker:
             _account(self.tp.partition, record, out, now, self.tables.tables)
         self.p._gauge(every=GAUGE_EVERY_S)
         return True
+
+    def _snapshot_due(self, hand_ended: bool) -> bool:
+        """At a hand end once `snapshot_every` commands have passed (the tables are
+        smallest there), or after twice as many whatever the hands do."""
+        every = self.p.snapshot_every
+        return every > 0 and (self.since_cut >= 2 * every
+                              or (hand_ended and self.since_cut >= every))
 
     async def _snapshot(self, batches: _Batches) -> None:
         """Within the transaction: the snapshot of every table changed since the last cut,

@@ -29,4 +29,5 @@ class ProcessorSettings(ServiceSettings):
     snapshot_every: int = Field(0, ge=0, description="0: no snapshots (the default for "
                                 "now); else commands per partition between "
                                 "snapshots of the tables' memory (written at the next hand "
-                                "end), so a restart reads only the log's tail")
+                                "end, or after twice as many commands), so a restart reads "
+                                "only the log's tail")

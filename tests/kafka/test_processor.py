@@ -94,12 +94,14 @@ async def test_a_short_match_played_by_time_outs_through_kafka_ends_with_standin
         assert final.status == "over" and len(final.hand_scores) == 2
 
 
+@pytest.mark.parametrize("snapshot_every", [0, 40], ids=["full-log", "snapshots"])
 async def test_a_short_match_survives_repeated_kill_9_of_the_processor(
-        kafka_bootstrap: str) -> None:
+        kafka_bootstrap: str, snapshot_every: int) -> None:
     prefix, group = _names()
     recorded = await _load(kafka_bootstrap, prefix, tables=160, seed=1)
     commands = interleave([c for c, _ in recorded.values()])
     proc = ProcessorProcess(kafka_bootstrap, prefix, group)
+    proc.args += ["--snapshot-every", str(snapshot_every)]
     proc.start()
     rng = random.Random(7)
     # about 4,300 commands over 36 s; each kill lands at a random moment while the
@@ -114,6 +116,8 @@ async def test_a_short_match_survives_repeated_kill_9_of_the_processor(
             proc.start()
         await sender
         await _verify(kafka_bootstrap, prefix, recorded, [proc])
+        if snapshot_every:  # the later restarts rebuilt from a snapshot and the tail
+            assert '"snapshot": true' in proc.log.read_text(), proc.tail()
     finally:
         sender.cancel()
         proc.terminate()

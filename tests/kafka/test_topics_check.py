@@ -24,9 +24,8 @@ async def _create_by_hand(bootstrap: str, prefix: str) -> None:
     made = [spec.name(prefix) for spec in topics.ALL if spec is not topics.SEAT_VIEWS]
     try:
         response = await admin.create_topics([
-            NewTopic(spec.name(prefix), topics.PARTITIONS, 1, topic_configs=wrong.get(
-                spec.suffix, {"retention.ms": str(spec.retention_ms),
-                              "cleanup.policy": spec.cleanup}))
+            NewTopic(spec.name(prefix), topics.PARTITIONS, 1, topic_configs={
+                **spec.configs(topics.Replication(1, 1)), **wrong.get(spec.suffix, {})})
             for spec in topics.ALL if spec is not topics.SEAT_VIEWS])
         assert all(code == 0 for _, code, *_ in response.topic_errors), response
         while not set(made) <= set(await admin.list_topics()):

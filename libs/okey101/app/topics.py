@@ -50,6 +50,7 @@ class TopicSpec(msgspec.Struct, frozen=True):
     writers: str
     readers: str
     cleanup: str = "delete"
+    settings: tuple[tuple[str, str], ...] = ()  # more topic-level settings
 
     def name(self, prefix: str = "okey") -> str:
         return f"{prefix}.{self.suffix}"
@@ -57,7 +58,7 @@ class TopicSpec(msgspec.Struct, frozen=True):
     def configs(self, replication: Replication) -> dict[str, str]:
         """The topic-level settings the topic is created with (and checked against)."""
         return {"retention.ms": str(self.retention_ms), "cleanup.policy": self.cleanup,
-                "min.insync.replicas": str(replication.min_insync)}
+                "min.insync.replicas": str(replication.min_insync), **dict(self.settings)}
 
 
 COMMANDS = TopicSpec(
@@ -106,7 +107,10 @@ SNAPSHOTS = TopicSpec(
     "of a table (state and the outcomes of its command ids), a tombstone once it has left, "
     "and the cut closing each snapshot with its events and outcomes offsets "
     "(okey101.app.snapshots)", -1, "processor (transactional)", "processor recovery",
-    cleanup="compact")
+    cleanup="compact",
+    # a recovery reads what compaction has not reached: roll a segment every 10 minutes
+    # and clean it soon, so that this stays about 10 minutes of snapshots
+    settings=(("segment.ms", str(10 * 60 * 1000)), ("min.cleanable.dirty.ratio", "0.1")))
 
 ALL = (COMMANDS, EVENTS, OUTCOMES, VIEWS, SEAT_VIEWS, PLAYER_VIEWS, DEAD_LETTERS, STANDINGS,
        DIRECTORY, AUDIT, SNAPSHOTS)
