@@ -40,6 +40,7 @@ from services.common.kafka import (
     read_partition_records,
     record_lag,
 )
+from services.common.memory import bulk_load
 from services.processor import metrics
 from services.processor.settings import ProcessorSettings
 
@@ -208,50 +209,58 @@ class Processor:
         outcomes logs after it, or the whole logs where no snapshot is usable (or
         `use_snapshots` is False)."""
         started = time.perf_counter()
-        shots = await read_partition_records(
-            self.bootstrap, {(self.snapshots, p): 0 for p in partitions})
-        if not use_snapshots:
-            shots = {k: [] for k in shots}
-        starts: dict[tuple[str, int], int] = {}
-        found: dict[int, tuple[S.Cut, dict[str, S.TableSnapshot]] | None] = {}
-        for partition in partitions:
-            try:
-                found[partition] = S.latest(shots[(self.snapshots, partition)], partition)
-            except S.Unusable as exc:
-                found[partition] = None
-                if shots[(self.snapshots, partition)]:
-                    metrics.SNAPSHOT_FALLBACKS.inc()
-                    log.warning("snapshot_unusable", partition=partition, reason=str(exc))
-            shot = found[partition]
-            starts[(self.events, partition)] = shot[0].events_offset if shot else 0
-            starts[(self.outcomes, partition)] = shot[0].outcomes_offset if shot else 0
-        logs = await read_partition_records(self.bootstrap, starts)
-        out = {}
-        for partition in partitions:
-            tables = PartitionTables(partition, self.partitions, self.allow_stacked_deals,
-                                     finished_window=self.finished_window)
-            shot = found[partition]
-            if shot is not None:
-                tables.load(*shot)
-            events = decode_log(logs[(self.events, partition)], E.event_decoder,
-                                self.events, partition)
-            outcomes = decode_log(logs[(self.outcomes, partition)], E.outcome_decoder,
-                                  self.outcomes, partition)
-            tables.restore(events, outcomes)
-            if shot is None:  # the next cut rewrites every key the snapshots hold
-                present = {k.decode() for _, k, _ in shots[(self.snapshots, partition)]
-                           if k is not None and not k.startswith(b"~cut:")}
-                tables.dirty = set(tables.tables) | set(tables.finished) | present
-            out[partition] = tables
-            self.rebuilt[partition] = (shot is not None, len(events), len(outcomes))
-            metrics.REBUILDS.inc()
-            log.info("partition_rebuilt", partition=partition, snapshot=shot is not None,
-                     snapshot_records=len(shots[(self.snapshots, partition)]),
-                     events=len(events), outcomes=len(outcomes), tables=len(tables.tables),
-                     finished=len(tables.finished), command_ids=tables.command_ids())
+        with bulk_load():
+            shots = await read_partition_records(
+                self.bootstrap, {(self.snapshots, p): 0 for p in partitions})
+            if not use_snapshots:
+                shots = {k: [] for k in shots}
+            found = {p: self._latest_snapshot(p, shots[(self.snapshots, p)])
+                     for p in partitions}
+            starts: dict[tuple[str, int], int] = {}
+            for partition, shot in found.items():
+                starts[(self.events, partition)] = shot[0].events_offset if shot else 0
+                starts[(self.outcomes, partition)] = shot[0].outcomes_offset if shot else 0
+            logs = await read_partition_records(self.bootstrap, starts)
+            out = {p: self._fold(p, shots[(self.snapshots, p)], found[p], logs)
+                   for p in partitions}
         log.info("partitions_taken", partitions=partitions,
                  seconds=round(time.perf_counter() - started, 3))
         return out
+
+    def _latest_snapshot(self, partition: int, records: list[Any]
+                         ) -> tuple[S.Cut, dict[str, S.TableSnapshot]] | None:
+        try:
+            return S.latest(records, partition)
+        except S.Unusable as exc:
+            if records:
+                metrics.SNAPSHOT_FALLBACKS.inc()
+                log.warning("snapshot_unusable", partition=partition, reason=str(exc))
+            return None
+
+    def _fold(self, partition: int, shot_records: list[Any],
+              shot: tuple[S.Cut, dict[str, S.TableSnapshot]] | None,
+              logs: dict[tuple[str, int], Any]) -> PartitionTables:
+        """One partition's memory from its snapshot (if any) and its logs read after it."""
+        tables = PartitionTables(partition, self.partitions, self.allow_stacked_deals,
+                                 finished_window=self.finished_window)
+        if shot is not None:
+            tables.load(*shot)
+        events = decode_log(logs[(self.events, partition)], E.event_decoder,
+                            self.events, partition)
+        outcomes = decode_log(logs[(self.outcomes, partition)], E.outcome_decoder,
+                              self.outcomes, partition)
+        tables.restore(events, outcomes)
+        if shot is None:  # the next cut rewrites every key the snapshots hold
+            present = {k.decode() for _, k, _ in shot_records
+                       if k is not None and not k.startswith(b"~cut:")}
+            tables.dirty = set(tables.tables) | set(tables.finished) | present
+        self.rebuilt[partition] = (shot is not None, len(events), len(outcomes))
+        metrics.REBUILDS.inc()
+        log.info("partition_rebuilt", partition=partition, snapshot=shot is not None,
+                 snapshot_records=len(shot_records), events=len(events),
+                 outcomes=len(outcomes), tables=len(tables.tables),
+                 finished=len(tables.finished), command_ids=tables.command_ids())
+        return tables
 
     # ------------------------------------------------------------ the consumer loop
     async def _poll_once(self) -> None:
