@@ -56,6 +56,7 @@ def names(tiles: Iterable[Tile]) -> list[str]:
 
 
 _BY_NAME: dict[str, Tile] = {name(t): t for t in range(FAKE)} | {"F": FAKE}
+BY_NAME = _BY_NAME  # canonical name -> tile: what events carry, looked up at once
 
 
 def parse(token: str) -> Tile:
