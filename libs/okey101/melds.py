@@ -123,16 +123,25 @@ def _run_start(numbers: list[int], wraps: bool) -> int | None:
 
 
 def as_run(placed: Sequence[Placed], wraps: bool) -> Meld | None:
-    stands = [s for _, s in placed]
-    if len(stands) < 3 or len({tiles.colour_of(s) for s in stands}) != 1:
+    n = len(placed)
+    if n < 3:
         return None
-    numbers = [tiles.number_of(s) for s in stands]
+    colour = placed[0][1] // 13
+    numbers = []
+    for _, s in placed:
+        if s // 13 != colour:
+            return None
+        numbers.append(s % 13 + 1)
+    low = min(numbers)
+    if max(numbers) - low == n - 1 and len(set(numbers)) == n:
+        # n distinct numbers from low to low + n - 1: the run, each tile at its number
+        return Meld("run", tuple(sorted(placed, key=_number_of_stands)), low)
     start = _run_start(numbers, wraps)
-    if start is None or start + len(stands) - 1 > (14 if wraps else 13):
+    if start is None or start + n - 1 > (14 if wraps else 13):
         return None
     pool = list(placed)
     ordered_list = []
-    for q in range(start, start + len(stands)):
+    for q in range(start, start + n):
         wanted = 1 if q == 14 else q
         match = next(p for p in pool if tiles.number_of(p[1]) == wanted)
         pool.remove(match)
@@ -141,15 +150,27 @@ def as_run(placed: Sequence[Placed], wraps: bool) -> Meld | None:
     return Meld("run", ordered, start)
 
 
+def _number_of_stands(placed: Placed) -> int:
+    return placed[1] % 13
+
+
+def _colour_of_stands(placed: Placed) -> int:
+    return placed[1] // 13
+
+
 def as_group(placed: Sequence[Placed]) -> Meld | None:
-    stands = [s for _, s in placed]
-    if not 3 <= len(stands) <= 4:
+    n = len(placed)
+    if n != 3 and n != 4:
         return None
-    if len({tiles.number_of(s) for s in stands}) != 1:
+    number = placed[0][1] % 13
+    colours = 0
+    for _, s in placed:
+        if s % 13 != number:
+            return None
+        colours |= 1 << (s // 13)
+    if colours.bit_count() != n:  # a colour twice
         return None
-    if len({tiles.colour_of(s) for s in stands}) != len(stands):
-        return None
-    return Meld("group", tuple(sorted(placed, key=lambda p: tiles.colour_of(p[1]))))
+    return Meld("group", tuple(sorted(placed, key=_colour_of_stands)))
 
 
 def as_pair(placed: Sequence[Placed], okey: Tile, pair_jokers: frozenset[Tile] = frozenset()
