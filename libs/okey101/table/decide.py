@@ -57,6 +57,8 @@ class Head(TypedDict):
 
 
 class _Ctx:
+    __slots__ = ("command", "events", "s")
+
     def __init__(self, state: TableState, command: E.Command) -> None:
         self.s = state
         self.command = command
@@ -148,6 +150,21 @@ def _handler_for(c: E.AnyCommand) -> _Handler:
 
 
 # ---------------------------------------------------------------- envelope checks
+# what a command's envelope must name, by command type (`_envelope_of`)
+_CREATES, _TABLE_WIDE, _SEAT_ONLY, _PLAYER_AT_SEAT = range(4)
+_ENVELOPES: dict[type[E.Command], int] = {}
+
+
+def _envelope_of(c: E.Command) -> int:
+    if isinstance(c, E.CreateTable):
+        return _CREATES
+    if isinstance(c, (E.RequestBots, E.CloseSeeding)):
+        return _TABLE_WIDE  # a room's owner need not sit; a seeding window closes for the table
+    if isinstance(c, (E.Sit, E.TimeOut, E.ReplaceWithBot, E.ExpireReconnectWindow)):
+        return _SEAT_ONLY
+    return _PLAYER_AT_SEAT
+
+
 def _check_envelope(s: TableState, c: E.Command) -> None:
     if not isinstance(c.table_id, str) or not c.table_id:
         raise MalformedInput("command has no table_id")
@@ -156,13 +173,16 @@ def _check_envelope(s: TableState, c: E.Command) -> None:
     if c.seq != s.seq:
         raise fail("stale_seq", f"command {c.command_id} was decided against seq {c.seq}; "
                                 f"table {c.table_id} is at seq {s.seq}")
-    if isinstance(c, E.CreateTable):
+    kind = _ENVELOPES.get(type(c))
+    if kind is None:
+        kind = _ENVELOPES[type(c)] = _envelope_of(c)
+    if kind == _CREATES:
         return
     if s.status == "new":
         raise fail("unknown_table", f"table {c.table_id!r} does not exist")
-    if isinstance(c, (E.RequestBots, E.CloseSeeding)):
-        return  # a room's owner need not sit; a seeding window closes for the table
-    if isinstance(c, (E.Sit, E.TimeOut, E.ReplaceWithBot, E.ExpireReconnectWindow)):
+    if kind == _TABLE_WIDE:
+        return
+    if kind == _SEAT_ONLY:
         if not 0 <= c.seat < SEATS:
             raise fail("bad_seat", f"seat {c.seat} does not exist (0-{SEATS - 1})")
         return

@@ -794,9 +794,9 @@ def allowed_commands(s: TableState, seat: int) -> list[str]:
 
 def tokens_in_rack(rack: Sequence[Tile], need: Counter[Tile], seat: int) -> None:
     """The rack holds every tile needed, and keeps one to discard."""
-    have = Counter(rack)
+    count = rack.count
     for tile, n in need.items():
-        if have[tile] < n:
+        if count(tile) < n:
             raise fail("tile_not_in_rack", f"seat {seat} does not hold {n} x {tiles.name(tile)}")
     if sum(need.values()) >= len(rack):
         raise fail("must_keep_a_discard", f"seat {seat} must keep a tile to discard")
