@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, assert_never, cast
 
 from msgspec.structs import replace
@@ -33,8 +33,7 @@ _HANDLERS: dict[type[E.Event], _Handler] = {}
 
 def evolve(state: TableState, event: E.Event) -> TableState:
     if event.seq != state.seq + 1:
-        raise IllegalMove(f"event seq {event.seq} does not follow table seq {state.seq}",
-                          "seq_gap")
+        _check_seq(state, event)
     handler = _HANDLERS.get(type(event))
     if handler is None:
         handler = _handler_for(cast(E.AnyEvent, event))
@@ -42,6 +41,12 @@ def evolve(state: TableState, event: E.Event) -> TableState:
             handler = _sequenced(handler)
         _HANDLERS[type(event)] = handler
     return handler(state, event)
+
+
+def _check_seq(state: TableState, event: E.Event) -> None:
+    if event.seq != state.seq + 1:
+        raise IllegalMove(f"event seq {event.seq} does not follow table seq {state.seq}",
+                          "seq_gap")
 
 
 def _sequenced(handler: _Handler) -> _Handler:
@@ -319,8 +324,10 @@ def _indicator_shown(s: TableState, e: E.IndicatorShown) -> TableState:
     return replace(s, hand=_seat(_hand(s), e.seat, shown_indicator=True))
 
 
-def _lay(s: TableState, seat: int, groups: list[list[str]], pairs: bool
-         ) -> tuple[HandState, SeatHand, tuple[TableMeld, ...]]:
+_Laid = tuple[HandState, SeatHand, tuple[TableMeld, ...]]
+
+
+def _lay(s: TableState, seat: int, groups: list[list[str]], pairs: bool) -> _Laid:
     """The hand with `groups` laid by `seat`, less the seat's own change: the seat (its
     rack less the tiles laid, for the caller to change further) and the new melds."""
     assert s.profile is not None
@@ -328,28 +335,51 @@ def _lay(s: TableState, seat: int, groups: list[list[str]], pairs: bool
     wraps = s.profile.run_wraps_13_to_1
     okey = hand.okey
     jokers = pair_jokers(hand, seat)
-    new = []
+    built = []
     laid: list[Tile] = []
     for g in groups:
         placed = placed_tiles(g, okey)
         laid += [pl[0] for pl in placed]
-        new.append(TableMeld(meld_of(placed, g, okey, wraps, pairs, jokers), seat, s.turn))
+        built.append(meld_of(placed, g, okey, wraps, pairs, jokers))
+    return _laid(s, seat, built, laid)
+
+
+def _laid(s: TableState, seat: int, built: Sequence[M.Meld], laid: Sequence[Tile]) -> _Laid:
+    hand = _hand(s)
+    new = tuple(TableMeld(m, seat, s.turn) for m in built)
     me = hand.seats[seat]
     me = replace(me, rack=without(me.rack, laid))
     scratch = replace(hand.scratch, laid=(*hand.scratch.laid, *laid))
-    melds = (*hand.melds, *new)
-    return replace(hand, melds=melds, scratch=scratch), me, tuple(new)
+    return replace(hand, melds=(*hand.melds, *new), scratch=scratch), me, new
+
+
+def fold_laid(s: TableState, e: E.HandOpened | E.MeldsLaid, built: Sequence[M.Meld],
+              laid: Sequence[Tile]) -> TableState:
+    """`evolve(s, e)` where `decide` has just built `e`'s melds (`built`, whose notation
+    `e` carries) laying `laid` (its tokens' tiles, in order): nothing parsed again."""
+    _check_seq(s, e)
+    if isinstance(e, E.HandOpened):
+        return _opened(s, e, _laid(s, e.seat, built, laid))
+    return _melds_added(s, e, _laid(s, e.seat, built, laid))
 
 
 def _hand_opened(s: TableState, e: E.HandOpened) -> TableState:
-    hand, me, _ = _lay(s, e.seat, e.melds, e.kind == "pairs")
+    return _opened(s, e, _lay(s, e.seat, e.melds, e.kind == "pairs"))
+
+
+def _opened(s: TableState, e: E.HandOpened, laid: _Laid) -> TableState:
+    hand, me, _ = laid
     me = replace(me, opened=e.kind, opened_turn=s.turn, opening_value=e.value,
                  elden_opening=e.elden)
     return replace(s, seq=e.seq, hand=replace(hand, seats=_put(hand.seats, e.seat, me)))
 
 
 def _melds_laid(s: TableState, e: E.MeldsLaid) -> TableState:
-    hand, me, new = _lay(s, e.seat, e.melds, e.pairs)
+    return _melds_added(s, e, _lay(s, e.seat, e.melds, e.pairs))
+
+
+def _melds_added(s: TableState, e: E.MeldsLaid, laid: _Laid) -> TableState:
+    hand, me, new = laid
     assert s.profile is not None
     if me.opened_turn == s.turn:  # laid in the opening turn: part of the opening
         if e.pairs and me.opened == "pairs":

@@ -15,7 +15,7 @@ from okey101.table.state import HandState
 from okey101.tiles import Tile
 
 
-def without(rack: tuple[Tile, ...], taken: Iterable[Tile]) -> tuple[Tile, ...]:
+def without(rack: Sequence[Tile], taken: Iterable[Tile]) -> tuple[Tile, ...]:
     """`rack` less one copy of each tile `taken`."""
     out = list(rack)
     for t in taken:

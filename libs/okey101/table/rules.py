@@ -492,7 +492,11 @@ def run_end_room(s: TableState, meld: int, end: LayOffEnd) -> int | None:
 
 def check_discard(s: TableState, seat: int) -> SeatHand:
     """A seat may discard unless a taken discard is still owed (section 2)."""
-    hand = check_turn(s, seat, "play", "Discard")
+    return check_owed_take(s, seat, check_turn(s, seat, "play", "Discard"))
+
+
+def check_owed_take(s: TableState, seat: int, hand: HandState) -> SeatHand:
+    """`check_discard` for the seat to act in play (`check_turn` passed: `hand`)."""
     me, owed = hand.seats[seat], owed_take(s, seat)
     if owed is not None:
         if me.opened is None:
