@@ -150,6 +150,7 @@ def _put(items: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
 
 
 _NEW_TURN = TurnScratch()
+_BY_NAME = tiles.BY_NAME
 
 
 def _hand(state: TableState) -> HandState:
@@ -284,13 +285,13 @@ def _hand_dealt(s: TableState, e: E.HandDealt) -> TableState:
 
 
 def _tile_drawn(s: TableState, e: E.TileDrawn) -> TableState:
-    hand = _hand(s)
+    hand = s.hand
+    assert hand is not None
     pos = hand.deck_pos
-    i = e.seat
-    seat = hand.seats[i]
-    seats = _put(hand.seats, i, replace(seat, rack=(*seat.rack, hand.deck[pos]),
-                                        has_played=True))
-    return replace(s, seq=e.seq, hand=replace(hand, seats=seats, deck_pos=pos + 1,
+    seats = list(hand.seats)
+    seat = seats[e.seat]
+    seats[e.seat] = replace(seat, rack=(*seat.rack, hand.deck[pos]), has_played=True)
+    return replace(s, seq=e.seq, hand=replace(hand, seats=tuple(seats), deck_pos=pos + 1,
                                               phase="play"))
 
 
@@ -436,17 +437,21 @@ def _okey_taken(s: TableState, e: E.OkeyTaken) -> TableState:
 
 
 def _tile_discarded(s: TableState, e: E.TileDiscarded) -> TableState:
-    hand = _hand(s)
-    tile = tiles.parse(e.tile)
+    hand = s.hand
+    assert hand is not None
+    tile = _BY_NAME.get(e.tile)
+    if tile is None:
+        tile = tiles.parse(e.tile)
     i = e.seat
-    seat = hand.seats[i]
+    seats = list(hand.seats)
+    seat = seats[i]
     rack = list(seat.rack)
     rack.remove(tile)
-    seats = _put(hand.seats, i, replace(seat, rack=tuple(rack),
-                                        discards=(*seat.discards, tile), has_played=True))
+    seats[i] = replace(seat, rack=tuple(rack), discards=(*seat.discards, tile),
+                       has_played=True)
     if not rack:  # the finishing discard: HandEnded follows
-        return replace(s, seq=e.seq, hand=replace(hand, seats=seats, phase="over"))
-    hand = replace(hand, seats=seats, to_act=(i + 1) % SEATS, phase="draw",
+        return replace(s, seq=e.seq, hand=replace(hand, seats=tuple(seats), phase="over"))
+    hand = replace(hand, seats=tuple(seats), to_act=(i + 1) % SEATS, phase="draw",
                    scratch=_NEW_TURN)
     return replace(s, seq=e.seq, hand=hand, turn=s.turn + 1)
 
