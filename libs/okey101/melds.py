@@ -10,7 +10,7 @@ where the profile allows 12-13-1; position 14 counts 1 point.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Literal
 
 import msgspec
@@ -285,17 +285,18 @@ def lay_off_ends(tile: Tile, meld: Meld, okey: Tile, wraps: bool) -> list[LayOff
 
 
 def lay_off_plan(meld: Meld, placed: Sequence[Placed], tokens: Sequence[str],
-                 end: RunEnd | None, okey: Tile, wraps: bool, label: str
+                 end: RunEnd | None, okey: Tile, wraps: bool, label: Callable[[], str]
                  ) -> tuple[list[Placed], LayOffEnd]:
     """`placed` laid off on `meld` one by one, at one end of a run (`end`, or whichever
-    fits) or into a group: the tiles in laying order, and where they went."""
+    fits) or into a group: the tiles in laying order, and where they went. `label()`
+    names the meld in an error (made only for one)."""
     if meld.kind == "group":
         grown, added = meld, []
         for token, pl in zip(tokens, placed, strict=True):
             plain_okey = pl[0] == okey and pl[1] == okey
             if not lay_off_targets(pl[1], grown, wraps) and not (
                     plain_okey and missing_colours(grown)):
-                raise IllegalMove(f"{token} does not fit {label}", "cannot_lay_off")
+                raise IllegalMove(f"{token} does not fit {label()}", "cannot_lay_off")
             if plain_okey:
                 pl = (pl[0], tiles.make(missing_colours(grown)[0], grown.number))
             grown = extend(grown, pl, 0, wraps)
@@ -306,7 +307,7 @@ def lay_off_plan(meld: Meld, placed: Sequence[Placed], tokens: Sequence[str],
         order = run_order(meld, placed, side, okey, wraps)
         if order is not None:
             return order, side
-    raise IllegalMove(f"{' '.join(tokens)} cannot extend {label}", "cannot_lay_off")
+    raise IllegalMove(f"{' '.join(tokens)} cannot extend {label()}", "cannot_lay_off")
 
 
 def run_order(meld: Meld, placed: Sequence[Placed], end: RunEnd, okey: Tile, wraps: bool

@@ -596,9 +596,8 @@ def _lay_off(ctx: _Ctx, c: E.LayOff) -> None:
         raise fail("lay_off_limit", f"a pairs-opener lays off at most "
                                     f"{p.pairs_opener_lay_off_limit} tiles a turn in {p.id}")
     placed = [M.place(*tiles.parse_meld_token(t), hand.okey, t) for t in c.tiles]
-    label = f"meld #{c.meld} {meld.describe(hand.okey)}"
     order, end = M.lay_off_plan(meld, placed, c.tiles, c.end, hand.okey, p.run_wraps_13_to_1,
-                                label)
+                                lambda: f"meld #{c.meld} {meld.describe(hand.okey)}")
     ends_room = R.run_end_room(ctx.s, c.meld, end)
     if ends_room is not None and len(order) > ends_room:
         raise fail("lay_off_limit", f"at most {p.run_end_lay_off_limit} tiles at each end "
