@@ -45,7 +45,11 @@ class Meld(msgspec.Struct, frozen=True, array_like=True):
 
     def value(self) -> int:
         """Tile values added up; a joker counts as the tile it stands for, position 14 as 1."""
-        return sum(position_value(p) for p in self.positions())
+        if self.kind == "run":  # positions start..end: their sum, 14 (always last) as 1
+            n = len(self.tiles)
+            end = self.start + n - 1
+            return (self.start + end) * n // 2 - (13 if end == 14 else 0)
+        return sum(s % 13 + 1 for _, s in self.tiles)
 
     def notation(self, okey: Tile) -> list[str]:
         return [placed_name(p, okey) for p in self.tiles]
