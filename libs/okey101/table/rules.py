@@ -645,7 +645,7 @@ def opening_within(rack: Sequence[Tile], okey: Tile, wraps: bool, count: MeldCou
         return face
     if face.value // 3 < need:
         return None
-    return solver.opening(rack, okey, wraps, count)
+    return solver.opening(rack, okey, wraps, count, face)
 
 
 def _can_go_elden_with(s: TableState, seat: int, rack: list[Tile], tile: Tile) -> bool:
