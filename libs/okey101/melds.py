@@ -10,7 +10,7 @@ where the profile allows 12-13-1; position 14 counts 1 point.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Literal
 
 import msgspec
@@ -45,7 +45,11 @@ class Meld(msgspec.Struct, frozen=True, array_like=True):
 
     def value(self) -> int:
         """Tile values added up; a joker counts as the tile it stands for, position 14 as 1."""
-        return sum(position_value(p) for p in self.positions())
+        if self.kind == "run":  # positions start..end: their sum, 14 (always last) as 1
+            n = len(self.tiles)
+            end = self.start + n - 1
+            return (self.start + end) * n // 2 - (13 if end == 14 else 0)
+        return sum(s % 13 + 1 for _, s in self.tiles)
 
     def notation(self, okey: Tile) -> list[str]:
         return [placed_name(p, okey) for p in self.tiles]
@@ -123,16 +127,25 @@ def _run_start(numbers: list[int], wraps: bool) -> int | None:
 
 
 def as_run(placed: Sequence[Placed], wraps: bool) -> Meld | None:
-    stands = [s for _, s in placed]
-    if len(stands) < 3 or len({tiles.colour_of(s) for s in stands}) != 1:
+    n = len(placed)
+    if n < 3:
         return None
-    numbers = [tiles.number_of(s) for s in stands]
+    colour = placed[0][1] // 13
+    numbers = []
+    for _, s in placed:
+        if s // 13 != colour:
+            return None
+        numbers.append(s % 13 + 1)
+    low = min(numbers)
+    if max(numbers) - low == n - 1 and len(set(numbers)) == n:
+        # n distinct numbers from low to low + n - 1: the run, each tile at its number
+        return Meld("run", tuple(sorted(placed, key=_number_of_stands)), low)
     start = _run_start(numbers, wraps)
-    if start is None or start + len(stands) - 1 > (14 if wraps else 13):
+    if start is None or start + n - 1 > (14 if wraps else 13):
         return None
     pool = list(placed)
     ordered_list = []
-    for q in range(start, start + len(stands)):
+    for q in range(start, start + n):
         wanted = 1 if q == 14 else q
         match = next(p for p in pool if tiles.number_of(p[1]) == wanted)
         pool.remove(match)
@@ -141,15 +154,27 @@ def as_run(placed: Sequence[Placed], wraps: bool) -> Meld | None:
     return Meld("run", ordered, start)
 
 
+def _number_of_stands(placed: Placed) -> int:
+    return placed[1] % 13
+
+
+def _colour_of_stands(placed: Placed) -> int:
+    return placed[1] // 13
+
+
 def as_group(placed: Sequence[Placed]) -> Meld | None:
-    stands = [s for _, s in placed]
-    if not 3 <= len(stands) <= 4:
+    n = len(placed)
+    if n != 3 and n != 4:
         return None
-    if len({tiles.number_of(s) for s in stands}) != 1:
+    number = placed[0][1] % 13
+    colours = 0
+    for _, s in placed:
+        if s % 13 != number:
+            return None
+        colours |= 1 << (s // 13)
+    if colours.bit_count() != n:  # a colour twice
         return None
-    if len({tiles.colour_of(s) for s in stands}) != len(stands):
-        return None
-    return Meld("group", tuple(sorted(placed, key=lambda p: tiles.colour_of(p[1]))))
+    return Meld("group", tuple(sorted(placed, key=_colour_of_stands)))
 
 
 def as_pair(placed: Sequence[Placed], okey: Tile, pair_jokers: frozenset[Tile] = frozenset()
@@ -264,17 +289,18 @@ def lay_off_ends(tile: Tile, meld: Meld, okey: Tile, wraps: bool) -> list[LayOff
 
 
 def lay_off_plan(meld: Meld, placed: Sequence[Placed], tokens: Sequence[str],
-                 end: RunEnd | None, okey: Tile, wraps: bool, label: str
+                 end: RunEnd | None, okey: Tile, wraps: bool, label: Callable[[], str]
                  ) -> tuple[list[Placed], LayOffEnd]:
     """`placed` laid off on `meld` one by one, at one end of a run (`end`, or whichever
-    fits) or into a group: the tiles in laying order, and where they went."""
+    fits) or into a group: the tiles in laying order, and where they went. `label()`
+    names the meld in an error (made only for one)."""
     if meld.kind == "group":
         grown, added = meld, []
         for token, pl in zip(tokens, placed, strict=True):
             plain_okey = pl[0] == okey and pl[1] == okey
             if not lay_off_targets(pl[1], grown, wraps) and not (
                     plain_okey and missing_colours(grown)):
-                raise IllegalMove(f"{token} does not fit {label}", "cannot_lay_off")
+                raise IllegalMove(f"{token} does not fit {label()}", "cannot_lay_off")
             if plain_okey:
                 pl = (pl[0], tiles.make(missing_colours(grown)[0], grown.number))
             grown = extend(grown, pl, 0, wraps)
@@ -285,7 +311,7 @@ def lay_off_plan(meld: Meld, placed: Sequence[Placed], tokens: Sequence[str],
         order = run_order(meld, placed, side, okey, wraps)
         if order is not None:
             return order, side
-    raise IllegalMove(f"{' '.join(tokens)} cannot extend {label}", "cannot_lay_off")
+    raise IllegalMove(f"{' '.join(tokens)} cannot extend {label()}", "cannot_lay_off")
 
 
 def run_order(meld: Meld, placed: Sequence[Placed], end: RunEnd, okey: Tile, wraps: bool

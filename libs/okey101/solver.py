@@ -735,10 +735,12 @@ def _rebuild(rack: Sequence[Tile], okey: Tile, plan: _Plan, history: History, ke
 
 
 def opening(rack: Sequence[Tile], okey: Tile, wraps: bool = False,
-            count: MeldCount = "face") -> Solution:
+            count: MeldCount = "face", face: Solution | None = None) -> Solution:
     """The largest total of disjoint runs and groups in `rack`, and melds that reach it:
-    in face value, or in the "34" count (`count` "third": floor(value / 3) per meld)."""
-    face = _solve(rack, okey, wraps, None)
+    in face value, or in the "34" count (`count` "third": floor(value / 3) per meld).
+    `face`: the face-value opening of this rack, when the caller has it already."""
+    if face is None:
+        face = _solve(rack, okey, wraps, None)
     return face if count == "face" else _opening_third(rack, okey, wraps, face)
 
 

@@ -51,11 +51,20 @@ def name(tile: Tile) -> str:
     return _NAMES[tile]
 
 
+_NAME_OF: dict[Tile, str] = dict(enumerate(_NAMES))
+
+
 def names(tiles: Iterable[Tile]) -> list[str]:
+    if isinstance(tiles, (list, tuple)):
+        try:
+            return [_NAME_OF[t] for t in tiles]
+        except (KeyError, TypeError):
+            pass  # the kind is named below
     return [name(t) for t in tiles]
 
 
 _BY_NAME: dict[str, Tile] = {name(t): t for t in range(FAKE)} | {"F": FAKE}
+BY_NAME = _BY_NAME  # canonical name -> tile: what events carry, looked up at once
 
 
 def parse(token: str) -> Tile:
@@ -72,6 +81,11 @@ def parse(token: str) -> Tile:
 
 
 def parse_many(tokens: Iterable[str]) -> list[Tile]:
+    if isinstance(tokens, (list, tuple)):
+        try:  # canonical names, as events carry them
+            return [_BY_NAME[t] for t in tokens]
+        except (KeyError, TypeError):
+            pass
     return [parse(t) for t in tokens]
 
 

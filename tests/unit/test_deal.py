@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from okey101 import tiles
 from okey101.errors import MalformedInput
 from okey101.table import deal as D
+from tools import verify_hand as stdlib_verifier
 
 SEED = bytes(range(32))
 
@@ -24,6 +25,25 @@ def test_the_commitment_is_the_sha256_of_the_seed() -> None:
 def test_the_shuffle_of_the_published_vector() -> None:
     assert tiles.names(D.shuffled(SEED))[:12] == (
         ["B2", "B3", "B9", "K9", "K7", "R4", "R1", "R2", "R3", "R13", "B13", "B5"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=100))
+def test_the_shuffle_is_the_standalone_verifiers_for_any_seed(seed: bytes) -> None:
+    """The engine's shuffle (HMAC pads made once, the first blocks read at once) is the
+    plain algorithm of DEAL.md, as the stdlib-only verifier writes it; keys past 64 bytes
+    are hashed first, as HMAC does."""
+    assert tiles.names(D.shuffled(seed)) == stdlib_verifier.shuffled(seed)
+
+
+def test_the_shuffle_rejects_a_biased_word_and_reads_the_next() -> None:
+    """u >= 2**32 - (2**32 mod (i + 1)) is rejected (no modulo bias): the swap takes the
+    next word."""
+    stream = D._stream(SEED)
+    words = [next(stream) for _ in range(120)]
+    biased = [2**32 - 1, *words]
+    assert 2**32 - 1 >= 2**32 - (2**32 % 106)  # the first swap (bound 106) rejects it
+    assert D._shuffle(iter(biased)) == D._shuffle(iter(words)) == D.shuffled(SEED)
 
 
 def test_the_deal_of_the_published_vector() -> None:

@@ -40,8 +40,9 @@ from okey101.table.evolve import NEW_TABLE, evolve
 from okey101.table.simulate import MatchRecord, match_seeds, play_match
 
 HOUSES = ("north-sultan", "okeygg", "classic", "okey-oyna")
-GOAL_COMMANDS = 30_000
-GOAL_EVENTS = 200_000
+# issue 8's bar on this machine (was 30,000 and 200,000)
+GOAL_COMMANDS = 55_000
+GOAL_EVENTS = 350_000
 
 
 def record(matches: int, seed: int) -> list[MatchRecord]:

@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import struct
 from collections import Counter
 from collections.abc import Iterator, Sequence
+from itertools import chain
 from typing import NamedTuple
 
 import msgspec
@@ -54,18 +56,54 @@ class Dealt(msgspec.Struct, frozen=True):
     deck: tuple[Tile, ...]  # top first
 
 
-def _stream(seed: bytes) -> Iterator[int]:
-    counter = 0
+_WORDS = struct.Struct(">8I").unpack  # one HMAC block: eight big-endian u32 words
+
+
+def _stream(seed: bytes, counter: int = 0) -> Iterator[int]:
     while True:
-        block = hmac.new(seed, counter.to_bytes(8, "big"), hashlib.sha256).digest()
-        for i in range(0, 32, 4):
-            yield int.from_bytes(block[i:i + 4], "big")
+        yield from _WORDS(hmac.digest(seed, counter.to_bytes(8, "big"), "sha256"))
         counter += 1
 
 
+_FULL_SET = tuple(tiles.full_set())
+_BOUNDS = tuple(range(len(_FULL_SET), 1, -1))  # i + 1 for i from 105 down to 1
+_LIMITS = tuple(2**32 - (2**32 % bound) for bound in _BOUNDS)
+_BLOCKS = (len(_BOUNDS) + 7) // 8  # what a shuffle reads when no word is rejected
+_FIRST_WORDS = struct.Struct(f">{8 * _BLOCKS}I").unpack
+_COUNTERS = tuple(counter.to_bytes(8, "big") for counter in range(_BLOCKS))
+_IPAD = bytes(x ^ 0x36 for x in range(256))
+_OPAD = bytes(x ^ 0x5C for x in range(256))
+
+
+def _first_blocks(seed: bytes) -> bytes:
+    """The stream's first `_BLOCKS` blocks: HMAC-SHA256 (RFC 2104) with the key's padded
+    inner and outer hashes made once, not once a block."""
+    key = (seed if len(seed) <= 64 else hashlib.sha256(seed).digest()).ljust(64, b"\0")
+    inner, outer = hashlib.sha256(key.translate(_IPAD)), hashlib.sha256(key.translate(_OPAD))
+    out = []
+    for counter in _COUNTERS:
+        h = inner.copy()
+        h.update(counter)
+        o = outer.copy()
+        o.update(h.digest())
+        out.append(o.digest())
+    return b"".join(out)
+
+
 def shuffled(seed: bytes) -> list[Tile]:
-    order = tiles.full_set()
-    words = _stream(seed)
+    words = _FIRST_WORDS(_first_blocks(seed))
+    if not all(map(int.__lt__, words, _LIMITS)):  # a word rejected: rarer than 1 in 10**6
+        return _shuffle(chain(words, _stream(seed, _BLOCKS)))
+    order = list(_FULL_SET)
+    for bound, u in zip(_BOUNDS, words, strict=False):  # a word a swap; 7 spare
+        i, j = bound - 1, u % bound
+        order[i], order[j] = order[j], order[i]
+    return order
+
+
+def _shuffle(words: Iterator[int]) -> list[Tile]:
+    """Fisher-Yates over the canonical order reading `words`, rejecting biased ones."""
+    order = list(_FULL_SET)
     for i in range(len(order) - 1, 0, -1):
         bound = i + 1
         limit = 2**32 - (2**32 % bound)

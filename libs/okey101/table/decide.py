@@ -19,18 +19,27 @@ from okey101.profiles import Profile, resolve
 from okey101.table import deal as D
 from okey101.table import messages as E
 from okey101.table import rules as R
-from okey101.table.evolve import evolve
+from okey101.table.evolve import evolve, fold_laid
 from okey101.table.notation import build_meld, pair_jokers, played_tiles
 from okey101.table.rules import fail
 from okey101.table.state import HandState, TableState
 from okey101.terms import SEATS, FinishKind, OpeningKind
+from okey101.tiles import Tile
 
 Decision = list[E.Event] | E.Rejection
 
 
 def decide(state: TableState, command: E.Command) -> Decision:
     """The events `command` causes on `state`, or why it is rejected (state unchanged)."""
-    return decide_and_fold(state, command)[1]
+    try:  # decide_and_fold's body: a call less per command
+        ctx = _Ctx(state, command)
+        _check_envelope(state, command)
+        _handle(ctx, command)
+        return ctx.events
+    except IllegalMove as exc:
+        return E.Rejection(code=exc.code, message=exc.message)
+    except MalformedInput as exc:
+        return E.Rejection(code="malformed", message=str(exc))
 
 
 def decide_and_fold(state: TableState, command: E.Command) -> tuple[TableState, Decision]:
@@ -57,17 +66,33 @@ class Head(TypedDict):
 
 
 class _Ctx:
+    __slots__ = ("at", "command", "events", "s", "table_id")
+
     def __init__(self, state: TableState, command: E.Command) -> None:
         self.s = state
         self.command = command
         self.events: list[E.Event] = []
+        self.table_id = command.table_id  # the envelope of every event: its table, its time
+        self.at = command.at
 
     def head(self) -> Head:
-        return {"table_id": self.command.table_id, "seq": self.s.seq + 1,
-                "at": self.command.at}
+        return {"table_id": self.table_id, "seq": self.s.seq + 1, "at": self.at}
+
+    @property
+    def seq(self) -> int:
+        """The next event's seq (the hot handlers spell the envelope out: `head()`
+        unpacked costs more than the event's fold)."""
+        return self.s.seq + 1
 
     def emit(self, event: E.Event) -> None:
         self.s = evolve(self.s, event)
+        self.events.append(event)
+
+    def emit_laid(self, event: E.HandOpened | E.MeldsLaid, built: list[M.Meld],
+                  laid: list[Tile]) -> None:
+        """`emit` for melds the decision has just built from the event's own tokens (laying
+        `laid`, in the tokens' order): folded without parsing and classifying them again."""
+        self.s = fold_laid(self.s, event, built, laid)
         self.events.append(event)
 
     @property
@@ -148,6 +173,21 @@ def _handler_for(c: E.AnyCommand) -> _Handler:
 
 
 # ---------------------------------------------------------------- envelope checks
+# what a command's envelope must name, by command type (`_envelope_of`)
+_CREATES, _TABLE_WIDE, _SEAT_ONLY, _PLAYER_AT_SEAT = range(4)
+_ENVELOPES: dict[type[E.Command], int] = {}
+
+
+def _envelope_of(c: E.Command) -> int:
+    if isinstance(c, E.CreateTable):
+        return _CREATES
+    if isinstance(c, (E.RequestBots, E.CloseSeeding)):
+        return _TABLE_WIDE  # a room's owner need not sit; a seeding window closes for the table
+    if isinstance(c, (E.Sit, E.TimeOut, E.ReplaceWithBot, E.ExpireReconnectWindow)):
+        return _SEAT_ONLY
+    return _PLAYER_AT_SEAT
+
+
 def _check_envelope(s: TableState, c: E.Command) -> None:
     if not isinstance(c.table_id, str) or not c.table_id:
         raise MalformedInput("command has no table_id")
@@ -156,13 +196,16 @@ def _check_envelope(s: TableState, c: E.Command) -> None:
     if c.seq != s.seq:
         raise fail("stale_seq", f"command {c.command_id} was decided against seq {c.seq}; "
                                 f"table {c.table_id} is at seq {s.seq}")
-    if isinstance(c, E.CreateTable):
+    kind = _ENVELOPES.get(type(c))
+    if kind is None:
+        kind = _ENVELOPES[type(c)] = _envelope_of(c)
+    if kind == _CREATES:
         return
     if s.status == "new":
         raise fail("unknown_table", f"table {c.table_id!r} does not exist")
-    if isinstance(c, (E.RequestBots, E.CloseSeeding)):
-        return  # a room's owner need not sit; a seeding window closes for the table
-    if isinstance(c, (E.Sit, E.TimeOut, E.ReplaceWithBot, E.ExpireReconnectWindow)):
+    if kind == _TABLE_WIDE:
+        return
+    if kind == _SEAT_ONLY:
         if not 0 <= c.seat < SEATS:
             raise fail("bad_seat", f"seat {c.seat} does not exist (0-{SEATS - 1})")
         return
@@ -301,11 +344,12 @@ def _start_hand(ctx: _Ctx, number: int, attempt: int, dealt: D.Dealt, seed: byte
         indicator=tiles.name(dealt.indicator), okey=tiles.name(okey),
         commitment=D.commitment(seed) if seed else "", deck_count=len(dealt.deck),
         deal_version=version))
-    ctx.emit(E.HandDealt(**ctx.head(), hand=number, seed=seed.hex(),
-                         racks=[tiles.names(r) for r in dealt.racks],
-                         deck=tiles.names(dealt.deck)))
+    racks = [tiles.names(r) for r in dealt.racks]
+    ctx.emit(E.HandDealt(table_id=ctx.table_id, seq=ctx.seq, at=ctx.at, hand=number,
+                         seed=seed.hex(), racks=racks, deck=tiles.names(dealt.deck)))
     for seat in range(SEATS):
-        ctx.emit(E.RackDealt(**ctx.head(), seat=seat, tiles=tiles.names(dealt.racks[seat])))
+        ctx.emit(E.RackDealt(table_id=ctx.table_id, seq=ctx.seq, at=ctx.at, seat=seat,
+                             tiles=list(racks[seat])))
 
 
 # ---------------------------------------------------------------- seeding (DEAL.md v2)
@@ -396,12 +440,14 @@ def _draw(ctx: _Ctx, c: E.Draw) -> None:
     if hand.deck_left == 0:
         _end_hand(ctx, None, "deck_exhausted")
         return
-    ctx.emit(E.TileDrawn(**ctx.head(), seat=c.seat, tile=tiles.name(hand.deck[hand.deck_pos])))
+    ctx.emit(E.TileDrawn(table_id=ctx.table_id, seq=ctx.s.seq + 1, at=ctx.at, seat=c.seat,
+                         tile=tiles.name(hand.deck[hand.deck_pos])))
 
 
 def _take_discard(ctx: _Ctx, c: E.TakeDiscard) -> None:
     tile = R.check_take_discard(ctx.s, c.seat)
-    ctx.emit(E.DiscardTaken(**ctx.head(), seat=c.seat, tile=tiles.name(tile)))
+    ctx.emit(E.DiscardTaken(table_id=ctx.table_id, seq=ctx.s.seq + 1, at=ctx.at, seat=c.seat,
+                            tile=tiles.name(tile)))
 
 
 def _declare_pairs(ctx: _Ctx, c: E.DeclarePairs) -> None:
@@ -433,8 +479,13 @@ def _groups(groups: object, what: str) -> list[list[str]]:
     return groups
 
 
+def _laid(groups: Sequence[Sequence[str]]) -> list[Tile]:
+    """The tiles `groups` put down, in the tokens' order."""
+    return [t for g in groups for t in played_tiles(g)]
+
+
 def _need(groups: Sequence[Sequence[str]]) -> Counter[int]:
-    return Counter(t for g in groups for t in played_tiles(g))
+    return Counter(_laid(groups))
 
 
 def _open(ctx: _Ctx, c: E.Open) -> None:
@@ -445,16 +496,18 @@ def _open(ctx: _Ctx, c: E.Open) -> None:
         raise fail("open_one_way", "open with melds or with pairs, never both or neither")
     groups = melds or pairs
     kind: OpeningKind = "points" if melds else "pairs"
-    R.tokens_in_rack(seat.rack, _need(groups), c.seat)
+    laid = _laid(groups)
+    R.tokens_in_rack(seat.rack, Counter(laid), c.seat)
     taken = hand.scratch.taken
-    if taken is not None and taken not in [t for g in groups for t in played_tiles(g)]:
+    if taken is not None and taken not in laid:
         raise fail("must_open_with_taken_tile",
                    f"the taken discard {tiles.name(taken)} (or its twin) must be in the opening")
     try:
         if kind == "pairs" and not R.may_open_with_pairs(ctx.s, c.seat):
             raise fail("pairs_not_declared", f"seat {c.seat} must declare pairs first")
-        built = [build_meld(g, hand, p.run_wraps_13_to_1, kind == "pairs",
-                            pair_jokers(hand, c.seat)) for g in groups]
+        jokers = pair_jokers(hand, c.seat)
+        built = [build_meld(g, hand, p.run_wraps_13_to_1, kind == "pairs", jokers)
+                 for g in groups]
         value = sum(M.counted_value(m, p.meld_value) for m in built) if kind == "points" \
             else len(built)
         need = R.threshold(ctx.s, c.seat, kind)
@@ -469,9 +522,10 @@ def _open(ctx: _Ctx, c: E.Open) -> None:
         ctx.emit(E.PenaltyImposed(**ctx.head(), seat=c.seat, points=p.invalid_opening_penalty,
                                   reason="invalid_opening"))
         return
-    ctx.emit(E.HandOpened(**ctx.head(), seat=c.seat, kind=kind,
-                          melds=[m.notation(hand.okey) for m in built], value=value,
-                          threshold=need, elden=elden))
+    ctx.emit_laid(E.HandOpened(table_id=ctx.table_id, seq=ctx.s.seq + 1, at=ctx.at,
+                               seat=c.seat, kind=kind,
+                               melds=[m.notation(hand.okey) for m in built], value=value,
+                               threshold=need, elden=elden), built, laid)
     _after_opening(ctx, c.seat)
 
 
@@ -511,11 +565,13 @@ def _lay(ctx: _Ctx, c: E.Lay) -> None:
         raise fail("pairs_not_allowed", "a points-opener may lay pairs only after somebody "
                                         "opened with pairs")
     groups = melds or pairs
-    R.tokens_in_rack(seat.rack, _need(groups), c.seat)
-    built = [build_meld(g, hand, p.run_wraps_13_to_1, bool(pairs), pair_jokers(hand, c.seat))
-             for g in groups]
-    ctx.emit(E.MeldsLaid(**ctx.head(), seat=c.seat, melds=[m.notation(hand.okey) for m in built],
-                         pairs=bool(pairs)))
+    laid = _laid(groups)
+    R.tokens_in_rack(seat.rack, Counter(laid), c.seat)
+    jokers = pair_jokers(hand, c.seat)
+    built = [build_meld(g, hand, p.run_wraps_13_to_1, bool(pairs), jokers) for g in groups]
+    ctx.emit_laid(E.MeldsLaid(table_id=ctx.table_id, seq=ctx.s.seq + 1, at=ctx.at,
+                              seat=c.seat, melds=[m.notation(hand.okey) for m in built],
+                              pairs=bool(pairs)), built, laid)
     _maybe_siler(ctx, c.seat)
 
 
@@ -540,14 +596,14 @@ def _lay_off(ctx: _Ctx, c: E.LayOff) -> None:
         raise fail("lay_off_limit", f"a pairs-opener lays off at most "
                                     f"{p.pairs_opener_lay_off_limit} tiles a turn in {p.id}")
     placed = [M.place(*tiles.parse_meld_token(t), hand.okey, t) for t in c.tiles]
-    label = f"meld #{c.meld} {meld.describe(hand.okey)}"
     order, end = M.lay_off_plan(meld, placed, c.tiles, c.end, hand.okey, p.run_wraps_13_to_1,
-                                label)
+                                lambda: f"meld #{c.meld} {meld.describe(hand.okey)}")
     ends_room = R.run_end_room(ctx.s, c.meld, end)
     if ends_room is not None and len(order) > ends_room:
         raise fail("lay_off_limit", f"at most {p.run_end_lay_off_limit} tiles at each end "
                                     f"of a run per turn ({p.id}); meld #{c.meld} {end}")
-    ctx.emit(E.TilesLaidOff(**ctx.head(), seat=c.seat, meld=c.meld,
+    ctx.emit(E.TilesLaidOff(table_id=ctx.table_id, seq=ctx.s.seq + 1, at=ctx.at,
+                            seat=c.seat, meld=c.meld,
                             tiles=[M.placed_name(pl, hand.okey) for pl in order], end=end))
     _maybe_siler(ctx, c.seat)
 
@@ -583,20 +639,24 @@ def _take_okey(ctx: _Ctx, c: E.TakeOkey) -> None:
 
 # ---------------------------------------------------------------- discarding and finishing
 def _discard(ctx: _Ctx, c: E.Discard, timed_out: bool = False) -> None:
-    seat = R.check_turn(ctx.s, c.seat, "play", "Discard").seats[c.seat]
+    hand = R.check_turn(ctx.s, c.seat, "play", "Discard")
+    seat = hand.seats[c.seat]
     if not isinstance(c.tile, str):
         raise MalformedInput("discard: tile must be a tile name")
-    tile = tiles.parse_at([c.tile], "discard")[0]
+    tile = tiles.BY_NAME.get(c.tile)
+    if tile is None:
+        tile = tiles.parse_at([c.tile], "discard")[0]
     if tile not in seat.rack:
         raise fail("tile_not_in_rack", f"seat {c.seat} does not hold {tiles.name(tile)}")
     if not timed_out:  # a time-out settles a taken discard itself
-        R.check_discard(ctx.s, c.seat)
+        R.check_owed_take(ctx.s, c.seat, hand)
     finishing = len(seat.rack) == 1
     penalty = R.discard_penalty(ctx.s, c.seat, tile)
-    ctx.emit(E.TileDiscarded(**ctx.head(), seat=c.seat, tile=tiles.name(tile)))
+    ctx.emit(E.TileDiscarded(table_id=ctx.table_id, seq=ctx.s.seq + 1, at=ctx.at,
+                             seat=c.seat, tile=tiles.name(tile)))
     if penalty is not None:
-        ctx.emit(E.PenaltyImposed(**ctx.head(), seat=c.seat, points=penalty[0],
-                                  reason=penalty[1]))
+        ctx.emit(E.PenaltyImposed(table_id=ctx.table_id, seq=ctx.s.seq + 1, at=ctx.at,
+                                  seat=c.seat, points=penalty[0], reason=penalty[1]))
     if finishing:
         _end_hand(ctx, c.seat, R.finish_kind(ctx.s, c.seat, tile))
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, assert_never, cast
 
 from msgspec.structs import replace
@@ -11,7 +11,7 @@ from okey101 import melds as M
 from okey101 import tiles
 from okey101.errors import IllegalMove
 from okey101.table import messages as E
-from okey101.table.notation import build_meld, pair_jokers, placed_tiles, played_tiles, without
+from okey101.table.notation import build_meld, meld_of, pair_jokers, placed_tiles, without
 from okey101.table.state import (
     NO_SITTERS,
     Disconnection,
@@ -24,6 +24,7 @@ from okey101.table.state import (
     TurnScratch,
 )
 from okey101.terms import SEATS
+from okey101.tiles import Tile
 
 NEW_TABLE = TableState()
 _Handler = Callable[[TableState, Any], TableState]
@@ -32,12 +33,28 @@ _HANDLERS: dict[type[E.Event], _Handler] = {}
 
 def evolve(state: TableState, event: E.Event) -> TableState:
     if event.seq != state.seq + 1:
-        raise IllegalMove(f"event seq {event.seq} does not follow table seq {state.seq}",
-                          "seq_gap")
+        _check_seq(state, event)
     handler = _HANDLERS.get(type(event))
     if handler is None:
-        handler = _HANDLERS[type(event)] = _handler_for(cast(E.AnyEvent, event))
-    return handler(replace(state, seq=event.seq), event)
+        handler = _handler_for(cast(E.AnyEvent, event))
+        if handler not in _SETS_SEQ:
+            handler = _sequenced(handler)
+        _HANDLERS[type(event)] = handler
+    return handler(state, event)
+
+
+def _check_seq(state: TableState, event: E.Event) -> None:
+    if event.seq != state.seq + 1:
+        raise IllegalMove(f"event seq {event.seq} does not follow table seq {state.seq}",
+                          "seq_gap")
+
+
+def _sequenced(handler: _Handler) -> _Handler:
+    """`handler`, given the state at the event's seq: most handlers fold that. The hot ones
+    (`_SETS_SEQ`) set the seq in the one copy of the state they make anyway."""
+    def fold(s: TableState, e: Any) -> TableState:
+        return handler(replace(s, seq=e.seq), e)
+    return fold
 
 
 def _handler_for(e: E.AnyEvent) -> _Handler:
@@ -123,6 +140,17 @@ def _seat(hand: HandState, seat: int, **changes: Any) -> HandState:
     seats = list(hand.seats)
     seats[seat] = replace(seats[seat], **changes)
     return replace(hand, seats=tuple(seats))
+
+
+def _put(items: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
+    """`items` with `value` at `index` (a seat's entry)."""
+    out = list(items)
+    out[index] = value
+    return tuple(out)
+
+
+_NEW_TURN = TurnScratch()
+_BY_NAME = tiles.BY_NAME
 
 
 def _hand(state: TableState) -> HandState:
@@ -257,21 +285,27 @@ def _hand_dealt(s: TableState, e: E.HandDealt) -> TableState:
 
 
 def _tile_drawn(s: TableState, e: E.TileDrawn) -> TableState:
-    hand = _hand(s)
-    tile = hand.deck[hand.deck_pos]
-    seat = hand.seats[e.seat]
-    hand = _seat(hand, e.seat, rack=(*seat.rack, tile), has_played=True)
-    return replace(s, hand=replace(hand, deck_pos=hand.deck_pos + 1, phase="play"))
+    hand = s.hand
+    assert hand is not None
+    pos = hand.deck_pos
+    seats = list(hand.seats)
+    seat = seats[e.seat]
+    seats[e.seat] = replace(seat, rack=(*seat.rack, hand.deck[pos]), has_played=True)
+    return replace(s, seq=e.seq, hand=replace(hand, seats=tuple(seats), deck_pos=pos + 1,
+                                              phase="play"))
 
 
 def _discard_taken(s: TableState, e: E.DiscardTaken) -> TableState:
     hand = _hand(s)
-    source = (e.seat - 1) % SEATS
+    i = e.seat
+    source = (i - 1) % SEATS
     tile = tiles.parse(e.tile)
-    hand = _seat(hand, source, discards=hand.seats[source].discards[:-1])
-    hand = _seat(hand, e.seat, rack=(*hand.seats[e.seat].rack, tile), has_played=True)
+    seats = list(hand.seats)
+    seats[source] = replace(seats[source], discards=seats[source].discards[:-1])
+    seats[i] = replace(seats[i], rack=(*seats[i].rack, tile), has_played=True)
     scratch = replace(hand.scratch, taken=tile, taken_from=source)
-    return replace(s, hand=replace(hand, phase="play", scratch=scratch))
+    return replace(s, seq=e.seq, hand=replace(hand, seats=tuple(seats), phase="play",
+                                              scratch=scratch))
 
 
 def _discard_put_back(s: TableState, e: E.DiscardPutBack) -> TableState:
@@ -291,39 +325,71 @@ def _indicator_shown(s: TableState, e: E.IndicatorShown) -> TableState:
     return replace(s, hand=_seat(_hand(s), e.seat, shown_indicator=True))
 
 
-def _lay(s: TableState, seat: int, groups: list[list[str]], pairs: bool) -> TableState:
+_Laid = tuple[HandState, SeatHand, tuple[TableMeld, ...]]
+
+
+def _lay(s: TableState, seat: int, groups: list[list[str]], pairs: bool) -> _Laid:
+    """The hand with `groups` laid by `seat`, less the seat's own change: the seat (its
+    rack less the tiles laid, for the caller to change further) and the new melds."""
     assert s.profile is not None
     hand = _hand(s)
     wraps = s.profile.run_wraps_13_to_1
+    okey = hand.okey
     jokers = pair_jokers(hand, seat)
-    new = [TableMeld(build_meld(g, hand, wraps, pairs, jokers), seat, s.turn) for g in groups]
-    laid = [t for g in groups for t in played_tiles(g)]
-    hand = _seat(hand, seat, rack=without(hand.seats[seat].rack, laid))
+    built = []
+    laid: list[Tile] = []
+    for g in groups:
+        placed = placed_tiles(g, okey)
+        laid += [pl[0] for pl in placed]
+        built.append(meld_of(placed, g, okey, wraps, pairs, jokers))
+    return _laid(s, seat, built, laid)
+
+
+def _laid(s: TableState, seat: int, built: Sequence[M.Meld], laid: Sequence[Tile]) -> _Laid:
+    hand = _hand(s)
+    new = tuple(TableMeld(m, seat, s.turn) for m in built)
+    me = hand.seats[seat]
+    me = replace(me, rack=without(me.rack, laid))
     scratch = replace(hand.scratch, laid=(*hand.scratch.laid, *laid))
-    return replace(s, hand=replace(hand, melds=(*hand.melds, *new), scratch=scratch))
+    return replace(hand, melds=(*hand.melds, *new), scratch=scratch), me, new
+
+
+def fold_laid(s: TableState, e: E.HandOpened | E.MeldsLaid, built: Sequence[M.Meld],
+              laid: Sequence[Tile]) -> TableState:
+    """`evolve(s, e)` where `decide` has just built `e`'s melds (`built`, whose notation
+    `e` carries) laying `laid` (its tokens' tiles, in order): nothing parsed again."""
+    _check_seq(s, e)
+    if isinstance(e, E.HandOpened):
+        return _opened(s, e, _laid(s, e.seat, built, laid))
+    return _melds_added(s, e, _laid(s, e.seat, built, laid))
 
 
 def _hand_opened(s: TableState, e: E.HandOpened) -> TableState:
-    s = _lay(s, e.seat, e.melds, e.kind == "pairs")
-    hand = _seat(_hand(s), e.seat, opened=e.kind, opened_turn=s.turn, opening_value=e.value,
+    return _opened(s, e, _lay(s, e.seat, e.melds, e.kind == "pairs"))
+
+
+def _opened(s: TableState, e: E.HandOpened, laid: _Laid) -> TableState:
+    hand, me, _ = laid
+    me = replace(me, opened=e.kind, opened_turn=s.turn, opening_value=e.value,
                  elden_opening=e.elden)
-    return replace(s, hand=hand)
+    return replace(s, seq=e.seq, hand=replace(hand, seats=_put(hand.seats, e.seat, me)))
 
 
 def _melds_laid(s: TableState, e: E.MeldsLaid) -> TableState:
-    s = _lay(s, e.seat, e.melds, e.pairs)
+    return _melds_added(s, e, _lay(s, e.seat, e.melds, e.pairs))
+
+
+def _melds_added(s: TableState, e: E.MeldsLaid, laid: _Laid) -> TableState:
+    hand, me, new = laid
     assert s.profile is not None
-    hand = _hand(s)
-    seat = hand.seats[e.seat]
-    if seat.opened_turn == s.turn:  # laid in the opening turn: part of the opening
-        if e.pairs and seat.opened == "pairs":
-            hand = _seat(hand, e.seat, opening_value=seat.opening_value + len(e.melds))
-        elif not e.pairs and seat.opened == "points":
-            wraps, count = s.profile.run_wraps_13_to_1, s.profile.meld_value
-            added = sum(M.counted_value(build_meld(g, hand, wraps, False), count)
-                        for g in e.melds)
-            hand = _seat(hand, e.seat, opening_value=seat.opening_value + added)
-    return replace(s, hand=hand)
+    if me.opened_turn == s.turn:  # laid in the opening turn: part of the opening
+        if e.pairs and me.opened == "pairs":
+            me = replace(me, opening_value=me.opening_value + len(e.melds))
+        elif not e.pairs and me.opened == "points":
+            count = s.profile.meld_value
+            added = sum(M.counted_value(m.meld, count) for m in new)
+            me = replace(me, opening_value=me.opening_value + added)
+    return replace(s, seq=e.seq, hand=replace(hand, seats=_put(hand.seats, e.seat, me)))
 
 
 def _tiles_laid_off(s: TableState, e: E.TilesLaidOff) -> TableState:
@@ -332,9 +398,10 @@ def _tiles_laid_off(s: TableState, e: E.TilesLaidOff) -> TableState:
     wraps = s.profile.run_wraps_13_to_1
     target = hand.melds[e.meld]
     meld = target.meld
-    for placed in placed_tiles(e.tiles, hand.okey):
-        meld = M.extend(meld, placed, M.lay_off_position(meld, e.end), wraps)
-    laid = played_tiles(e.tiles)
+    placed = placed_tiles(e.tiles, hand.okey)
+    for pl in placed:
+        meld = M.extend(meld, pl, M.lay_off_position(meld, e.end), wraps)
+    laid = [pl[0] for pl in placed]
     melds = list(hand.melds)
     melds[e.meld] = replace(target, meld=meld)
     seat = hand.seats[e.seat]
@@ -344,14 +411,17 @@ def _tiles_laid_off(s: TableState, e: E.TilesLaidOff) -> TableState:
             and target.laid_turn == s.turn):
         count = s.profile.meld_value
         value += M.counted_value(meld, count) - M.counted_value(target.meld, count)
-    hand = _seat(hand, e.seat, rack=without(seat.rack, laid), opening_value=value)
+    seats = _put(hand.seats, e.seat, replace(seat, rack=without(seat.rack, laid),
+                                             opening_value=value))
     sc = hand.scratch
-    counts = [c for c in sc.end_counts if c[:2] != (e.meld, e.end)]
-    before = next((c[2] for c in sc.end_counts if c[:2] == (e.meld, e.end)), 0)
+    key = (e.meld, e.end)
+    counts = [c for c in sc.end_counts if c[:2] != key]
+    before = next((c[2] for c in sc.end_counts if c[:2] == key), 0)
     counts.append((e.meld, e.end, before + len(laid)))
     scratch = replace(sc, laid=(*sc.laid, *laid), lay_offs=sc.lay_offs + len(laid),
                       laid_off=True, end_counts=tuple(counts))
-    return replace(s, hand=replace(hand, melds=tuple(melds), scratch=scratch))
+    return replace(s, seq=e.seq, hand=replace(hand, seats=seats, melds=tuple(melds),
+                                              scratch=scratch))
 
 
 def _okey_taken(s: TableState, e: E.OkeyTaken) -> TableState:
@@ -367,15 +437,23 @@ def _okey_taken(s: TableState, e: E.OkeyTaken) -> TableState:
 
 
 def _tile_discarded(s: TableState, e: E.TileDiscarded) -> TableState:
-    hand = _hand(s)
-    tile = tiles.parse(e.tile)
-    seat = hand.seats[e.seat]
-    hand = _seat(hand, e.seat, rack=without(seat.rack, [tile]),
-                 discards=(*seat.discards, tile), has_played=True)
-    if not hand.seats[e.seat].rack:  # the finishing discard: HandEnded follows
-        return replace(s, hand=replace(hand, phase="over"))
-    hand = replace(hand, to_act=(e.seat + 1) % SEATS, phase="draw", scratch=TurnScratch())
-    return replace(s, hand=hand, turn=s.turn + 1)
+    hand = s.hand
+    assert hand is not None
+    tile = _BY_NAME.get(e.tile)
+    if tile is None:
+        tile = tiles.parse(e.tile)
+    i = e.seat
+    seats = list(hand.seats)
+    seat = seats[i]
+    rack = list(seat.rack)
+    rack.remove(tile)
+    seats[i] = replace(seat, rack=tuple(rack), discards=(*seat.discards, tile),
+                       has_played=True)
+    if not rack:  # the finishing discard: HandEnded follows
+        return replace(s, seq=e.seq, hand=replace(hand, seats=tuple(seats), phase="over"))
+    hand = replace(hand, seats=tuple(seats), to_act=(i + 1) % SEATS, phase="draw",
+                   scratch=_NEW_TURN)
+    return replace(s, seq=e.seq, hand=hand, turn=s.turn + 1)
 
 
 def _rack_shown(s: TableState, e: E.RackShown) -> TableState:
@@ -392,12 +470,15 @@ def _rack_shown(s: TableState, e: E.RackShown) -> TableState:
 
 
 def _penalty_imposed(s: TableState, e: E.PenaltyImposed) -> TableState:
-    s = _with(s, "penalties", e.seat, s.penalties[e.seat] + e.points)
-    if s.hand is not None:
-        seat = s.hand.seats[e.seat]
-        s = replace(s, hand=_seat(s.hand, e.seat, penalties=seat.penalties + e.points,
-                                  siler=seat.siler or e.reason == "siler"))
-    return s
+    i = e.seat
+    penalties = _put(s.penalties, i, s.penalties[i] + e.points)
+    hand = s.hand
+    if hand is None:
+        return replace(s, seq=e.seq, penalties=penalties)
+    seat = hand.seats[i]
+    seats = _put(hand.seats, i, replace(seat, penalties=seat.penalties + e.points,
+                                        siler=seat.siler or e.reason == "siler"))
+    return replace(s, seq=e.seq, penalties=penalties, hand=replace(hand, seats=seats))
 
 
 def _hand_ended(s: TableState, e: E.HandEnded) -> TableState:
@@ -411,4 +492,11 @@ def _match_ended(s: TableState, e: E.MatchEnded) -> TableState:
 
 
 def _unchanged(s: TableState, e: E.Event) -> TableState:
-    return s
+    return replace(s, seq=e.seq)
+
+
+# the handlers that set the event's seq themselves (`evolve` gives the others the state
+# at that seq)
+_SETS_SEQ: frozenset[_Handler] = frozenset({
+    _tile_drawn, _tile_discarded, _discard_taken, _hand_opened, _melds_laid,
+    _tiles_laid_off, _penalty_imposed, _unchanged})

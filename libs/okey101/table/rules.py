@@ -492,7 +492,11 @@ def run_end_room(s: TableState, meld: int, end: LayOffEnd) -> int | None:
 
 def check_discard(s: TableState, seat: int) -> SeatHand:
     """A seat may discard unless a taken discard is still owed (section 2)."""
-    hand = check_turn(s, seat, "play", "Discard")
+    return check_owed_take(s, seat, check_turn(s, seat, "play", "Discard"))
+
+
+def check_owed_take(s: TableState, seat: int, hand: HandState) -> SeatHand:
+    """`check_discard` for the seat to act in play (`check_turn` passed: `hand`)."""
     me, owed = hand.seats[seat], owed_take(s, seat)
     if owed is not None:
         if me.opened is None:
@@ -641,7 +645,7 @@ def opening_within(rack: Sequence[Tile], okey: Tile, wraps: bool, count: MeldCou
         return face
     if face.value // 3 < need:
         return None
-    return solver.opening(rack, okey, wraps, count)
+    return solver.opening(rack, okey, wraps, count, face)
 
 
 def _can_go_elden_with(s: TableState, seat: int, rack: list[Tile], tile: Tile) -> bool:
@@ -794,9 +798,9 @@ def allowed_commands(s: TableState, seat: int) -> list[str]:
 
 def tokens_in_rack(rack: Sequence[Tile], need: Counter[Tile], seat: int) -> None:
     """The rack holds every tile needed, and keeps one to discard."""
-    have = Counter(rack)
+    count = rack.count
     for tile, n in need.items():
-        if have[tile] < n:
+        if count(tile) < n:
             raise fail("tile_not_in_rack", f"seat {seat} does not hold {n} x {tiles.name(tile)}")
     if sum(need.values()) >= len(rack):
         raise fail("must_keep_a_discard", f"seat {seat} must keep a tile to discard")
