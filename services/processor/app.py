@@ -42,7 +42,7 @@ from services.common.kafka import (
 )
 from services.common.memory import bulk_load
 from services.processor import metrics
-from services.processor.settings import ProcessorSettings
+from services.processor.settings import SNAPSHOT_EVERY, ProcessorSettings
 
 log = structlog.get_logger("processor")
 MAX_QUEUED = 5000  # records waiting for one partition's worker before fetching pauses
@@ -55,8 +55,6 @@ _FAULTS = (KafkaError, OSError, TimeoutError)
 TRANSACTION_GRACE_S = 10.0
 CLOSE_TIMEOUT_S = 5.0
 GAUGE_EVERY_S = 1.0  # the state gauges after transactions: at most once a second
-SNAPSHOT_EVERY = 0  # commands between snapshots (at a hand end, or twice as many), per
-# partition; 0: none
 
 
 class Processor:

@@ -7,6 +7,9 @@ from pydantic import Field
 from okey101.app.processing import FINISHED_WINDOW
 from services.common.settings import ServiceSettings
 
+SNAPSHOT_EVERY = 5000  # commands between snapshots (at a hand end, or twice as many), per
+# partition; 0: none
+
 
 class ProcessorSettings(ServiceSettings):
     """okey101-processor: the rules processor. Consumes commands, decides, and writes the
@@ -26,8 +29,8 @@ class ProcessorSettings(ServiceSettings):
     finished_window: int = Field(FINISHED_WINDOW, ge=1, description="finished tables per "
                                  "partition whose command ids are kept, so a late retry is "
                                  "still answered as a duplicate (bounded memory)")
-    snapshot_every: int = Field(0, ge=0, description="0: no snapshots (the default for "
-                                "now); else commands per partition between "
+    snapshot_every: int = Field(SNAPSHOT_EVERY, ge=0, description="0: no snapshots; "
+                                "else commands per partition between "
                                 "snapshots of the tables' memory (written at the next hand "
                                 "end, or after twice as many commands), so a restart reads "
                                 "only the log's tail")

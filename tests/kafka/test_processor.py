@@ -104,9 +104,9 @@ async def test_a_short_match_survives_repeated_kill_9_of_the_processor(
     proc.args += ["--snapshot-every", str(snapshot_every)]
     proc.start()
     rng = random.Random(7)
-    # about 4,300 commands over 36 s; each kill lands at a random moment while the
+    # about 4,300 commands over 48 s; each kill lands at a random moment while the
     # processor owns the partitions and commands keep coming
-    sender = asyncio.create_task(publish(kafka_bootstrap, prefix, commands, rate=120))
+    sender = asyncio.create_task(publish(kafka_bootstrap, prefix, commands, rate=90))
     try:
         for kill in range(5):
             await proc.wait_for("partitions_taken", times=kill + 1)
