@@ -94,7 +94,7 @@ async def test_a_short_match_played_by_time_outs_through_kafka_ends_with_standin
         assert final.status == "over" and len(final.hand_scores) == 2
 
 
-@pytest.mark.parametrize("snapshot_every", [0, 40], ids=["full-log", "snapshots"])
+@pytest.mark.parametrize("snapshot_every", [0, 10], ids=["full-log", "snapshots"])
 async def test_a_short_match_survives_repeated_kill_9_of_the_processor(
         kafka_bootstrap: str, snapshot_every: int) -> None:
     prefix, group = _names()
