@@ -1,10 +1,13 @@
-"""Python's cyclic garbage collector around bulk loads."""
+"""Python's cyclic garbage collector: around bulk loads, and its pauses measured."""
 
 from __future__ import annotations
 
 import gc
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+
+from prometheus_client import Histogram
 
 
 @contextmanager
@@ -23,3 +26,24 @@ def bulk_load() -> Iterator[None]:
         gc.freeze()
         if enabled:
             gc.enable()
+
+
+GC_PAUSE = Histogram("okey_gc_pause_seconds", "Pauses of Python's cyclic garbage collector, "
+                     "by generation (a full collection walks every live object: a latency "
+                     "spike for every command waiting)", ["generation"],
+                     buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1))
+_started: list[float] = []
+
+
+def _on_gc(phase: str, info: dict[str, int]) -> None:
+    if phase == "start":
+        _started[:] = [time.perf_counter()]
+    elif _started:
+        GC_PAUSE.labels(str(info.get("generation", -1))).observe(
+            time.perf_counter() - _started.pop())
+
+
+def track_gc_pauses() -> None:
+    """`okey_gc_pause_seconds` from now on (once per process)."""
+    if _on_gc not in gc.callbacks:
+        gc.callbacks.append(_on_gc)

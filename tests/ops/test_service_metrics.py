@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from prometheus_client import generate_latest
+import gc
+
+from prometheus_client import REGISTRY, generate_latest
 
 from okey101.table import messages as E
 from okey101.table.state import TableState
+from services.common.memory import track_gc_pauses
 from services.processor import metrics
 from services.processor.app import is_bot_move
 
@@ -41,3 +44,15 @@ def test_every_command_type_and_result_is_exported_from_the_start() -> None:
             assert f'okey_commands_total{{result="{result}",type="{kind}"}}' in text
     assert "# TYPE okey_bot_rejections_total counter" in text
     assert "\nokey_aborted_commands_total " in text
+
+
+def test_every_collection_of_the_garbage_collector_is_timed_by_generation() -> None:
+    def full() -> float:
+        return REGISTRY.get_sample_value("okey_gc_pause_seconds_count",
+                                         {"generation": "2"}) or 0.0
+
+    track_gc_pauses()
+    track_gc_pauses()  # once per process, however often asked
+    before = full()
+    gc.collect()
+    assert full() == before + 1
