@@ -81,10 +81,10 @@ class ViewsService:
         try:
             while not self._stopping.is_set():
                 batches = await self.consumer.getmany(timeout_ms=100, max_records=5000)
-                for tp, records in batches.items():
-                    await self._project(tp, records)
+                await self._project(batches)
                 await record_lag(self.consumer, self.events)
-                await self._check_caught_up()
+                if self.catching_up or not self.ready.is_set():
+                    await self._check_caught_up()
         finally:
             await close_quietly(self.consumer, self.producer)
             log.info("views_stopped")
@@ -152,37 +152,68 @@ class ViewsService:
             log.info("views_ready", partitions=sorted(self.published_from))
 
     # ------------------------------------------------------------ projecting
-    async def _project(self, tp: TopicPartition, records: list[Any]) -> None:
-        if tp.topic != self.events or tp.partition not in self.published_from:
-            return
-        first = self.published_from[tp.partition]
+    async def _project(self, batches: dict[TopicPartition, list[Any]]) -> None:
+        """One poll's records: the views of every partition's live events published, then
+        the offsets after them committed, once for all partitions."""
+        futures: list[Any] = []
+        offsets: dict[TopicPartition, OffsetAndMetadata] = {}
+        published = 0
+        oldest: float | None = None  # the record time of the first live event (ms)
+        for tp, records in batches.items():
+            if tp.topic != self.events or tp.partition not in self.published_from:
+                continue
+            updates, first_at = self._fold(tp.partition, records)
+            for u in updates:
+                futures.append(await self.producer_send(tp.partition, u))
+            published += len(updates)
+            if first_at is not None:
+                oldest = first_at if oldest is None else min(oldest, first_at)
+            last = records[-1].offset if records else -1
+            if last >= self.published_from[tp.partition]:
+                offsets[tp] = OffsetAndMetadata(last + 1, "")
+        if futures:
+            await asyncio.gather(*futures)
+            metrics.UPDATES.inc(published)
+        if oldest is not None:
+            metrics.DELAY.observe(max(0.0, time.time() - oldest / 1000))
+        if offsets and self.consumer is not None:
+            await self.consumer.commit(offsets)
+            for tp, done in offsets.items():
+                if tp.partition in self.published_from:
+                    self.published_from[tp.partition] = done.offset
+        metrics.TABLES.set(len(self.views.tables))
+
+    def _fold(self, partition: int, records: list[Any]) -> tuple[list[Any], float | None]:
+        """The updates of a partition's records past its published offset (those before it
+        are folded without a view: a rebuild), and the record time of the first of them."""
+        first = self.published_from[partition]
         live: list[E.Event] = []
-        oldest = None  # the record time of the first live event (ms)
+        first_at = None
         for record in records:
-            event = self._decode(tp.partition, record)
+            event = self._decode(partition, record)
             if event is None:
                 continue
             metrics.EVENTS.inc()
             if record.offset >= first:
                 live.append(event)
-                oldest = record.timestamp if oldest is None else oldest
+                first_at = record.timestamp if first_at is None else first_at
                 continue
             try:
                 self.views.fold(event)
             except IllegalMove as exc:
-                self._skip(tp.partition, record.offset, "out_of_sequence", str(exc))
-        if live:
-            updates, skipped = self.views.apply(live)
-            for reason in skipped:
-                self._skip(tp.partition, None, "out_of_sequence", reason)
-            await self._publish(tp.partition, updates)
-            if oldest:
-                metrics.DELAY.observe(max(0.0, time.time() - oldest / 1000))
-        last = records[-1].offset if records else -1
-        if last >= first and self.consumer is not None:
-            await self.consumer.commit({tp: OffsetAndMetadata(last + 1, "")})
-            self.published_from[tp.partition] = last + 1
-        metrics.TABLES.set(len(self.views.tables))
+                self._skip(partition, record.offset, "out_of_sequence", str(exc))
+        if not live:
+            return [], None
+        updates, skipped = self.views.apply(live)
+        for reason in skipped:
+            self._skip(partition, None, "out_of_sequence", reason)
+        return updates, first_at
+
+    async def producer_send(self, partition: int, update: Any) -> Any:
+        assert self.producer is not None
+        return await self.producer.send(
+            self.player_views, E.encode(update), key=f"{update.table_id}:{update.seat}".encode(),
+            partition=partition)
 
     def _decode(self, partition: int, record: Any) -> E.Event | None:
         if record.value is None:
@@ -198,12 +229,3 @@ class ViewsService:
         metrics.SKIPPED.labels(reason).inc()
         log.warning("event_skipped", partition=partition, offset=offset, reason=reason,
                     detail=detail)
-
-    async def _publish(self, partition: int, updates: list[Any]) -> None:
-        assert self.producer is not None
-        futures = [await self.producer.send(
-                       self.player_views, E.encode(u), key=f"{u.table_id}:{u.seat}".encode(),
-                       partition=partition)
-                   for u in updates]
-        await asyncio.gather(*futures)
-        metrics.UPDATES.inc(len(updates))

@@ -5,7 +5,9 @@ are replayed onto 500 tables (each table a copy of a recorded match under its ow
 interleaved so every table's commands stay in order. For each offered load the commands
 are produced at that rate for the given time; the latency of a command is from its
 produce to the consumption of its outcome, which the processor commits in the same
-transaction as the command's events (read_committed). Saturation: a backlog is produced
+transaction as the command's events (read_committed), and, with the views service, to the
+first spectators' player view that shows its last event (what a person at the table
+waits for). Saturation: a backlog is produced
 first, then the processor is started and the drain rate measured. The views service runs
 beside it (it builds the player views from the events, on the same two cores), unless
 `--no-views`.
@@ -75,9 +77,77 @@ class Processor:
             self.proc.wait(30)
 
 
-async def run_load(bootstrap: str, prefix: str, commands: list[E.Command], rate: float | None
-                   ) -> tuple[float, list[float], int]:
-    """(throughput, latencies in ms, outcomes) for `commands` produced at `rate`/s."""
+class _Seen(msgspec.Struct):
+    table_id: str
+    seat: int
+    version: int
+
+
+class ViewWatch:
+    """The spectators' player views as the views service publishes them: the latency of
+    an accepted command from its produce to the first view that shows its last event."""
+
+    def __init__(self, bootstrap: str, prefix: str) -> None:
+        self.consumer = AIOKafkaConsumer(
+            topics.PLAYER_VIEWS.name(prefix), bootstrap_servers=bootstrap, group_id=None,
+            auto_offset_reset="latest", enable_auto_commit=False, fetch_max_wait_ms=10)
+        self.seen: dict[str, list[tuple[int, float]]] = {}  # table: (version, when) in order
+        self.pending: dict[str, list[tuple[int, float]]] = {}  # table: (seq, sent at)
+        self.latencies: list[float] = []
+        self.task: asyncio.Task[None] | None = None
+        self._decode = msgspec.json.Decoder(_Seen).decode
+
+    async def start(self) -> None:
+        await self.consumer.start()
+        await self.consumer.getmany(timeout_ms=200)  # join at the end of the topic
+        self.task = asyncio.create_task(self._follow())
+
+    async def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+        await self.consumer.stop()
+
+    def expect(self, table_id: str, seq: int, sent: float) -> None:
+        for version, when in self.seen.get(table_id, ()):
+            if version >= seq:  # the view came before the outcome
+                self.latencies.append((when - sent) * 1000)
+                return
+        self.pending.setdefault(table_id, []).append((seq, sent))
+
+    async def take(self, wait: float = 5.0) -> list[float]:
+        """The latencies since the last take, once the views expected have come (or
+        `wait` seconds)."""
+        deadline = time.monotonic() + wait
+        while any(self.pending.values()) and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        out, self.latencies = self.latencies, []
+        self.pending.clear()
+        return out
+
+    async def _follow(self) -> None:
+        while True:
+            batch = await self.consumer.getmany(timeout_ms=200, max_records=5000)
+            now = time.perf_counter()
+            for records in batch.values():
+                for r in records:
+                    seen = self._decode(r.value)
+                    if seen.seat != -1:
+                        continue
+                    kept = self.seen.setdefault(seen.table_id, [])
+                    kept.append((seen.version, now))
+                    del kept[:-8]
+                    waiting = self.pending.get(seen.table_id)
+                    if waiting:
+                        self.latencies += [(now - sent) * 1000 for seq, sent in waiting
+                                           if seq <= seen.version]
+                        self.pending[seen.table_id] = [w for w in waiting
+                                                       if w[0] > seen.version]
+
+
+async def run_load(bootstrap: str, prefix: str, commands: list[E.Command], rate: float | None,
+                   watch: ViewWatch | None = None) -> tuple[float, list[float], int]:
+    """(throughput, latencies in ms, outcomes) for `commands` produced at `rate`/s; with
+    `watch`, each accepted command's view latency is recorded there too."""
     sent: dict[str, float] = {}
     latencies: list[float] = []
     refused: dict[str, int] = {}
@@ -104,6 +174,8 @@ async def run_load(bootstrap: str, prefix: str, commands: list[E.Command], rate:
                     at = sent.pop(outcome.command_id, None)
                     if at is not None and not outcome.accepted:
                         refused[outcome.code] = refused.get(outcome.code, 0) + 1
+                    if at is not None and watch is not None and outcome.seqs:
+                        watch.expect(outcome.table_id, outcome.seqs[-1], at)
                     if at is not None:
                         latencies.append((now - at) * 1000)
                         arrivals.append(now)
@@ -166,13 +238,23 @@ async def main_async(args: argparse.Namespace) -> None:
         await run_load(bootstrap, prefix, warm, None)
         at = 6
         stream = interleave([c[at:] for c in per_table])
+        watch = ViewWatch(bootstrap, prefix) if views is not None else None
+        if watch is not None:
+            await watch.start()
         for rate in args.rates:
             n = min(len(stream), int(rate * args.seconds))
             batch, stream = stream[:n], stream[n:]
-            rps, lat, count = await run_load(bootstrap, prefix, batch, rate)
+            rps, lat, count = await run_load(bootstrap, prefix, batch, rate, watch)
             print(f"offered {rate:>5}/s for {args.seconds:.0f} s: sustained {rps:7.0f} commands/s"
                   f"  latency p50 {statistics.median(lat):6.1f} ms  p99 {pct(lat, 0.99):6.1f} ms"
                   f"  max {max(lat):7.1f} ms  ({count} commands)")
+            shown = await watch.take() if watch is not None else []
+            if shown:
+                print(f"{'':>28}to the player view: p50 {statistics.median(shown):6.1f} ms  "
+                      f"p99 {pct(shown, 0.99):6.1f} ms  max {max(shown):7.1f} ms  "
+                      f"({len(shown)} commands)")
+        if watch is not None:
+            await watch.stop()
         processor.stop()
         backlog = stream[: args.backlog]
         producer_side = asyncio.create_task(run_load(bootstrap, prefix, backlog, None))
