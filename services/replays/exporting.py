@@ -21,20 +21,15 @@ import pyarrow.dataset as ds
 
 from okey101.app import topics
 from okey101.app.directory import TableEntry, is_listed
-from okey101.app.exports import SCHEMA, Rows
+from okey101.app.exports import Rows
 from okey101.app.replay import Skipped
 from services.replays.reading import consumer, load_directory, read_range
 
 Format = Literal["parquet", "ndjson"]
 CHUNK = 250_000  # rows held before they are written
-# dictionaries only where values repeat (not the payloads); statistics (a row group's
-# min and max, what readers skip row groups by) only for the scalar columns: not for the
-# payloads' JSON nor the lists, where no query filters by them
-STATISTICS = [f.name for f in SCHEMA if f.name not in ("house", "date", "payload")
-              and not pa.types.is_list(f.type)]
-OPTIONS = ds.ParquetFileFormat().make_write_options(
-    use_dictionary=["table_id", "type", "player_id", "tile", "kind", "reason", "finish"],
-    write_statistics=STATISTICS)
+# dictionaries only where values repeat (not the payloads)
+OPTIONS = ds.ParquetFileFormat().make_write_options(use_dictionary=[
+    "table_id", "type", "player_id", "tile", "kind", "reason", "finish"])
 
 
 class Exported(msgspec.Struct, kw_only=True):
@@ -54,10 +49,9 @@ def selected(entries: dict[str, TableEntry], since: int, until: int, house: str 
 class Writer:
     """Rows written as they fill: a file per (house, date) and chunk."""
 
-    def __init__(self, out: Path, fmt: Format, options: ds.FileWriteOptions = OPTIONS) -> None:
+    def __init__(self, out: Path, fmt: Format) -> None:
         self.out = out
         self.fmt = fmt
-        self.options = options
         self.run = uuid.uuid4().hex[:8]
         self.chunk = 0
         self.files = 0
@@ -75,7 +69,7 @@ class Writer:
         self.chunk += 1
         if self.fmt == "parquet":
             before = _count(self.out)
-            ds.write_dataset(table, self.out, format="parquet", file_options=self.options,
+            ds.write_dataset(table, self.out, format="parquet", file_options=OPTIONS,
                              partitioning=["house", "date"], partitioning_flavor="hive",
                              basename_template=f"part-{self.run}-{self.chunk}-{{i}}.parquet",
                              existing_data_behavior="overwrite_or_ignore", use_threads=False)

@@ -8,12 +8,10 @@ one core, the garbage collector off as in the export, and does what
 `services.replays.exporting.export` does after reading, one partition at a time:
 
 1. decode and collect (`Rows.collect`): msgspec decoding, the row loop;
-2. Arrow (`Rows.table()`): the columns; 1 and 2 are also done by `ReferenceRows` (the
-   way before the per-type plans), the two taking turns at going first, and their tables
-   checked equal;
-3. Parquet (`Writer.write_table`): split by house and date, encoded, written; each
-   table is also written with the write options from before statistics were limited to
-   the scalar columns (`BEFORE`), the two writes taking turns at going first.
+2. Arrow (`Rows.table()`): the columns, then the rows' Python objects freed
+   (`Rows.clear()`); 1 and 2 are also done by `ReferenceRows` (the way before the
+   per-type plans), the two taking turns at going first, and their tables checked equal;
+3. Parquet (`Writer.write_table`): split by house and date, encoded, written.
 
 CPU time is `os.times()` user + system (the pages a run faults in are system time). The
 medians over the runs are printed, per event and as events per CPU second. Reading from
@@ -39,18 +37,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple, TypeVar
 
-import pyarrow as pa
-import pyarrow.dataset as ds
-
 from okey101.app import topics
 from okey101.app.exports import ReferenceRows, Rows
 from services.replays.exporting import Writer
 from tools.bench.replays import HOUSES, matches, schedule
 
 BATCH = 50_000  # records a read hands over at most (services.replays.reading.read_range)
-# the write options before statistics were limited to the scalar columns
-BEFORE = ds.ParquetFileFormat().make_write_options(use_dictionary=[
-    "table_id", "type", "player_id", "tile", "kind", "reason", "finish"])
 T = TypeVar("T")
 
 
@@ -97,31 +89,28 @@ def run(saved: Path) -> dict[str, float]:
         parts, houses, total = pickle.load(handle)
     os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
     seconds: dict[str, float] = {}
-    folders = [Path(tempfile.mkdtemp(prefix="okey-export-bench-")) for _ in range(2)]
+    folder = Path(tempfile.mkdtemp(prefix="okey-export-bench-"))
     gc.disable()
     try:
-        now, before = Writer(folders[0], "parquet"), Writer(folders[1], "parquet", BEFORE)
+        writer = Writer(folder, "parquet")
         for partition, batches in sorted(parts.items()):
-            tables = {}
+            made = {}
             paths = [("", Rows), ("-before", ReferenceRows)]
             for suffix, kind in paths[::1 if partition % 2 else -1]:  # in turn first
                 rows = kind()
                 for batch in batches:
                     timed(seconds, f"collect{suffix}",
                           lambda b=batch, r=rows, p=partition: r.collect(p, b, houses))
-                tables[suffix] = timed(seconds, f"arrow{suffix}", rows.table)
-                del rows
-            table: pa.Table = tables[""]
-            assert table.equals(tables["-before"]), f"partition {partition}: tables differ"
-            del tables
-            writes = [("parquet", now), ("parquet-before", before)]
-            for stage, writer in writes[::1 if partition % 2 else -1]:  # in turn first
-                timed(seconds, stage, lambda t=table, w=writer: w.write_table(t))
-        assert now.events == before.events == total, (now.events, before.events, total)
+                made[suffix] = timed(seconds, f"arrow{suffix}", rows.table)
+                timed(seconds, f"free{suffix}", rows.clear)  # the rows' objects freed
+            table, before = made[""], made["-before"]
+            assert table.equals(before), f"partition {partition}: the tables differ"
+            del made, before
+            timed(seconds, "parquet", lambda t=table: writer.write_table(t))
+        assert writer.events == total, (writer.events, total)
     finally:
         gc.enable()
-        for folder in folders:
-            shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(folder, ignore_errors=True)
     return seconds
 
 
@@ -156,12 +145,14 @@ def main() -> None:
     def per(stage: str) -> str:
         return f"{median[stage] / total * 1e6:.2f} us"
 
-    whole = median["collect"] + median["arrow"] + median["parquet"]
-    was = median["collect-before"] + median["arrow-before"] + median["parquet-before"]
+    whole = median["collect"] + median["arrow"] + median["free"] + median["parquet"]
+    was = (median["collect-before"] + median["arrow-before"] + median["free-before"]
+           + median["parquet"])
     print(f"export without the broker, {total} events, median of {args.runs} fresh processes "
           f"on one core, CPU per event now (before): decode and collect {per('collect')} "
-          f"({per('collect-before')}), Arrow {per('arrow')} ({per('arrow-before')}), Parquet "
-          f"{per('parquet')} ({per('parquet-before')}); in all {whole / total * 1e6:.2f} us "
+          f"({per('collect-before')}), Arrow {per('arrow')} ({per('arrow-before')}), the rows "
+          f"freed {per('free')} ({per('free-before')}), Parquet "
+          f"{per('parquet')} (the same); in all {whole / total * 1e6:.2f} us "
           f"({was / total * 1e6:.2f} us): {total / whole:,.0f} events per CPU second "
           f"({total / was:,.0f})")
 
