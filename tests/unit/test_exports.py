@@ -7,16 +7,12 @@ import json
 import re
 from collections import Counter
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import duckdb
-import msgspec
-import msgspec.inspect as mi
 import pyarrow as pa
-import pytest
 
-from okey101 import profiles
-from okey101.app.exports import SCHEMA, ReferenceRows, Rows
+from okey101.app.exports import SCHEMA, Rows
 from okey101.table import messages as E
 from okey101.table.views import public_event
 from services.replays.exporting import Writer
@@ -146,78 +142,3 @@ def test_the_five_queries_of_the_analysts_guide_run_on_an_export(tmp_path: Path)
         sum(1 for e in events if isinstance(e, E.HandEnded))
     assert openings and lengths
     assert [row[:2] for row in players] == [("human", 8)]  # 4 seats at each of 2 tables
-
-
-# ---------------------------------------------------------------- Rows against ReferenceRows
-def _same_rows(batches: list[tuple[int, list[Record], dict[str, str]]], **window: Any) -> None:
-    fast, slow = Rows(), ReferenceRows()
-    for partition, recs, houses in batches:
-        assert fast.collect(partition, recs, houses, **window) == \
-            slow.collect(partition, recs, houses, **window)
-    assert len(fast) == len(slow)
-    got, expected = fast.table(), slow.table()
-    assert got.schema == expected.schema == SCHEMA
-    assert got.equals(expected), next(
-        (name, got[name].to_pylist()[:5], expected[name].to_pylist()[:5])
-        for name in SCHEMA.names if not got[name].equals(expected[name]))
-
-
-@pytest.mark.parametrize("house", sorted(profiles.HOUSES))
-def test_rows_are_those_of_the_reference_path_for_a_match_in_every_house(house: str) -> None:
-    events = timed_events(house, hands=7 if house == "okeygg" else 2)  # okeygg: 7-21 hands
-    other = tuple(msgspec.structs.replace(e, table_id="other", at=e.at + DAY) for e in events)
-    batches = [(3, records(events), {"sim": house}), (4, records(other), {"other": "okeygg"})]
-    _same_rows(batches)
-    _same_rows(batches, public=True)
-    _same_rows(batches, since=T0 + 40_000, until=T0 + DAY + 90_000)
-
-
-def _example(kind: Any, every: bool) -> Any:
-    """A value of the msgspec type `kind`: the required fields of structs only, or every
-    field (a value other than its default) when `every`."""
-    if isinstance(kind, mi.Metadata):
-        return _example(kind.type, every)
-    if isinstance(kind, mi.StructType):
-        return {f.encode_name: _example(f.type, every) for f in kind.fields
-                if f.required or every}
-    if isinstance(kind, mi.UnionType):
-        return _example(next(t for t in kind.types if not isinstance(t, mi.NoneType)), every)
-    if isinstance(kind, mi.LiteralType):
-        return kind.values[-1]
-    if isinstance(kind, mi.ListType):
-        return [_example(kind.item_type, every) for _ in range(2)]
-    if isinstance(kind, mi.TupleType):
-        return [_example(t, every) for t in kind.item_types]
-    if isinstance(kind, mi.FloatType):
-        return 2.5
-    if isinstance(kind, mi.DictType):
-        return {}
-    if isinstance(kind, mi.BoolType):
-        return True
-    if isinstance(kind, mi.IntType):
-        return 2 if kind.ge is None else max(2, kind.ge)
-    if isinstance(kind, mi.StrType):
-        return "R7"
-    raise AssertionError(f"no example of {kind}")
-
-
-def test_rows_are_those_of_the_reference_path_for_every_event_type() -> None:
-    values = []
-    for i, cls in enumerate(E.AnyEvent.__args__):  # type: ignore[attr-defined]
-        for every in (False, True):
-            doc = _example(mi.type_info(cls), every)
-            doc.update(type=cls.__struct_config__.tag, table_id="sim", seq=len(values) + 1,
-                       at=T0 + i * 1000)
-            try:
-                event = E.event_decoder.decode(msgspec.json.encode(doc))
-            except msgspec.ValidationError:  # constraints a plain example does not meet
-                assert every, f"no example of {cls.__name__}"
-                continue
-            values.append(E.encode(event))
-    values.append(E.encode(E.PlayerSat(table_id="sim", seq=len(values) + 1, at=T0, seat=1,
-                                       player_id="bot-1", bot=False, bot_level=3)))
-    kinds = {E.event_decoder.decode(v).__class__ for v in values}
-    assert kinds == set(E.AnyEvent.__args__)  # type: ignore[attr-defined]
-    batches = [(0, [Record(i, v) for i, v in enumerate(values)], {"sim": "okeygg"})]
-    _same_rows(batches)
-    _same_rows(batches, public=True)

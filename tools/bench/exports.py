@@ -8,9 +8,8 @@ one core, the garbage collector off as in the export, and does what
 `services.replays.exporting.export` does after reading, one partition at a time:
 
 1. decode and collect (`Rows.collect`): msgspec decoding, the row loop;
-2. Arrow (`Rows.table()`): the columns, then the rows' Python objects freed
-   (`Rows.clear()`); 1 and 2 are also done by `ReferenceRows` (the way before the
-   per-type plans), the two taking turns at going first, and their tables checked equal;
+2. Arrow (`Rows.table()`): the columns; then the rows' Python objects freed
+   (`Rows.clear()`);
 3. Parquet (`Writer.write_table`): split by house and date, encoded, written.
 
 CPU time is `os.times()` user + system (the pages a run faults in are system time). The
@@ -38,7 +37,7 @@ from pathlib import Path
 from typing import NamedTuple, TypeVar
 
 from okey101.app import topics
-from okey101.app.exports import ReferenceRows, Rows
+from okey101.app.exports import Rows
 from services.replays.exporting import Writer
 from tools.bench.replays import HOUSES, matches, schedule
 
@@ -94,19 +93,14 @@ def run(saved: Path) -> dict[str, float]:
     try:
         writer = Writer(folder, "parquet")
         for partition, batches in sorted(parts.items()):
-            made = {}
-            paths = [("", Rows), ("-before", ReferenceRows)]
-            for suffix, kind in paths[::1 if partition % 2 else -1]:  # in turn first
-                rows = kind()
-                for batch in batches:
-                    timed(seconds, f"collect{suffix}",
-                          lambda b=batch, r=rows, p=partition: r.collect(p, b, houses))
-                made[suffix] = timed(seconds, f"arrow{suffix}", rows.table)
-                timed(seconds, f"free{suffix}", rows.clear)  # the rows' objects freed
-            table, before = made[""], made["-before"]
-            assert table.equals(before), f"partition {partition}: the tables differ"
-            del made, before
+            rows = Rows()
+            for batch in batches:
+                timed(seconds, "collect",
+                      lambda b=batch, p=partition, r=rows: r.collect(p, b, houses))
+            table = timed(seconds, "arrow", rows.table)
+            timed(seconds, "free", rows.clear)  # the rows' Python objects freed
             timed(seconds, "parquet", lambda t=table: writer.write_table(t))
+            del table
         assert writer.events == total, (writer.events, total)
     finally:
         gc.enable()
@@ -145,17 +139,11 @@ def main() -> None:
     def per(stage: str) -> str:
         return f"{median[stage] / total * 1e6:.2f} us"
 
-    whole = median["collect"] + median["arrow"] + median["free"] + median["parquet"]
-    was = (median["collect-before"] + median["arrow-before"] + median["free-before"]
-           + median["parquet"])
+    whole = sum(median.values())
     print(f"export without the broker, {total} events, median of {args.runs} fresh processes "
-          f"on one core, CPU per event now (before): decode and collect {per('collect')} "
-          f"({per('collect-before')}), Arrow {per('arrow')} ({per('arrow-before')}), the rows "
-          f"freed {per('free')} ({per('free-before')}), Parquet "
-          f"{per('parquet')} (the same); in all {whole / total * 1e6:.2f} us "
-          f"({was / total * 1e6:.2f} us): {total / whole:,.0f} events per CPU second "
-          f"({total / was:,.0f})")
-
+          f"on one core, CPU per event: decode and collect {per('collect')}, Arrow "
+          f"{per('arrow')}, the rows freed {per('free')}, Parquet {per('parquet')}; in all "
+          f"{whole / total * 1e6:.2f} us: {total / whole:,.0f} events per CPU second")
 
 if __name__ == "__main__":
     main()
