@@ -60,7 +60,11 @@ class Writer:
     def write(self, rows: Rows) -> None:
         if not len(rows):
             return
-        table = rows.table()
+        self.write_table(rows.table())
+        rows.clear()
+
+    def write_table(self, table: pa.Table) -> None:
+        """Rows as `Rows.table()` gives them."""
         self.events += table.num_rows
         self.chunk += 1
         if self.fmt == "parquet":
@@ -72,7 +76,6 @@ class Writer:
             self.files += _count(self.out) - before
         else:
             self._ndjson(table)
-        rows.clear()
 
     def _ndjson(self, table: pa.Table) -> None:
         keys = table.select(["house", "date"]).group_by(["house", "date"]).aggregate([])

@@ -44,6 +44,7 @@ import aiohttp
 import msgspec
 from aiokafka import AIOKafkaProducer, TopicPartition
 
+from okey101 import profiles
 from okey101.app import topics
 from okey101.app.directory import entry_decoder
 from okey101.app.replay import fold
@@ -225,6 +226,8 @@ async def read_only(bootstrap: str, topic: str, partitions: int) -> int:
 
 # ---------------------------------------------------------------- 5. lag under the demo
 async def lag_under_demo(bootstrap: str, hands: int) -> list[float]:
+    from rich.console import Console
+
     from services.demo.__main__ import play
 
     prefix = f"benchdemo{uuid.uuid4().hex[:6]}"
@@ -235,7 +238,10 @@ async def lag_under_demo(bootstrap: str, hands: int) -> list[float]:
                 Service("bots", common), Service("replays", [*common, "--http-port", str(port)])]
     try:
         await owning(f"http://127.0.0.1:{port}", topics.PARTITIONS)  # its start is no lag
-        await play(argparse.Namespace(hands=hands, timeout=1800), bootstrap, prefix)
+        # no readiness wait on these services (their metrics ports are 0): the replays
+        # service owns its partitions (above), the matches wait for the others' answers
+        await play(argparse.Namespace(hands=hands, timeout=1800), bootstrap, prefix, [],
+                   Console(force_terminal=False))
         await wait_caught_up(bootstrap, prefix, "okey-replays", topics.PARTITIONS, 60)
     finally:
         for service in services:
@@ -361,7 +367,8 @@ async def main_async(args: argparse.Namespace) -> None:
         os.sched_setaffinity(0, set(range(os.cpu_count() or 1)))
     if args.hands:
         lags = await lag_under_demo(bootstrap, args.hands)
-        print(f"directory lag under the demo's load (4 bot tables, {args.hands} hand(s) a "
+        print(f"directory lag under the demo's load ({len(profiles.HOUSES)} bot tables, "
+              f"{args.hands} hand(s) a "
               f"match, {len(lags)} events): p50 {statistics.median(lags) * 1000:.0f} ms  "
               f"p99 {pct(lags, 0.99) * 1000:.0f} ms  max {max(lags) * 1000:.0f} ms")
 
