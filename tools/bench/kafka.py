@@ -59,7 +59,8 @@ class Processor:
         self.service = service
         self.args = [sys.executable, "-m", f"services.{service}", "--bootstrap", bootstrap,
                      "--prefix", prefix, "--group", f"{prefix}-{service}", "--metrics-port",
-                     "0", "--instance-id", "bench"]
+                     os.environ.get(f"BENCH_{service.upper()}_METRICS_PORT", "0"),
+                     "--instance-id", "bench"]
         if service == "processor":
             self.args.append("--allow-stacked-deals")
         self.proc: subprocess.Popen[bytes] | None = None
