@@ -340,3 +340,21 @@ def test_the_view_carries_no_hidden_tile() -> None:
         assert set(msgspec.to_builtins(v)) == set(PlayerView.__struct_fields__)
         for s in msgspec.to_builtins(v)["hand"]["seats"]:
             assert "rack" not in s
+
+
+@pytest.mark.parametrize("opened", [False, True], ids=["before-opening", "after-opening"])
+def test_level2_avoids_discarding_a_tile_that_opens_the_next_seat_in_okeygg(
+        opened: bool) -> None:
+    # B13 and K4 are both loose. okeygg charges the discarder 10x the tile's value when the
+    # next player opens with it (RULES.md section 6): to an unopened next seat level 2
+    # throws the cheap K4, not the B13 that could cost 130; where nobody charges it (or
+    # the next seat has opened already) it cuts the higher B13 as before.
+    me = {"opened": "points", "opened_turn": 4, "opening_value": 108} if opened else None
+    rack = "B13 K4" if opened else "R5 R6 R7 Y5 Y6 Y7 B13 K4"
+    nxt_open = {1: {"opened": "points", "opened_turn": 5, "opening_value": 105}}
+    discard = E.Discard(table_id="", command_id="", tile="K4")
+    assert level2(view(rack, name="okeygg", me=me)) == discard
+    assert level2(view(rack, name="okeygg", me=me, others=nxt_open)) == \
+        E.Discard(table_id="", command_id="", tile="B13")
+    assert level2(view(rack, name="north-sultan", me=me)) == \
+        E.Discard(table_id="", command_id="", tile="B13")

@@ -88,17 +88,33 @@ class Level3Play(Level2Play):
 
     def outs(self) -> tuple[int, list[tuple[Tile, int, solver.Solution]]]:
         """(best opening value now, [(live kind, its live copies, best opening with it)])
-        for the kinds that would raise the value."""
+        for the kinds that would raise the value. A drawn kind changes the opening only
+        around itself: the melds holding a tile it could sit with and the loose tiles near
+        them are solved again with it, the rest of the opening is kept (a lower bound of
+        the whole rack's solve, a fraction of its time)."""
         if self._outs is None:
             s, rack = self.s, self.s.rack
-            v0 = s.opening(rack, exact=False).value
+            base = s.opening(rack, exact=False)
+            v0 = base.value
+            okey = s.okey
+            jokers = sum(1 for t in rack if t == okey)
+            near = set(range(KINDS)) if jokers >= 2 else \
+                {k for t in rack if t != okey for k in neighbours(s, t)}
             found = []
             for t in range(KINDS):
                 n = self.k.live[t]
-                if n:
-                    sol = s.opening([*rack, t], exact=False)
-                    if sol.value > v0:
-                        found.append((t, n, sol))
+                if not n or not (t in near or t == okey):
+                    continue
+                close = set(neighbours(s, t)) | {t, okey}
+                touched = [m for m in base.melds if any(u in close for u, _ in m.tiles)]
+                kept = [m for m in base.melds if not any(u in close for u, _ in m.tiles)]
+                reach = close | {k for m in touched for u, _ in m.tiles
+                                 for k in neighbours(s, u)}
+                sub = [*played(touched), *(u for u in base.leftover if u in reach), t]
+                part = s.opening(sub, exact=False)
+                value = s.worth(kept) + part.value
+                if value > v0:
+                    found.append((t, n, solver.Solution(value, (*kept, *part.melds), ())))
             self._outs = (v0, found)
         return self._outs
 
@@ -150,13 +166,17 @@ class Level3Play(Level2Play):
         have = Counter(rack)
         u0 = self.utility(v0)
         loss = dict.fromkeys(pool, 0.0)
-        for t, n, sol in found:
+        # Without `d`, the opening with the drawn `t` is worth at least the better of the
+        # rack's opening without `d` and the opening with `t` less the melds holding `d`
+        # (a bound, not a solve per pair: the decision stays within its time budget).
+        alone = {d: s.opening(plays.without(rack, [d]), exact=False).value for d in pool}
+        for _t, n, sol in found:
             gain = self.utility(sol.value) - u0
             used = Counter(played(sol.melds))
             for d in pool:
                 if used[d] > have[d] - 1:
-                    rest = plays.without([*rack, t], [d])
-                    value = s.opening(rest, exact=False).value
+                    kept = s.worth([m for m in sol.melds if d not in played([m])])
+                    value = max(alone[d], kept)
                     loss[d] += n * (gain - (self.utility(value) - u0))
         scale = self.k.draws_left() / self.k.unseen * OPEN_SWING
         cost = {d: loss[d] * scale + self.feed_cost(d) for d in pool}
