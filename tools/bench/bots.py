@@ -10,7 +10,10 @@ starting order equally. For each pairing it prints:
   level's sample is the mean of its three seats in each hand;
 - the strong bot's mean advantage per hand (weak mean minus strong, paired by hand);
 - the strong bot's match win rate (win = lowest total, a shared first split evenly) with a
-  95% Wilson interval; parity is 25%.
+  95% Wilson interval; parity is 25%;
+- the strong bot's penalty points a hand by reason (the weaker level's: a seat's mean), and
+  its decision time per command: wall clock (which counts the waits of a shared machine)
+  and the thread's CPU time (what the decision itself costs), p50, p99 and max.
 It also counts rejected commands (a bot must never send one) and capped matches.
 
 Defaults: 2000 hands per pairing in each of the four houses, 4-hand matches (okeygg: 7,
@@ -52,6 +55,7 @@ class MatchResult:
     strong_seat: int
     penalties: list[dict[str, int]] = field(default_factory=list)  # per seat, by reason
     latencies: list[float] = field(default_factory=list)  # the strong bot's decisions, s
+    cpu: list[float] = field(default_factory=list)  # the same decisions' CPU time, s
 
 
 def play_one(task: tuple[str, int, int, str, int, int]) -> MatchResult:
@@ -60,10 +64,12 @@ def play_one(task: tuple[str, int, int, str, int, int]) -> MatchResult:
     players: list[Player] = [bot(weak) for _ in range(4)]
     strong_bot = bot(strong)
     latencies: list[float] = []
+    cpu: list[float] = []
 
     def timed(view: PlayerView) -> E.Command:
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.thread_time()
         command = strong_bot(view)
+        cpu.append(time.thread_time() - start_cpu)
         latencies.append(time.perf_counter() - start)
         return command
 
@@ -87,7 +93,8 @@ def play_one(task: tuple[str, int, int, str, int, int]) -> MatchResult:
             per_hand[-1][i] += pending[i]
     return MatchResult(hands=per_hand, totals=totals, rejections=record.rejections,
                        codes=record.rejection_codes, capped=record.capped, strong_seat=seat,
-                       penalties=by_reason, latencies=latencies)
+                       penalties=by_reason, latencies=latencies,
+                       cpu=cpu)
 
 
 @dataclass
@@ -154,13 +161,15 @@ def report(r: PairingResult) -> list[str]:
         f"{reason} L{strong_level} {strong_pen[reason] / hands:.1f} "
         f"L{weak_level} {weak_pen[reason] / hands / 3:.1f}"
         for reason in sorted(set(strong_pen) | set(weak_pen))) or "none")
-    times = sorted(t for m in r.matches for t in m.latencies)
-
-    def pct(q: float) -> float:
+    def pct(times: list[float], q: float) -> float:
         return times[min(len(times) - 1, int(q * len(times)))] * 1000 if times else 0.0
 
-    lat_line = (f"  level {strong_level} decision: p50 {pct(0.5):.2f} ms, p99 {pct(0.99):.2f} ms, "
-                f"max {times[-1] * 1000 if times else 0.0:.1f} ms ({len(times)} decisions)")
+    wall = sorted(t for m in r.matches for t in m.latencies)
+    cpu = sorted(t for m in r.matches for t in m.cpu)
+    lat_line = (f"  level {strong_level} decision ({len(wall)}): wall p50 {pct(wall, 0.5):.2f} ms, "
+                f"p99 {pct(wall, 0.99):.2f} ms, max {pct(wall, 1.0):.1f} ms; "
+                f"CPU p50 {pct(cpu, 0.5):.2f} ms, p99 {pct(cpu, 0.99):.2f} ms, "
+                f"max {pct(cpu, 1.0):.1f} ms")
     return [
         f"{r.name}  ({r.house}, {n} matches of {r.match_hands} hands = {len(strong)} hands, "
         f"{r.seconds:.0f} s)",

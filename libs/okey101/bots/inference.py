@@ -146,17 +146,34 @@ def _near(s: Seat, a: Tile, b: Tile) -> bool:
 
 @lru_cache(maxsize=128)
 def _neighbour_table(okey: Tile, wraps: bool) -> tuple[frozenset[Tile], ...]:
-    """For each kind, the kinds that could sit in one run or group with it (computed once
-    per okey and house: the bots ask this many times a decision)."""
-    return tuple(frozenset(k for k in range(KINDS) if k != a and _near_uncached(okey, wraps,
-                                                                            a, k))
-                 for a in range(KINDS))
+    """For each kind, the kinds that could sit in one run or group with it (built once per
+    okey and house from the natural table: the bots ask this many times a decision). The
+    okey sits with every kind; a fake okey with what the okey's own tile sits with."""
+    natural = _natural_table(wraps)
+    everything = frozenset(range(KINDS))
+    table = []
+    for a in range(KINDS):
+        if a == okey:
+            near = everything - {a}
+        elif a == FAKE:
+            near = (natural[okey] | {okey}) - {FAKE}
+        else:
+            near = natural[a] | {okey}
+            if okey in natural[a]:
+                near |= {FAKE}
+            near -= {a}
+        table.append(frozenset(near))
+    return tuple(table)
 
 
-def _near_uncached(okey: Tile, wraps: bool, a: Tile, b: Tile) -> bool:
-    if a == okey or b == okey:
-        return True
-    a, b = (okey if a == FAKE else a), (okey if b == FAKE else b)
+@lru_cache(maxsize=2)
+def _natural_table(wraps: bool) -> tuple[frozenset[Tile], ...]:
+    """For each natural tile (no okey anywhere), the tiles it could sit with."""
+    return tuple(frozenset(b for b in range(FAKE) if _natural_near(wraps, a, b))
+                 for a in range(FAKE))
+
+
+def _natural_near(wraps: bool, a: Tile, b: Tile) -> bool:
     if a == b:
         return False
     ca, na, cb, nb = tiles.colour_of(a), tiles.number_of(a), tiles.colour_of(b), \
@@ -169,6 +186,14 @@ def _near_uncached(okey: Tile, wraps: bool, a: Tile, b: Tile) -> bool:
     if wraps:
         gap = min(gap, abs((14 if na == 1 else na) - (14 if nb == 1 else nb)))
     return gap <= 2
+
+
+def _near_uncached(okey: Tile, wraps: bool, a: Tile, b: Tile) -> bool:
+    """The definition the table is built to match (kept for the tests)."""
+    if a == okey or b == okey:
+        return True
+    a, b = (okey if a == FAKE else a), (okey if b == FAKE else b)
+    return _natural_near(wraps, a, b)
 
 
 def neighbours(s: Seat, tile: Tile) -> frozenset[Tile]:

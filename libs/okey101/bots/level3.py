@@ -37,7 +37,7 @@ from . import plays
 from .duz import duz_command
 from .inference import Knowledge, Memory, neighbours
 from .levels import Level2Play, partners, safe_choice
-from .seat import Seat, played
+from .seat import BLANK, Seat, notation, played
 
 OPEN_CURVE = 3.0  # utility of an opening value v below the threshold: (v / need) ** curve
 PAIRS_HANDICAP = 1.0  # pairs are played only when this much quicker than points
@@ -81,6 +81,60 @@ class Level3Play(Level2Play):
         self.k = k
         self._outs: tuple[int, list[tuple[Tile, int, solver.Solution]]] | None = None
 
+    # ------------------------------------------------------------ the okey finish
+    def lay(self, s: Seat) -> E.Command | None:
+        """Keep an okey for the finishing discard when the rest of the rack can go down
+        this turn without it (an okey finish: -202 for this seat, the others' racks
+        doubled; RULES.md section 8); else lay as level 2 does."""
+        melds = self.okey_finish_melds()
+        if melds is not None:
+            if s.opened == "pairs":
+                return E.Lay(**BLANK, pairs=notation(melds, s.okey))
+            return E.Lay(**BLANK, melds=notation(melds, s.okey))
+        return plays.try_lay(s)
+
+    def lay_off(self, s: Seat) -> E.Command | None:
+        if s.okey in s.rack and self.okey_last():
+            order = sorted({t for t in s.rack if t != s.okey},
+                           key=lambda t: (-s.value(t), t))
+            return plays.try_lay_off(s, order) if order else None
+        return plays.try_lay_off(s)
+
+    def okey_last(self) -> bool:
+        """Could every tile but one okey leave the rack this turn (melds, pairs or
+        lay-offs the engine offers now)?"""
+        s = self.s
+        if s.opened is None or s.okey not in s.rack or plays.must_lay(s) == s.okey:
+            return False
+        rest = plays.without(s.rack, [s.okey])
+        if s.opened == "pairs":
+            left = plays.without(rest, played(plays.pairs_in(s, rest)))
+        else:
+            left = list(s.arrange(rest).leftover)
+        if not left:
+            return True
+        if not s.may_touch_table() or s.okey in left:
+            return False
+        room = s.rules.lay_off_room
+        if room is not None and room < len(left):
+            return False
+        return all(s.lay_off_for(t) is not None for t in left) and len(set(left)) == len(left)
+
+    def okey_finish_melds(self) -> list[M.Meld] | None:
+        """The melds (or pairs) of the rack without one okey, when keeping the okey for
+        the last discard finishes the hand this turn; None otherwise."""
+        s = self.s
+        if len(s.rack) < 2 or not self.okey_last():
+            return None
+        rest = plays.without(s.rack, [s.okey])
+        if s.opened == "pairs":
+            found = plays.pairs_in(s, rest)
+        elif s.opened == "points":
+            found = list(s.arrange(rest).melds)
+        else:
+            return None
+        return found or None
+
     # ------------------------------------------------------------ points before opening
     def utility(self, value: int) -> float:
         need = max(1, self.s.me.points_needed)
@@ -108,9 +162,7 @@ class Level3Play(Level2Play):
                 close = set(neighbours(s, t)) | {t, okey}
                 touched = [m for m in base.melds if any(u in close for u, _ in m.tiles)]
                 kept = [m for m in base.melds if not any(u in close for u, _ in m.tiles)]
-                reach = close | {k for m in touched for u, _ in m.tiles
-                                 for k in neighbours(s, u)}
-                sub = [*played(touched), *(u for u in base.leftover if u in reach), t]
+                sub = [*played(touched), *(u for u in base.leftover if u in close), t]
                 part = s.opening(sub, exact=False)
                 value = s.worth(kept) + part.value
                 if value > v0:
@@ -167,16 +219,15 @@ class Level3Play(Level2Play):
         u0 = self.utility(v0)
         loss = dict.fromkeys(pool, 0.0)
         # Without `d`, the opening with the drawn `t` is worth at least the better of the
-        # rack's opening without `d` and the opening with `t` less the melds holding `d`
-        # (a bound, not a solve per pair: the decision stays within its time budget).
-        alone = {d: s.opening(plays.without(rack, [d]), exact=False).value for d in pool}
+        # rack's opening without `d` (`v0`: `d` is loose) and the opening with `t` less the
+        # melds holding `d` (a bound, not a solve per pair: the decision keeps its time).
         for _t, n, sol in found:
             gain = self.utility(sol.value) - u0
             used = Counter(played(sol.melds))
             for d in pool:
                 if used[d] > have[d] - 1:
                     kept = s.worth([m for m in sol.melds if d not in played([m])])
-                    value = max(alone[d], kept)
+                    value = max(v0, kept)
                     loss[d] += n * (gain - (self.utility(value) - u0))
         scale = self.k.draws_left() / self.k.unseen * OPEN_SWING
         cost = {d: loss[d] * scale + self.feed_cost(d) for d in pool}
@@ -236,7 +287,8 @@ class Level3Play(Level2Play):
             n = self.k.live[t]
             if not n:
                 continue
-            after = [*rack, t]
+            close = neighbours(s, d)  # only the tiles that could sit with `d` matter
+            after = [u for u in rack if u == d or u in close] + [t]
             melded = Counter(s.arrange(after).leftover)[d] < Counter(after)[d]
             if melded or (t != s.okey and self.opens_a_way(t, d)):
                 outs += n
