@@ -37,13 +37,12 @@ from . import plays
 from .duz import duz_command
 from .inference import Knowledge, Memory, neighbours
 from .levels import Level2Play, feed_charge, feeding_charged, partners, safe_choice
-from .seat import BLANK, Seat, keep_one, notation, played
+from .seat import BLANK, Seat, notation, played
 
 OPEN_CURVE = 3.0  # utility of an opening value v below the threshold: (v / need) ** curve
 PAIRS_HANDICAP = 1.0  # pairs are played only when this much quicker than points
 OPEN_SWING = 170.0  # about what opening saves: 202 unopened against a rack left after it
 FEED_WEIGHT = 0.1  # how much an opponent's gain counts against this seat's own
-WITHHOLD_OKEY_RUNS = True  # okeygg: a run holding the okey waits for the finish
 FEED_OPENED = 0.15  # the share of a swing an opened next player gains from a discard
 
 
@@ -91,25 +90,7 @@ class Level3Play(Level2Play):
             if s.opened == "pairs":
                 return E.Lay(**BLANK, pairs=notation(melds, s.okey))
             return E.Lay(**BLANK, melds=notation(melds, s.okey))
-        if WITHHOLD_OKEY_RUNS and s.opened == "points" and s.p.penalties and \
-                s.p.okey_taken_penalty and s.okey in s.rack:
-            return self.lay_keeping_the_okey()
         return plays.try_lay(s)
-
-    def lay_keeping_the_okey(self) -> E.Command | None:
-        """okeygg: whoever takes an okey from a meld makes its owner pay 101 (RULES.md
-        section 5), and in a run anybody holding the tile it stands for may take it. A run
-        holding the okey stays in the rack until it finishes the hand; the rest is laid."""
-        s = self.s
-        if len(s.rack) < 2:
-            return None
-        melds = keep_one(s.arrange(s.rack).melds, len(s.rack), plays.must_lay(s))
-        if not melds:
-            return None
-        if sum(len(m.tiles) for m in melds) == len(s.rack) - 1:
-            return E.Lay(**BLANK, melds=notation(melds, s.okey))  # the last lay: it finishes
-        safe = [m for m in melds if m.kind != "run" or s.okey not in played([m])]
-        return E.Lay(**BLANK, melds=notation(safe, s.okey)) if safe else None
 
     def lay_off(self, s: Seat) -> E.Command | None:
         if s.okey in s.rack and self.okey_last():
