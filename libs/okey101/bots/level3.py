@@ -16,7 +16,11 @@ What it adds to level 2 (`levels.Level2Play`):
 - The next player takes this seat's discards. From public information only (the live
   kinds, its rack size, what it took from this seat, what it threw away), each discard
   is charged the chance the next player can meld it, times what that would gain it (an
-  opening, if it has not opened); okeygg's 10x charge to the discarder is counted in full.
+  opening, if it has not opened); okeygg's 10x charge to the discarder is counted in full,
+  as level 2 weighs it (`levels.feed_charge`), with what this seat remembers the next
+  player took.
+- The okey finish: after opening, when every tile but an okey can go down this turn, the
+  okey is kept out of the melds and lay-offs and finishes the hand as the last discard.
 
 The weights below were set by paired benchmark runs (same seeds) against three level 2s in
 north-sultan; the discard choice is not sensitive to them within a factor of two.

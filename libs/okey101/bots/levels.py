@@ -13,7 +13,10 @@
   lays off what fits. It plays for pairs when its rack holds nearly enough pairs and few
   points. It discards to cut useless tiles: the highest loose tile, an isolated one (no
   partner in the rack) first before opening; never an okey, never a tile playable on the
-  table (the 101 penalty) while another will do.
+  table (the 101 penalty) while another will do. Where the house charges the discarder
+  when the next player opens with its discard (okeygg's 10x), it weighs that charge while
+  the next player is unopened (`feed_charge`: public information only) and throws the
+  cheaper tile unless keeping it costs more.
 - Level 3 (`Level3`): level 2 plus inference from public information (`inference.py`).
 
 Every level is deterministic: the same views give the same commands.
