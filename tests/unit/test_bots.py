@@ -340,3 +340,53 @@ def test_the_view_carries_no_hidden_tile() -> None:
         assert set(msgspec.to_builtins(v)) == set(PlayerView.__struct_fields__)
         for s in msgspec.to_builtins(v)["hand"]["seats"]:
             assert "rack" not in s
+
+
+@pytest.mark.parametrize("opened", [False, True], ids=["before-opening", "after-opening"])
+def test_level2_avoids_discarding_a_tile_that_opens_the_next_seat_in_okeygg(
+        opened: bool) -> None:
+    # B13 and K4 are both loose. okeygg charges the discarder 10x the tile's value when the
+    # next player opens with it (RULES.md section 6): to an unopened next seat level 2
+    # throws the cheap K4, not the B13 that could cost 130; where nobody charges it (or
+    # the next seat has opened already) it cuts the higher B13 as before.
+    me = {"opened": "points", "opened_turn": 4, "opening_value": 108} if opened else None
+    rack = "B13 K4" if opened else "R5 R6 R7 Y5 Y6 Y7 B13 K4"
+    nxt_open = {1: {"opened": "points", "opened_turn": 5, "opening_value": 105}}
+    discard = E.Discard(table_id="", command_id="", tile="K4")
+    assert level2(view(rack, name="okeygg", me=me)) == discard
+    assert level2(view(rack, name="okeygg", me=me, others=nxt_open)) == \
+        E.Discard(table_id="", command_id="", tile="B13")
+    assert level2(view(rack, name="north-sultan", me=me)) == \
+        E.Discard(table_id="", command_id="", tile="B13")
+
+
+def test_level3_keeps_an_okey_for_the_finishing_discard() -> None:
+    # K13 is the okey (indicator K12). Y1-Y4 and K3-K5 go down without it, so level 3 lays
+    # them and finishes by discarding the okey (-202, the others' racks doubled: RULES.md
+    # section 8); level 2 spends the okey in a run and finishes with a plain tile
+    opened = {"opened": "points", "opened_turn": 4, "opening_value": 108}
+    rack = "Y1 Y2 Y3 Y4 K3 K4 K5 K13"
+    command = Level3()(view(rack, me=opened))
+    assert command == E.Lay(table_id="", command_id="",
+                            melds=[["Y1", "Y2", "Y3", "Y4"], ["K3", "K4", "K5"]])
+    assert Level3()(view("K13", me=opened)) == E.Discard(table_id="", command_id="",
+                                                         tile="K13")
+    level2_lay = level2(view(rack, me=opened))
+    assert isinstance(level2_lay, E.Lay) and any("K13" in t for m in level2_lay.melds
+                                                 for t in m)
+
+
+def test_the_neighbour_table_holds_exactly_the_tiles_that_could_share_a_run_or_group() -> None:
+    from okey101.bots.inference import _near_uncached, _neighbour_table
+    for okey in (tiles.parse("K13"), tiles.parse("R1"), tiles.parse("Y7")):
+        for wraps in (False, True):
+            table = _neighbour_table(okey, wraps)
+            for a in range(tiles.KINDS):
+                expected = {b for b in range(tiles.KINDS)
+                            if b != a and _near_uncached(okey, wraps, a, b)}
+                assert table[a] == expected, (tiles.name(a), okey, wraps)
+    # R12 sits with R10 R11 R13 and the other 12s, R1 only where 13-1 wraps, and the okey
+    table = _neighbour_table(tiles.parse("K13"), False)
+    assert {tiles.name(t) for t in table[tiles.parse("R12")]} == \
+        {"R10", "R11", "R13", "Y12", "B12", "K12", "K13"}
+    assert tiles.parse("R1") in _neighbour_table(tiles.parse("K13"), True)[tiles.parse("R12")]

@@ -10,14 +10,17 @@ starting order equally. For each pairing it prints:
   level's sample is the mean of its three seats in each hand;
 - the strong bot's mean advantage per hand (weak mean minus strong, paired by hand);
 - the strong bot's match win rate (win = lowest total, a shared first split evenly) with a
-  95% Wilson interval; parity is 25%.
+  95% Wilson interval; parity is 25%;
+- the strong bot's penalty points a hand by reason (the weaker level's: a seat's mean), and
+  its decision time per command: wall clock (which counts the waits of a shared machine)
+  and the thread's CPU time (what the decision itself costs), p50, p99 and max.
 It also counts rejected commands (a bot must never send one) and capped matches.
 
 Defaults: 2000 hands per pairing in each of the four houses, 4-hand matches (okeygg: 7,
 its minimum), seed 1, two worker processes: about 6 minutes on two cores.
 
 Run: .venv/bin/python -m tools.bench.bots [--hands N] [--seed S] [--match-hands H]
-     [--house NAME|all] [--workers W]
+     [--house NAME|all] [--workers W] [--pairing L2|L3|all]
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from okey101.bots import bot
 from okey101.profiles import house
 from okey101.table import messages as E
 from okey101.table.simulate import Player, match_seeds, play_match
+from okey101.table.views import PlayerView
 
 HOUSES = ("north-sultan", "okeygg", "classic", "okey-oyna")
 PAIRINGS: dict[str, tuple[int, int]] = {"L2 vs 3 x L1": (2, 1), "L3 vs 3 x L2": (3, 2)}
@@ -49,20 +53,37 @@ class MatchResult:
     codes: dict[str, int]
     capped: bool
     strong_seat: int
+    penalties: list[dict[str, int]] = field(default_factory=list)  # per seat, by reason
+    latencies: list[float] = field(default_factory=list)  # the strong bot's decisions, s
+    cpu: list[float] = field(default_factory=list)  # the same decisions' CPU time, s
 
 
 def play_one(task: tuple[str, int, int, str, int, int]) -> MatchResult:
     """One match of a pairing: (house, match hands, strong level, seed, seat, weak level)."""
     name, hands, strong, seed, seat, weak = task
     players: list[Player] = [bot(weak) for _ in range(4)]
-    players[seat] = bot(strong)
+    strong_bot = bot(strong)
+    latencies: list[float] = []
+    cpu: list[float] = []
+
+    def timed(view: PlayerView) -> E.Command:
+        start, start_cpu = time.perf_counter(), time.thread_time()
+        command = strong_bot(view)
+        cpu.append(time.thread_time() - start_cpu)
+        latencies.append(time.perf_counter() - start)
+        return command
+
+    players[seat] = timed
     record = play_match({"base": name, "options": {"hands_per_match": hands}}, seed,
                         players=players)
     per_hand: list[list[int]] = []
     pending = [0, 0, 0, 0]  # penalties since the last scored hand (a void deal's too)
+    by_reason: list[dict[str, int]] = [{} for _ in range(4)]
     for event in record.events:
         if isinstance(event, E.PenaltyImposed):
             pending[event.seat] += event.points
+            reasons = by_reason[event.seat]
+            reasons[event.reason] = reasons.get(event.reason, 0) + event.points
         elif isinstance(event, E.HandEnded) and not event.replay:
             per_hand.append([event.scores[i] + pending[i] for i in range(4)])
             pending = [0, 0, 0, 0]
@@ -71,7 +92,9 @@ def play_one(task: tuple[str, int, int, str, int, int]) -> MatchResult:
         for i in range(4):
             per_hand[-1][i] += pending[i]
     return MatchResult(hands=per_hand, totals=totals, rejections=record.rejections,
-                       codes=record.rejection_codes, capped=record.capped, strong_seat=seat)
+                       codes=record.rejection_codes, capped=record.capped, strong_seat=seat,
+                       penalties=by_reason, latencies=latencies,
+                       cpu=cpu)
 
 
 @dataclass
@@ -128,6 +151,25 @@ def report(r: PairingResult) -> list[str]:
     for m in r.matches:
         codes.update(m.codes)
     capped = sum(m.capped for m in r.matches)
+    strong_pen: Counter[str] = Counter()
+    weak_pen: Counter[str] = Counter()
+    for m in r.matches:
+        for i, reasons in enumerate(m.penalties):
+            (strong_pen if i == m.strong_seat else weak_pen).update(reasons)
+    hands = max(1, len(strong))
+    pen_line = "  penalty points a hand, by reason: " + (", ".join(
+        f"{reason} L{strong_level} {strong_pen[reason] / hands:.1f} "
+        f"L{weak_level} {weak_pen[reason] / hands / 3:.1f}"
+        for reason in sorted(set(strong_pen) | set(weak_pen))) or "none")
+    def pct(times: list[float], q: float) -> float:
+        return times[min(len(times) - 1, int(q * len(times)))] * 1000 if times else 0.0
+
+    wall = sorted(t for m in r.matches for t in m.latencies)
+    cpu = sorted(t for m in r.matches for t in m.cpu)
+    lat_line = (f"  level {strong_level} decision ({len(wall)}): wall p50 {pct(wall, 0.5):.2f} ms, "
+                f"p99 {pct(wall, 0.99):.2f} ms, max {pct(wall, 1.0):.1f} ms; "
+                f"CPU p50 {pct(cpu, 0.5):.2f} ms, p99 {pct(cpu, 0.99):.2f} ms, "
+                f"max {pct(cpu, 1.0):.1f} ms")
     return [
         f"{r.name}  ({r.house}, {n} matches of {r.match_hands} hands = {len(strong)} hands, "
         f"{r.seconds:.0f} s)",
@@ -138,11 +180,14 @@ def report(r: PairingResult) -> list[str]:
         f"(95% CI {lo:.1%} - {hi:.1%}; parity 25%)",
         f"  rejected commands: {rejections}"
         + (f" {dict(codes)}" if codes else "") + f"; capped matches: {capped}",
+        pen_line,
+        lat_line,
     ]
 
 
 def run(houses: Sequence[str], hands: int, seed: int, match_hands: int, workers: int,
-        out: Callable[[str], None] = print) -> list[PairingResult]:
+        out: Callable[[str], None] = print, pairings: Sequence[str] = tuple(PAIRINGS)
+        ) -> list[PairingResult]:
     results: list[PairingResult] = []
     pool = ProcessPoolExecutor(workers) if workers > 1 else None
     try:
@@ -151,6 +196,8 @@ def run(houses: Sequence[str], hands: int, seed: int, match_hands: int, workers:
             length = min(max(match_hands, lo), hi)
             matches = math.ceil(hands / length)
             for j, (pairing, (strong, weak)) in enumerate(PAIRINGS.items()):
+                if pairing not in pairings:
+                    continue
                 seeds = match_seeds(seed * 1000 + k * 10 + j, matches)
                 tasks = [(name, length, strong, s, i % 4, weak) for i, s in enumerate(seeds)]
                 start = time.perf_counter()
@@ -178,12 +225,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--house", default="all",
                         help=f"one of {', '.join(HOUSES)}, or all (all)")
     parser.add_argument("--workers", type=int, default=2, help="processes (2)")
+    parser.add_argument("--pairing", choices=("all", "L2", "L3"), default="all",
+                        help="L2 (level 2 vs 3 x level 1), L3 (level 3 vs 3 x level 2) "
+                             "or all (all)")
     args = parser.parse_args(argv)
     houses = HOUSES if args.house == "all" else (args.house,)
+    pairings = tuple(p for p in PAIRINGS if args.pairing == "all" or p.startswith(args.pairing))
     start = time.perf_counter()
     print(f"bot strength: {args.hands} hands per pairing, seed {args.seed}, "
           f"{args.workers} worker(s)\n")
-    run(houses, args.hands, args.seed, args.match_hands, args.workers)
+    run(houses, args.hands, args.seed, args.match_hands, args.workers, pairings=pairings)
     print(f"elapsed: {time.perf_counter() - start:.0f} s")
     return 0
 

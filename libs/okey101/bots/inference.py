@@ -14,10 +14,11 @@ view and the size of its own pile), and from that alone the tiles the next playe
 from __future__ import annotations
 
 from collections import Counter
+from functools import lru_cache
 
 from okey101 import tiles
 from okey101.terms import SEATS
-from okey101.tiles import KINDS, Tile
+from okey101.tiles import FAKE, KINDS, Tile
 
 from .seat import Seat
 
@@ -140,9 +141,39 @@ class Knowledge:
 
 def _near(s: Seat, a: Tile, b: Tile) -> bool:
     """Could `a` and `b` sit in one run or group?"""
-    if a == s.okey or b == s.okey:
-        return True
-    a, b = s.stands(a), s.stands(b)
+    return b in _neighbour_table(s.okey, s.wraps)[a] or (a == b == s.okey)
+
+
+@lru_cache(maxsize=128)
+def _neighbour_table(okey: Tile, wraps: bool) -> tuple[frozenset[Tile], ...]:
+    """For each kind, the kinds that could sit in one run or group with it (built once per
+    okey and house from the natural table: the bots ask this many times a decision). The
+    okey sits with every kind; a fake okey with what the okey's own tile sits with."""
+    natural = _natural_table(wraps)
+    everything = frozenset(range(KINDS))
+    table = []
+    for a in range(KINDS):
+        if a == okey:
+            near = everything - {a}
+        elif a == FAKE:
+            near = (natural[okey] | {okey}) - {FAKE}
+        else:
+            near = natural[a] | {okey}
+            if okey in natural[a]:
+                near |= {FAKE}
+            near -= {a}
+        table.append(frozenset(near))
+    return tuple(table)
+
+
+@lru_cache(maxsize=2)
+def _natural_table(wraps: bool) -> tuple[frozenset[Tile], ...]:
+    """For each natural tile (no okey anywhere), the tiles it could sit with."""
+    return tuple(frozenset(b for b in range(FAKE) if _natural_near(wraps, a, b))
+                 for a in range(FAKE))
+
+
+def _natural_near(wraps: bool, a: Tile, b: Tile) -> bool:
     if a == b:
         return False
     ca, na, cb, nb = tiles.colour_of(a), tiles.number_of(a), tiles.colour_of(b), \
@@ -152,11 +183,19 @@ def _near(s: Seat, a: Tile, b: Tile) -> bool:
     if ca != cb:
         return False
     gap = abs(na - nb)
-    if s.wraps:
+    if wraps:
         gap = min(gap, abs((14 if na == 1 else na) - (14 if nb == 1 else nb)))
     return gap <= 2
 
 
-def neighbours(s: Seat, tile: Tile) -> list[Tile]:
+def _near_uncached(okey: Tile, wraps: bool, a: Tile, b: Tile) -> bool:
+    """The definition the table is built to match (kept for the tests)."""
+    if a == okey or b == okey:
+        return True
+    a, b = (okey if a == FAKE else a), (okey if b == FAKE else b)
+    return _natural_near(wraps, a, b)
+
+
+def neighbours(s: Seat, tile: Tile) -> frozenset[Tile]:
     """The kinds that could sit in one run or group with `tile` (the okey among them)."""
-    return [k for k in range(KINDS) if k != tile and _near(s, tile, k)]
+    return _neighbour_table(s.okey, s.wraps)[tile]

@@ -16,7 +16,11 @@ What it adds to level 2 (`levels.Level2Play`):
 - The next player takes this seat's discards. From public information only (the live
   kinds, its rack size, what it took from this seat, what it threw away), each discard
   is charged the chance the next player can meld it, times what that would gain it (an
-  opening, if it has not opened); okeygg's 10x charge to the discarder is counted in full.
+  opening, if it has not opened); okeygg's 10x charge to the discarder is counted in full,
+  as level 2 weighs it (`levels.feed_charge`), with what this seat remembers the next
+  player took.
+- The okey finish: after opening, when every tile but an okey can go down this turn, the
+  okey is kept out of the melds and lay-offs and finishes the hand as the last discard.
 
 The weights below were set by paired benchmark runs (same seeds) against three level 2s in
 north-sultan; the discard choice is not sensitive to them within a factor of two.
@@ -36,15 +40,14 @@ from okey101.tiles import KINDS, Tile
 from . import plays
 from .duz import duz_command
 from .inference import Knowledge, Memory, neighbours
-from .levels import Level2Play, partners, safe_choice
-from .seat import Seat, played
+from .levels import Level2Play, feed_charge, feeding_charged, partners, safe_choice
+from .seat import BLANK, Seat, notation, played
 
 OPEN_CURVE = 3.0  # utility of an opening value v below the threshold: (v / need) ** curve
 PAIRS_HANDICAP = 1.0  # pairs are played only when this much quicker than points
 OPEN_SWING = 170.0  # about what opening saves: 202 unopened against a rack left after it
 FEED_WEIGHT = 0.1  # how much an opponent's gain counts against this seat's own
 FEED_OPENED = 0.15  # the share of a swing an opened next player gains from a discard
-OPENS_GIVEN_MELD = 0.15  # how often a next player who can meld a discard opens with it
 
 
 class Level3:
@@ -81,6 +84,60 @@ class Level3Play(Level2Play):
         self.k = k
         self._outs: tuple[int, list[tuple[Tile, int, solver.Solution]]] | None = None
 
+    # ------------------------------------------------------------ the okey finish
+    def lay(self, s: Seat) -> E.Command | None:
+        """Keep an okey for the finishing discard when the rest of the rack can go down
+        this turn without it (an okey finish: -202 for this seat, the others' racks
+        doubled; RULES.md section 8); else lay as level 2 does."""
+        melds = self.okey_finish_melds()
+        if melds is not None:
+            if s.opened == "pairs":
+                return E.Lay(**BLANK, pairs=notation(melds, s.okey))
+            return E.Lay(**BLANK, melds=notation(melds, s.okey))
+        return plays.try_lay(s)
+
+    def lay_off(self, s: Seat) -> E.Command | None:
+        if s.okey in s.rack and self.okey_last():
+            order = sorted({t for t in s.rack if t != s.okey},
+                           key=lambda t: (-s.value(t), t))
+            return plays.try_lay_off(s, order) if order else None
+        return plays.try_lay_off(s)
+
+    def okey_last(self) -> bool:
+        """Could every tile but one okey leave the rack this turn (melds, pairs or
+        lay-offs the engine offers now)?"""
+        s = self.s
+        if s.opened is None or s.okey not in s.rack or plays.must_lay(s) == s.okey:
+            return False
+        rest = plays.without(s.rack, [s.okey])
+        if s.opened == "pairs":
+            left = plays.without(rest, played(plays.pairs_in(s, rest)))
+        else:
+            left = list(s.arrange(rest).leftover)
+        if not left:
+            return True
+        if not s.may_touch_table() or s.okey in left:
+            return False
+        room = s.rules.lay_off_room
+        if room is not None and room < len(left):
+            return False
+        return all(s.lay_off_for(t) is not None for t in left) and len(set(left)) == len(left)
+
+    def okey_finish_melds(self) -> list[M.Meld] | None:
+        """The melds (or pairs) of the rack without one okey, when keeping the okey for
+        the last discard finishes the hand this turn; None otherwise."""
+        s = self.s
+        if len(s.rack) < 2 or not self.okey_last():
+            return None
+        rest = plays.without(s.rack, [s.okey])
+        if s.opened == "pairs":
+            found = plays.pairs_in(s, rest)
+        elif s.opened == "points":
+            found = list(s.arrange(rest).melds)
+        else:
+            return None
+        return found or None
+
     # ------------------------------------------------------------ points before opening
     def utility(self, value: int) -> float:
         need = max(1, self.s.me.points_needed)
@@ -88,17 +145,31 @@ class Level3Play(Level2Play):
 
     def outs(self) -> tuple[int, list[tuple[Tile, int, solver.Solution]]]:
         """(best opening value now, [(live kind, its live copies, best opening with it)])
-        for the kinds that would raise the value."""
+        for the kinds that would raise the value. A drawn kind changes the opening only
+        around itself: the melds holding a tile it could sit with and the loose tiles near
+        them are solved again with it, the rest of the opening is kept (a lower bound of
+        the whole rack's solve, a fraction of its time)."""
         if self._outs is None:
             s, rack = self.s, self.s.rack
-            v0 = s.opening(rack, exact=False).value
+            base = s.opening(rack, exact=False)
+            v0 = base.value
+            okey = s.okey
+            jokers = sum(1 for t in rack if t == okey)
+            near = set(range(KINDS)) if jokers >= 2 else \
+                {k for t in rack if t != okey for k in neighbours(s, t)}
             found = []
             for t in range(KINDS):
                 n = self.k.live[t]
-                if n:
-                    sol = s.opening([*rack, t], exact=False)
-                    if sol.value > v0:
-                        found.append((t, n, sol))
+                if not n or not (t in near or t == okey):
+                    continue
+                close = set(neighbours(s, t)) | {t, okey}
+                touched = [m for m in base.melds if any(u in close for u, _ in m.tiles)]
+                kept = [m for m in base.melds if not any(u in close for u, _ in m.tiles)]
+                sub = [*played(touched), *(u for u in base.leftover if u in close), t]
+                part = s.opening(sub, exact=False)
+                value = s.worth(kept) + part.value
+                if value > v0:
+                    found.append((t, n, solver.Solution(value, (*kept, *part.melds), ())))
             self._outs = (v0, found)
         return self._outs
 
@@ -150,13 +221,16 @@ class Level3Play(Level2Play):
         have = Counter(rack)
         u0 = self.utility(v0)
         loss = dict.fromkeys(pool, 0.0)
-        for t, n, sol in found:
+        # Without `d`, the opening with the drawn `t` is worth at least the better of the
+        # rack's opening without `d` (`v0`: `d` is loose) and the opening with `t` less the
+        # melds holding `d` (a bound, not a solve per pair: the decision keeps its time).
+        for _t, n, sol in found:
             gain = self.utility(sol.value) - u0
             used = Counter(played(sol.melds))
             for d in pool:
                 if used[d] > have[d] - 1:
-                    rest = plays.without([*rack, t], [d])
-                    value = s.opening(rest, exact=False).value
+                    kept = s.worth([m for m in sol.melds if d not in played([m])])
+                    value = max(v0, kept)
                     loss[d] += n * (gain - (self.utility(value) - u0))
         scale = self.k.draws_left() / self.k.unseen * OPEN_SWING
         cost = {d: loss[d] * scale + self.feed_cost(d) for d in pool}
@@ -202,8 +276,8 @@ class Level3Play(Level2Play):
             return FEED_WEIGHT * FEED_OPENED * p * OPEN_SWING
         number = tiles.number_of(s.stands(d))
         cost = FEED_WEIGHT * p * (number + 4) / 17 * OPEN_SWING
-        if s.p.penalties and s.p.opened_with_discard_multiplier:
-            cost += OPENS_GIVEN_MELD * p * s.p.opened_with_discard_multiplier * s.value(d)
+        if feeding_charged(s):
+            cost += feed_charge(s, self.k, d)
         return cost
 
     def p_used(self, d: Tile, rack: Sequence[Tile], draws: float) -> float:
@@ -216,7 +290,8 @@ class Level3Play(Level2Play):
             n = self.k.live[t]
             if not n:
                 continue
-            after = [*rack, t]
+            close = neighbours(s, d)  # only the tiles that could sit with `d` matter
+            after = [u for u in rack if u == d or u in close] + [t]
             melded = Counter(s.arrange(after).leftover)[d] < Counter(after)[d]
             if melded or (t != s.okey and self.opens_a_way(t, d)):
                 outs += n

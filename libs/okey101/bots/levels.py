@@ -13,7 +13,10 @@
   lays off what fits. It plays for pairs when its rack holds nearly enough pairs and few
   points. It discards to cut useless tiles: the highest loose tile, an isolated one (no
   partner in the rack) first before opening; never an okey, never a tile playable on the
-  table (the 101 penalty) while another will do.
+  table (the 101 penalty) while another will do. Where the house charges the discarder
+  when the next player opens with its discard (okeygg's 10x), it weighs that charge while
+  the next player is unopened (`feed_charge`: public information only) and throws the
+  cheaper tile unless keeping it costs more.
 - Level 3 (`Level3`): level 2 plus inference from public information (`inference.py`).
 
 Every level is deterministic: the same views give the same commands.
@@ -26,13 +29,18 @@ from collections.abc import Callable, Sequence
 from okey101 import tiles
 from okey101.table import messages as E
 from okey101.table.views import PlayerView
+from okey101.terms import SEATS
 from okey101.tiles import Tile
 
 from . import plays
 from .duz import duz_command
+from .inference import Knowledge
 from .seat import BLANK, Seat, keep_one, notation, played
 
 Bot = Callable[[PlayerView], E.Command]
+
+OPENS_GIVEN_FEED = 0.25  # how often an unopened next player who can meld a tile opens with it
+PAIRS_OPEN_SHARE = 0.2  # how often a twin in its rack means it opens by pairs with the tile
 
 
 # ---------------------------------------------------------------- shared reading
@@ -68,6 +76,28 @@ def safe_choice(s: Seat, pool: Sequence[Tile]) -> list[Tile]:
     rack = s.rack
     base = [t for t in pool if t != s.okey] or [t for t in rack if t != s.okey] or list(rack)
     return [t for t in base if not s.penalised(t)] or base
+
+
+def feeding_charged(s: Seat) -> bool:
+    """Does this house charge the discarder when the next player opens with its discard
+    (okeygg, penalties on; RULES.md section 6), and is the next player still unopened?"""
+    if not (s.p.penalties and s.p.opened_with_discard_multiplier):
+        return False
+    return s.h.seats[(s.seat + 1) % SEATS].opened is None
+
+
+def feed_charge(s: Seat, k: Knowledge, tile: Tile) -> float:
+    """The expected charge, in this seat's points, of discarding `tile` to an unopened next
+    player in a house that charges it: the charge (multiplier x the tile's value) times the
+    chance the next player opens with it, from public information only: the chance it can
+    meld the tile (`Knowledge.p_feeds`: live kinds, its rack size, what it threw away), or
+    pair it where pairs may open, times how often such a player is at its threshold."""
+    if tile == s.okey:
+        return 0.0  # never discarded while another tile will do (the 101 penalty)
+    p = k.p_feeds(tile)
+    twin = k.p_holds((s.seat + 1) % SEATS, tile)
+    p = 1 - (1 - p) * (1 - PAIRS_OPEN_SHARE * twin)
+    return OPENS_GIVEN_FEED * p * s.p.opened_with_discard_multiplier * s.value(tile)
 
 
 def pairs_mode(s: Seat) -> bool:
@@ -198,6 +228,13 @@ class Level2Play:
         else:
             loose = list(s.arrange(s.rack).leftover)
         pool = safe_choice(s, loose)
+        if feeding_charged(s):
+            k = Knowledge(s)
+            charge = {t: feed_charge(s, k, t) for t in pool}
+            if s.opened is None:
+                return max(pool, key=lambda t: (not partners(s, t, s.rack),
+                                                -round(charge[t]), s.value(t), -t))
+            return max(pool, key=lambda t: (round(s.value(t) - charge[t], 9), s.value(t), -t))
         if s.opened is None:
             return max(pool, key=lambda t: (not partners(s, t, s.rack), s.value(t), -t))
         return max(pool, key=lambda t: (s.value(t), -t))
