@@ -33,6 +33,8 @@ from okey101.table import messages as E
 from okey101.table.state import TableState
 from services.common.http import Readiness
 from services.common.kafka import (
+    BATCH_BYTES,
+    PartitionBatches,
     Rebalance,
     client_security,
     forget_lag,
@@ -197,7 +199,7 @@ class Processor:
         producer = AIOKafkaProducer(
             bootstrap_servers=self.bootstrap, enable_idempotence=True, acks="all", linger_ms=1,
             transactional_id=f"{self.group}-{partition}", request_timeout_ms=30000,
-            **client_security())
+            max_batch_size=BATCH_BYTES, **client_security())
         await producer.start()  # init_transactions: fences and aborts an older owner
         return producer
 
@@ -341,7 +343,7 @@ class _Worker:
         outputs: list[tuple[Any, Output]] = []
         try:
             async with self.producer.transaction():
-                batches = _Batches(self.producer, self.tp.partition)
+                batches = PartitionBatches(self.producer, self.tp.partition)
                 for record in records:
                     out = self.tables.handle(record.key, record.value, self.tp.topic,
                                              record.offset, _entropy, record.timestamp or 0)
@@ -378,7 +380,7 @@ class _Worker:
         return every > 0 and (self.since_cut >= 2 * every
                               or (hand_ended and self.since_cut >= every))
 
-    async def _snapshot(self, batches: _Batches) -> None:
+    async def _snapshot(self, batches: PartitionBatches) -> None:
         """Within the transaction: the snapshot of every table changed since the last cut,
         and the cut at the offsets after this transaction's events and outcomes. Written
         only in a transaction that has both (their offsets are known once acknowledged)."""
@@ -393,7 +395,7 @@ class _Worker:
         metrics.SNAPSHOTS.inc()
         metrics.SNAPSHOT_RECORDS.inc(len(records))
 
-    async def _send(self, batches: _Batches, record: Any, out: Output) -> None:
+    async def _send(self, batches: PartitionBatches, record: Any, out: Output) -> None:
         p, key = self.p, record.key
         for event in out.events:
             await batches.add(p.events, key, E.encode(event))
@@ -433,49 +435,6 @@ class _Worker:
                 await _stop_quietly(self.producer)
                 log.warning("recovery_retry", partition=self.tp.partition, error=repr(exc))
         return False
-
-
-class _Batches:
-    """Records for the worker's partition of each output topic, sent as whole batches:
-    far cheaper per record than one `send` each."""
-
-    def __init__(self, producer: AIOKafkaProducer, partition: int) -> None:
-        self.producer = producer
-        self.partition = partition
-        self.open: dict[str, Any] = {}
-        self.counts: dict[str, int] = {}  # records in each open batch
-        self.sent: dict[str, tuple[Any, int]] = {}  # the last batch sent: (future, records)
-
-    async def add(self, topic: str, key: bytes | None, value: bytes | None) -> None:
-        batch = self.open.get(topic)
-        if batch is None:
-            batch = self.open[topic] = self.producer.create_batch()
-            self.counts[topic] = 0
-        if batch.append(key=key, value=value, timestamp=None) is None:  # full
-            await self._send(topic, batch)
-            batch = self.open[topic] = self.producer.create_batch()
-            self.counts[topic] = 0
-            batch.append(key=key, value=value, timestamp=None)
-        self.counts[topic] += 1
-
-    async def flush(self) -> None:
-        for topic, batch in self.open.items():
-            await self._send(topic, batch)
-        self.open = {}
-
-    async def end(self, topic: str) -> int | None:
-        """The offset after the last record sent to `topic` (flushed) in this transaction,
-        once the broker has it; None when none was sent."""
-        sent = self.sent.get(topic)
-        if sent is None:
-            return None
-        metadata = await sent[0]
-        return int(metadata.offset) + sent[1]
-
-    async def _send(self, topic: str, batch: Any) -> None:
-        batch.close()
-        future = await self.producer.send_batch(batch, topic, partition=self.partition)
-        self.sent[topic] = (future, self.counts.get(topic, 0))
 
 
 def _account(partition: int, record: Any, out: Output, now: float,

@@ -28,6 +28,8 @@ from okey101.errors import IllegalMove
 from okey101.table import messages as E
 from services.common.http import Readiness
 from services.common.kafka import (
+    BATCH_BYTES,
+    PartitionBatches,
     Rebalance,
     close_quietly,
     forget_lag,
@@ -69,7 +71,7 @@ class ViewsService:
         self.partitions = await provision(self.bootstrap, self.prefix, self.partitions)
         producer, consumer = await start_group_clients(
             self.bootstrap, self.group, self.instance_id, self.events, Rebalance(self),
-            linger_ms=1, fetch_max_wait_ms=20)
+            linger_ms=1, fetch_max_wait_ms=20, max_batch_size=BATCH_BYTES)
         self.producer, self.consumer = producer, consumer
         log.info("views_started", bootstrap=self.bootstrap, group=self.group,
                  prefix=self.prefix)
@@ -155,7 +157,8 @@ class ViewsService:
     async def _project(self, batches: dict[TopicPartition, list[Any]]) -> None:
         """One poll's records: the views of every partition's live events published, then
         the offsets after them committed, once for all partitions."""
-        futures: list[Any] = []
+        assert self.producer is not None
+        sending: list[PartitionBatches] = []
         offsets: dict[TopicPartition, OffsetAndMetadata] = {}
         published = 0
         oldest: float | None = None  # the record time of the first live event (ms)
@@ -163,17 +166,22 @@ class ViewsService:
             if tp.topic != self.events or tp.partition not in self.published_from:
                 continue
             updates, first_at = self._fold(tp.partition, records)
-            for u in updates:
-                futures.append(await self.producer_send(tp.partition, u))
+            if updates:
+                out = PartitionBatches(self.producer, tp.partition)
+                for u in updates:
+                    await out.add(self.player_views, f"{u.table_id}:{u.seat}".encode(),
+                                  E.encode(u))
+                await out.flush()
+                sending.append(out)
             published += len(updates)
             if first_at is not None:
                 oldest = first_at if oldest is None else min(oldest, first_at)
             last = records[-1].offset if records else -1
             if last >= self.published_from[tp.partition]:
                 offsets[tp] = OffsetAndMetadata(last + 1, "")
-        if futures:
-            await asyncio.gather(*futures)
-            metrics.UPDATES.inc(published)
+        for out in sending:
+            await out.acknowledged()
+        metrics.UPDATES.inc(published)
         if oldest is not None:
             metrics.DELAY.observe(max(0.0, time.time() - oldest / 1000))
         if offsets and self.consumer is not None:
@@ -208,12 +216,6 @@ class ViewsService:
         for reason in skipped:
             self._skip(partition, None, "out_of_sequence", reason)
         return updates, first_at
-
-    async def producer_send(self, partition: int, update: Any) -> Any:
-        assert self.producer is not None
-        return await self.producer.send(
-            self.player_views, E.encode(update), key=f"{update.table_id}:{update.seat}".encode(),
-            partition=partition)
 
     def _decode(self, partition: int, record: Any) -> E.Event | None:
         if record.value is None:
