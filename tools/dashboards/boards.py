@@ -387,6 +387,31 @@ def auditor() -> Dashboard:
     )
 
 
+def views() -> Dashboard:
+    sel = '{job="okey101-views"}'
+    return service_board(
+        "views", "views",
+        "The views service: the player views gateways serve, built from the committed "
+        "events outside the processor's transactions.",
+        Row("Player views", (
+            panel("Delay from the event to its views",
+                  *quantiles("okey_views_delay_seconds", sel), unit="s",
+                  description="From a batch's first event's record time to the publishing "
+                  "of its views (ViewsLate: p99 over 2 s for 10 minutes)."),
+            panel("Events folded and updates published",
+                  Target(f"sum(rate(okey_views_events_total{sel}[{RATE}]))", "events"),
+                  Target(f"sum(rate(okey_views_updates_total{sel}[{RATE}]))", "updates"),
+                  unit="ops"),
+            panel("Tables held and events skipped",
+                  Target(f"sum(okey_views_tables{sel})", "live tables"),
+                  Target(f"sum by (reason) (increase(okey_views_events_skipped_total{sel}"
+                         f"[1h]))", "skipped: {{reason}}"),
+                  description="Finished matches leave memory; an event skipped is "
+                  "undecodable or does not follow its table."),
+        )),
+    )
+
+
 BOARDS: tuple[Callable[[], Dashboard], ...] = (overview, processor, timers, bots, leaderboards,
-                                               replays, gateway, auditor)
+                                               replays, gateway, auditor, views)
 
