@@ -19,7 +19,6 @@ from typing import Any
 import msgspec
 import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
-from aiokafka.errors import IllegalStateError
 from aiokafka.structs import OffsetAndMetadata
 
 from okey101.app import topics
@@ -32,11 +31,11 @@ from services.common.http import Readiness
 from services.common.kafka import (
     Rebalance,
     close_quietly,
-    forget_lag,
     provision,
     record_lag,
     start_group_clients,
 )
+from services.common.reread import Reread
 
 log = structlog.get_logger("auditor")
 
@@ -53,12 +52,11 @@ class AuditorService:
         self.events = topics.EVENTS.name(prefix)
         self.audit = topics.AUDIT.name(prefix)
         self.auditor = Auditor(collusion)
-        self.published_from: dict[int, int] = {}  # partition -> first offset to publish for
-        self.catching_up: dict[int, int] = {}  # partition -> the end offset to reach
+        self.reread = Reread(self.events, metrics.CATCHING_UP, "auditor")
+        self.ready = self.reread.ready
         self.consumer: AIOKafkaConsumer | None = None
         self.producer: AIOKafkaProducer | None = None
         self._stopping = asyncio.Event()
-        self.ready = asyncio.Event()
 
     @classmethod
     def from_settings(cls, settings: AuditorSettings) -> AuditorService:
@@ -85,7 +83,7 @@ class AuditorService:
                 for tp, records in batches.items():
                     await self._fold(tp, records)
                 await record_lag(self.consumer, self.events)
-                await self._check_caught_up()
+                await self.reread.check(self.consumer)
         finally:
             await close_quietly(self.consumer, self.producer)
             log.info("auditor_stopped")
@@ -94,67 +92,23 @@ class AuditorService:
         self._stopping.set()
 
     def readiness(self) -> Readiness:
-        if self._stopping.is_set():
-            return Readiness(False, "stopping")
-        if self.consumer is None:
-            return Readiness(False, "connecting")
-        if not self.published_from:
-            return Readiness(False, "no events partition assigned")
-        if self.catching_up:
-            return Readiness(False, f"partitions {sorted(self.catching_up)} still being "
-                             "re-read")
-        return Readiness(True)
+        return self.reread.readiness(self._stopping.is_set(), self.consumer is not None)
 
     # ------------------------------------------------------------ partitions
     async def assign(self, assigned: Sequence[TopicPartition]) -> None:
         assert self.consumer is not None
-        tps = [tp for tp in assigned if tp.topic == self.events]
-        if not tps:
-            return
-        ends = await self.consumer.end_offsets(tps)
-        for tp in tps:
-            committed = await self.consumer.committed(tp)
-            self.published_from[tp.partition] = committed or 0
-            if ends[tp] > 0:
-                self.catching_up[tp.partition] = ends[tp]
-        await self.consumer.seek_to_beginning(*tps)
-        metrics.CATCHING_UP.set(len(self.catching_up))
-        log.info("partitions_assigned", partitions=sorted(tp.partition for tp in tps),
-                 published_from={tp.partition: self.published_from[tp.partition]
-                                 for tp in tps})
+        await self.reread.assign(self.consumer, assigned)
 
     async def revoke(self, revoked: Sequence[TopicPartition]) -> None:
-        for tp in revoked:
-            if tp.topic == self.events:
-                self.published_from.pop(tp.partition, None)
-                self.catching_up.pop(tp.partition, None)
-        forget_lag([tp.partition for tp in revoked if tp.topic == self.events])
+        self.reread.revoke(revoked)
         # the tables of a revoked partition are audited by their new owner from the start
         self.auditor = Auditor(self.auditor.collusion is not None) if revoked else self.auditor
-        self.ready.clear()
-        metrics.CATCHING_UP.set(len(self.catching_up))
-
-    async def _check_caught_up(self) -> None:
-        assert self.consumer is not None
-        for partition, end in list(self.catching_up.items()):
-            try:
-                position = await self.consumer.position(TopicPartition(self.events, partition))
-            except IllegalStateError:
-                self.catching_up.pop(partition, None)
-                continue
-            if position >= end:
-                self.catching_up.pop(partition, None)
-                log.info("partition_caught_up", partition=partition, offset=position)
-        metrics.CATCHING_UP.set(len(self.catching_up))
-        if not self.catching_up and self.published_from and not self.ready.is_set():
-            self.ready.set()
-            log.info("auditor_ready", partitions=sorted(self.published_from))
 
     # ------------------------------------------------------------ folding
     async def _fold(self, tp: TopicPartition, records: list[Any]) -> None:
-        if tp.topic != self.events or tp.partition not in self.published_from:
+        if tp.topic != self.events or tp.partition not in self.reread.published_from:
             return
-        first = self.published_from[tp.partition]
+        first = self.reread.published_from[tp.partition]
         out: list[AnyRecord] = []
         last_offset = -1
         for record in records:
@@ -177,7 +131,7 @@ class AuditorService:
             await self._publish(out)
         if last_offset >= first and self.consumer is not None:
             await self.consumer.commit({tp: OffsetAndMetadata(last_offset + 1, "")})
-            self.published_from[tp.partition] = last_offset + 1
+            self.reread.published_from[tp.partition] = last_offset + 1
 
     async def _publish(self, out: list[AnyRecord]) -> None:
         assert self.producer is not None

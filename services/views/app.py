@@ -19,7 +19,6 @@ from typing import Any
 import msgspec
 import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
-from aiokafka.errors import IllegalStateError
 from aiokafka.structs import OffsetAndMetadata
 
 from okey101.app import topics
@@ -32,11 +31,11 @@ from services.common.kafka import (
     PartitionBatches,
     Rebalance,
     close_quietly,
-    forget_lag,
     provision,
     record_lag,
     start_group_clients,
 )
+from services.common.reread import Reread
 from services.views import metrics
 from services.views.settings import ViewsSettings
 
@@ -54,12 +53,11 @@ class ViewsService:
         self.events = topics.EVENTS.name(prefix)
         self.player_views = topics.PLAYER_VIEWS.name(prefix)
         self.views = PlayerViews()
-        self.published_from: dict[int, int] = {}  # partition -> first offset to publish for
-        self.catching_up: dict[int, int] = {}  # partition -> the end offset to reach
+        self.reread = Reread(self.events, metrics.CATCHING_UP, "views")
+        self.ready = self.reread.ready
         self.consumer: AIOKafkaConsumer | None = None
         self.producer: AIOKafkaProducer | None = None
         self._stopping = asyncio.Event()
-        self.ready = asyncio.Event()
 
     @classmethod
     def from_settings(cls, settings: ViewsSettings) -> ViewsService:
@@ -85,8 +83,8 @@ class ViewsService:
                 batches = await self.consumer.getmany(timeout_ms=100, max_records=5000)
                 await self._project(batches)
                 await record_lag(self.consumer, self.events)
-                if self.catching_up or not self.ready.is_set():
-                    await self._check_caught_up()
+                if self.reread.catching_up or not self.ready.is_set():
+                    await self.reread.check(self.consumer, tables=len(self.views.tables))
         finally:
             await close_quietly(self.consumer, self.producer)
             log.info("views_stopped")
@@ -95,63 +93,18 @@ class ViewsService:
         self._stopping.set()
 
     def readiness(self) -> Readiness:
-        if self._stopping.is_set():
-            return Readiness(False, "stopping")
-        if self.consumer is None:
-            return Readiness(False, "connecting")
-        if not self.published_from:
-            return Readiness(False, "no events partition assigned")
-        if self.catching_up:
-            return Readiness(False, f"partitions {sorted(self.catching_up)} still being "
-                             "re-read")
-        return Readiness(True)
+        return self.reread.readiness(self._stopping.is_set(), self.consumer is not None)
 
     # ------------------------------------------------------------ partitions
     async def assign(self, assigned: Sequence[TopicPartition]) -> None:
         assert self.consumer is not None
-        tps = [tp for tp in assigned if tp.topic == self.events]
-        if not tps:
-            return
-        ends = await self.consumer.end_offsets(tps)
-        for tp in tps:
-            committed = await self.consumer.committed(tp)
-            self.published_from[tp.partition] = committed or 0
-            if ends[tp] > 0:
-                self.catching_up[tp.partition] = ends[tp]
-        await self.consumer.seek_to_beginning(*tps)
-        metrics.CATCHING_UP.set(len(self.catching_up))
-        log.info("partitions_assigned", partitions=sorted(tp.partition for tp in tps),
-                 published_from={tp.partition: self.published_from[tp.partition]
-                                 for tp in tps})
+        await self.reread.assign(self.consumer, assigned)
 
     async def revoke(self, revoked: Sequence[TopicPartition]) -> None:
-        gone = {tp.partition for tp in revoked if tp.topic == self.events}
-        for partition in gone:
-            self.published_from.pop(partition, None)
-            self.catching_up.pop(partition, None)
-        forget_lag(sorted(gone))
+        gone = self.reread.revoke(revoked)
         self.views.forget(
             lambda t: topics.partition_for(t.encode(), self.partitions) in gone)
-        self.ready.clear()
-        metrics.CATCHING_UP.set(len(self.catching_up))
         metrics.TABLES.set(len(self.views.tables))
-
-    async def _check_caught_up(self) -> None:
-        assert self.consumer is not None
-        for partition, end in list(self.catching_up.items()):
-            try:
-                position = await self.consumer.position(TopicPartition(self.events, partition))
-            except IllegalStateError:
-                self.catching_up.pop(partition, None)
-                continue
-            if position >= end:
-                self.catching_up.pop(partition, None)
-                log.info("partition_caught_up", partition=partition, offset=position,
-                         tables=len(self.views.tables))
-        metrics.CATCHING_UP.set(len(self.catching_up))
-        if not self.catching_up and self.published_from and not self.ready.is_set():
-            self.ready.set()
-            log.info("views_ready", partitions=sorted(self.published_from))
 
     # ------------------------------------------------------------ projecting
     async def _project(self, batches: dict[TopicPartition, list[Any]]) -> None:
@@ -163,7 +116,7 @@ class ViewsService:
         published = 0
         oldest: float | None = None  # the record time of the first live event (ms)
         for tp, records in batches.items():
-            if tp.topic != self.events or tp.partition not in self.published_from:
+            if tp.topic != self.events or tp.partition not in self.reread.published_from:
                 continue
             updates, first_at = self._fold(tp.partition, records)
             if updates:
@@ -177,7 +130,7 @@ class ViewsService:
             if first_at is not None:
                 oldest = first_at if oldest is None else min(oldest, first_at)
             last = records[-1].offset if records else -1
-            if last >= self.published_from[tp.partition]:
+            if last >= self.reread.published_from[tp.partition]:
                 offsets[tp] = OffsetAndMetadata(last + 1, "")
         for out in sending:
             await out.acknowledged()
@@ -187,14 +140,14 @@ class ViewsService:
         if offsets and self.consumer is not None:
             await self.consumer.commit(offsets)
             for tp, done in offsets.items():
-                if tp.partition in self.published_from:
-                    self.published_from[tp.partition] = done.offset
+                if tp.partition in self.reread.published_from:
+                    self.reread.published_from[tp.partition] = done.offset
         metrics.TABLES.set(len(self.views.tables))
 
     def _fold(self, partition: int, records: list[Any]) -> tuple[list[Any], float | None]:
         """The updates of a partition's records past its published offset (those before it
         are folded without a view: a rebuild), and the record time of the first of them."""
-        first = self.published_from[partition]
+        first = self.reread.published_from[partition]
         live: list[E.Event] = []
         first_at = None
         for record in records:

@@ -1,0 +1,94 @@
+"""Services whose state is a function of a topic: they re-read their partitions on
+assignment and publish only past their group's committed offset (the auditor, the views)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+import structlog
+from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka.errors import IllegalStateError
+from prometheus_client import Gauge
+
+from services.common.http import Readiness
+from services.common.kafka import forget_lag
+
+
+class Reread:
+    """The partitions of `topic` a service re-reads from the beginning when they are
+    assigned (its state is a function of the log), publishing only for records at or after
+    its group's committed offset: each partition's first offset to publish for, the
+    partitions still being re-read, and whether every one has caught up (`ready`).
+    `catching_up` is the service's gauge of those partitions; `service` names its log
+    lines (`<service>_ready`)."""
+
+    def __init__(self, topic: str, catching_up: Gauge, service: str) -> None:
+        self.topic = topic
+        self.gauge = catching_up
+        self.service = service
+        self.published_from: dict[int, int] = {}  # partition -> first offset to publish for
+        self.catching_up: dict[int, int] = {}  # partition -> the end offset to reach
+        self.ready = asyncio.Event()
+        self.log = structlog.get_logger(service)
+
+    async def assign(self, consumer: AIOKafkaConsumer,
+                     assigned: Sequence[TopicPartition]) -> None:
+        """Take the newly assigned partitions of the topic and seek them to the start."""
+        tps = [tp for tp in assigned if tp.topic == self.topic]
+        if not tps:
+            return
+        ends = await consumer.end_offsets(tps)
+        for tp in tps:
+            committed = await consumer.committed(tp)
+            self.published_from[tp.partition] = committed or 0
+            if ends[tp] > 0:
+                self.catching_up[tp.partition] = ends[tp]
+        await consumer.seek_to_beginning(*tps)
+        self.gauge.set(len(self.catching_up))
+        self.log.info("partitions_assigned", partitions=sorted(tp.partition for tp in tps),
+                      published_from={tp.partition: self.published_from[tp.partition]
+                                      for tp in tps})
+
+    def revoke(self, revoked: Sequence[TopicPartition]) -> set[int]:
+        """Drop the revoked partitions of the topic (and their lag series); the ones
+        dropped. The service is no longer ready."""
+        gone = {tp.partition for tp in revoked if tp.topic == self.topic}
+        for partition in gone:
+            self.published_from.pop(partition, None)
+            self.catching_up.pop(partition, None)
+        forget_lag(sorted(gone))
+        self.ready.clear()
+        self.gauge.set(len(self.catching_up))
+        return gone
+
+    async def check(self, consumer: AIOKafkaConsumer, **logged: Any) -> None:
+        """Note the partitions that have reached their end offset; `ready` once all have
+        (`logged`: more fields for the caught-up lines)."""
+        for partition, end in list(self.catching_up.items()):
+            try:
+                position = await consumer.position(TopicPartition(self.topic, partition))
+            except IllegalStateError:
+                self.catching_up.pop(partition, None)
+                continue
+            if position >= end:
+                self.catching_up.pop(partition, None)
+                self.log.info("partition_caught_up", partition=partition, offset=position,
+                              **logged)
+        self.gauge.set(len(self.catching_up))
+        if not self.catching_up and self.published_from and not self.ready.is_set():
+            self.ready.set()
+            self.log.info(f"{self.service}_ready", partitions=sorted(self.published_from))
+
+    def readiness(self, stopping: bool, connected: bool) -> Readiness:
+        if stopping:
+            return Readiness(False, "stopping")
+        if not connected:
+            return Readiness(False, "connecting")
+        if not self.published_from:
+            return Readiness(False, f"no {self.topic.rsplit('.', 1)[-1]} partition assigned")
+        if self.catching_up:
+            return Readiness(False, f"partitions {sorted(self.catching_up)} still being "
+                             "re-read")
+        return Readiness(True)
