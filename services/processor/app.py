@@ -28,7 +28,7 @@ from aiokafka.errors import KafkaError, ProducerFenced
 
 from okey101.app import snapshots as S
 from okey101.app import topics
-from okey101.app.processing import FINISHED_WINDOW, Output, PartitionTables
+from okey101.app.processing import FINISHED_WINDOW, OUTCOMES_PER_TABLE, Output, PartitionTables
 from okey101.table import messages as E
 from okey101.table.state import TableState
 from services.common.http import Readiness
@@ -64,7 +64,8 @@ class Processor:
                  allow_stacked_deals: bool = False, partitions: int = topics.PARTITIONS,
                  instance_id: str | None = None, linger: float = 0.002,
                  finished_window: int = FINISHED_WINDOW,
-                 snapshot_every: int = SNAPSHOT_EVERY) -> None:
+                 snapshot_every: int = SNAPSHOT_EVERY,
+                 outcomes_per_table: int = OUTCOMES_PER_TABLE) -> None:
         self.bootstrap = bootstrap
         self.prefix = prefix
         self.group = group
@@ -74,6 +75,7 @@ class Processor:
         self.linger = linger
         self.finished_window = finished_window
         self.snapshot_every = snapshot_every
+        self.outcomes_per_table = outcomes_per_table
         # per partition, the last rebuild: (from a snapshot, events read, outcomes read)
         self.rebuilt: dict[int, tuple[bool, int, int]] = {}
         self.commands = topics.COMMANDS.name(prefix)
@@ -94,7 +96,8 @@ class Processor:
                    allow_stacked_deals=settings.allow_stacked_deals,
                    instance_id=settings.instance_id, linger=settings.linger_ms / 1000,
                    finished_window=settings.finished_window,
-                   snapshot_every=settings.snapshot_every)
+                   snapshot_every=settings.snapshot_every,
+                   outcomes_per_table=settings.outcomes_per_table)
 
     # ------------------------------------------------------------ lifecycle
     async def connect(self) -> None:
@@ -242,7 +245,8 @@ class Processor:
               logs: dict[tuple[str, int], Any]) -> PartitionTables:
         """One partition's memory from its snapshot (if any) and its logs read after it."""
         tables = PartitionTables(partition, self.partitions, self.allow_stacked_deals,
-                                 finished_window=self.finished_window)
+                                 finished_window=self.finished_window,
+                                 outcomes_per_table=self.outcomes_per_table)
         if shot is not None:
             tables.load(*shot)
         events = decode_log(logs[(self.events, partition)], E.event_decoder,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from okey101.app.processing import FINISHED_WINDOW
+from okey101.app.processing import FINISHED_WINDOW, OUTCOMES_PER_TABLE
 from services.common.settings import ServiceSettings
 
 SNAPSHOT_EVERY = 5000  # commands between snapshots (at a hand end, or twice as many), per
@@ -29,6 +29,10 @@ class ProcessorSettings(ServiceSettings):
     finished_window: int = Field(FINISHED_WINDOW, ge=1, description="finished tables per "
                                  "partition whose command ids are kept, so a late retry is "
                                  "still answered as a duplicate (bounded memory)")
+    outcomes_per_table: int = Field(OUTCOMES_PER_TABLE, ge=1, description="the last "
+                                    "command ids of each table (live or in the finished "
+                                    "window) whose first outcomes are kept for retries; an "
+                                    "older id is decided again and refused (stale_seq)")
     snapshot_every: int = Field(SNAPSHOT_EVERY, ge=0, description="0: no snapshots; "
                                 "else commands per partition between "
                                 "snapshots of the tables' memory (written at the next hand "

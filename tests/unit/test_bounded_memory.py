@@ -1,6 +1,6 @@
 """Bounded memory of the processor (issue 13): command ids are kept for live tables and a
-window of finished tables, finished tables leave memory, and a rebuild from the log ends
-with the same memory as the live run."""
+window of finished tables, the last `outcomes_per_table` of each, finished tables leave
+memory, and a rebuild from the log ends with the same memory as the live run."""
 
 from __future__ import annotations
 
@@ -134,9 +134,46 @@ def test_a_rejection_before_a_table_exists_stays_a_duplicate_once_it_does() -> N
     assert again.outcome.code == "unknown_table" and again.events == []
 
 
-@pytest.mark.parametrize("window", [1, 2, 5])
-def test_a_rebuild_from_the_log_equals_the_live_memory(window: int) -> None:
-    log = Log(finished_window=window, stray_window=4)
+def test_a_table_keeps_the_outcomes_of_its_last_command_ids_only() -> None:
+    log = Log(outcomes_per_table=10)
+    commands = match("a")
+    log.play(commands[:30])
+    assert list(log.tables.outcomes["a"]) == [c.command_id for c in commands[20:30]]
+    log.play(commands[30:])  # and on to the end of its match: still the last 10
+    assert list(log.tables.finished) == ["a"]
+    assert list(log.tables.outcomes["a"]) == [c.command_id for c in commands[-10:]]
+
+
+def test_a_retry_older_than_the_kept_ids_is_refused_stale_and_changes_nothing() -> None:
+    log = Log(outcomes_per_table=5)
+    commands = match("a")
+    log.play(commands[:20])
+    before = log.tables.tables["a"]
+    kept = log.send(commands[17])  # among the last five: its first outcome again
+    assert kept.outcome is not None and kept.outcome.duplicate and kept.outcome.accepted
+    old = log.send(commands[3])  # no longer kept: decided again against seq 19
+    assert old.outcome is not None and not old.outcome.duplicate
+    assert not old.outcome.accepted and old.outcome.code == "stale_seq"
+    assert old.events == [] and log.tables.tables["a"] == before
+    again = log.send(commands[3])  # that answer is kept now, like any other
+    assert again.outcome is not None and again.outcome.duplicate
+    assert again.outcome.code == "stale_seq"
+
+
+def test_a_finished_table_in_the_window_keeps_its_last_command_ids() -> None:
+    log = Log(finished_window=2, outcomes_per_table=8)
+    commands = match("a")
+    log.play(commands)
+    last = log.send(commands[-1])  # the command that ended the match, retried
+    assert last.outcome is not None and last.outcome.duplicate and last.outcome.accepted
+    first = log.send(commands[0])  # the create, long before: refused, nothing opened
+    assert first.outcome is not None and not first.outcome.accepted
+    assert first.outcome.code == "match_over" and log.tables.tables == {}
+
+
+@pytest.mark.parametrize(("window", "kept"), [(1, 100), (2, 100), (5, 100), (2, 7)])
+def test_a_rebuild_from_the_log_equals_the_live_memory(window: int, kept: int) -> None:
+    log = Log(finished_window=window, stray_window=4, outcomes_per_table=kept)
     per_table = [match(f"t{i}", i) for i in range(6)]
     log.send(msgspec.structs.replace(per_table[5][1], command_id="early", seq=0))  # a stray
     for i in range(max(len(c) for c in per_table)):  # interleaved, as on a partition
@@ -152,7 +189,7 @@ def test_a_rebuild_from_the_log_equals_the_live_memory(window: int) -> None:
             log.send(E.Sit(table_id="ghost", command_id="g", player_id="p", seat=0))
     assert log.tables.tables.keys() == {"t4"} and log.tables.finished
     rebuilt = PartitionTables(0, 1, allow_stacked_deals=True, finished_window=window,
-                              stray_window=4)
+                              stray_window=4, outcomes_per_table=kept)
     rebuilt.restore(log.events, log.outcomes)
     assert memory(rebuilt) == memory(log.tables)
 
@@ -248,11 +285,11 @@ def test_the_bots_service_forgets_a_table_whose_match_is_over() -> None:
 
 
 # ---------------------------------------------------------------- snapshots
-def _snapshots_run(window: int) -> tuple[Log, list[tuple[int, bytes, bytes | None]],
-                                         int, int]:
+def _snapshots_run(window: int, per_table: int = 100
+                   ) -> tuple[Log, list[tuple[int, bytes, bytes | None]], int, int]:
     """A live run that takes a snapshot after every few hand ends; the snapshots log (as
     (offset, key, value)) and the offsets of the last cut."""
-    log = Log(finished_window=window, stray_window=3)
+    log = Log(finished_window=window, stray_window=3, outcomes_per_table=per_table)
     per_table = [match(f"t{i}", i) for i in range(6)]
     records: list[tuple[int, bytes, bytes | None]] = []
     at = (0, 0)
@@ -271,21 +308,37 @@ def _snapshots_run(window: int) -> tuple[Log, list[tuple[int, bytes, bytes | Non
     return log, records, *at
 
 
-@pytest.mark.parametrize("window", [1, 3])
-def test_a_rebuild_from_snapshots_and_the_tail_equals_the_full_log(window: int) -> None:
+@pytest.mark.parametrize(("window", "per_table"), [(1, 100), (3, 100), (3, 6)])
+def test_a_rebuild_from_snapshots_and_the_tail_equals_the_full_log(window: int,
+                                                                   per_table: int) -> None:
     from okey101.app import snapshots as S
-    log, records, events_at, outcomes_at = _snapshots_run(window)
+    log, records, events_at, outcomes_at = _snapshots_run(window, per_table)
     assert 0 < events_at < len(log.events) and 0 < outcomes_at < len(log.outcomes)
     cut, tables = S.latest(records, 0)
     assert (cut.events_offset, cut.outcomes_offset) == (events_at, outcomes_at)
     rebuilt = PartitionTables(0, 1, allow_stacked_deals=True, finished_window=window,
-                              stray_window=3)
+                              stray_window=3, outcomes_per_table=per_table)
     rebuilt.load(cut, tables)
     rebuilt.restore(log.events[events_at:], log.outcomes[outcomes_at:])
     full = PartitionTables(0, 1, allow_stacked_deals=True, finished_window=window,
-                           stray_window=3)
+                           stray_window=3, outcomes_per_table=per_table)
     full.restore(log.events, log.outcomes)
     assert memory(rebuilt) == memory(full) == memory(log.tables)
+
+
+def test_a_snapshot_written_with_a_larger_bound_loads_each_tables_last_ids() -> None:
+    from okey101.app import snapshots as S
+    log, records, events_at, outcomes_at = _snapshots_run(3, per_table=100)
+    cut, tables = S.latest(records, 0)
+    assert max(len(t.outcomes) for t in tables.values()) > 6
+    rebuilt = PartitionTables(0, 1, allow_stacked_deals=True, finished_window=3,
+                              stray_window=3, outcomes_per_table=6)
+    rebuilt.load(cut, tables)
+    rebuilt.restore(log.events[events_at:], log.outcomes[outcomes_at:])
+    full = PartitionTables(0, 1, allow_stacked_deals=True, finished_window=3,
+                           stray_window=3, outcomes_per_table=6)
+    full.restore(log.events, log.outcomes)
+    assert memory(rebuilt) == memory(full)
 
 
 def test_a_snapshot_of_another_version_falls_back_to_the_full_log() -> None:

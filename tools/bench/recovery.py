@@ -29,7 +29,7 @@ from aiokafka.admin import AIOKafkaAdminClient
 from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
 
 from okey101.app import topics
-from okey101.app.processing import FINISHED_WINDOW, PartitionTables
+from okey101.app.processing import FINISHED_WINDOW, OUTCOMES_PER_TABLE, PartitionTables
 from okey101.table import messages as E
 from okey101.table.simulate import match_seeds, play_match
 from services.common.kafka import bootstrap_servers, client_security, provision
@@ -89,12 +89,13 @@ def memory(t: PartitionTables) -> tuple[object, ...]:
     return (t.tables, t.outcomes, list(t.finished.items()), list(t.strays.items()))
 
 
-async def measure(bootstrap: str, prefix: str, partitions: int, window: int
+async def measure(bootstrap: str, prefix: str, partitions: int, window: int, kept: int
                   ) -> tuple[float, float, int, int, int]:
     """(seconds from the full log, seconds from snapshots, events read by each, snapshot
     records) for every partition."""
     rebuilder = InProcess(bootstrap, prefix=prefix, group=f"{prefix}-processor",
-                          partitions=partitions, finished_window=window)
+                          partitions=partitions, finished_window=window,
+                          outcomes_per_table=kept)
     everything = list(range(partitions))
     started = time.perf_counter()
     from_log = await rebuilder._rebuild(everything, use_snapshots=False)
@@ -135,11 +136,13 @@ async def main_async(args: argparse.Namespace) -> None:
     stream = waves(args.commands, args.live, args.hands, args.seed)[:args.commands]
     print(f"recovery: {len(stream)} commands, north-sultan matches of {args.hands} hands, "
           f"{args.live} tables live at a time; snapshots every {args.snapshot_every} "
-          f"commands (at a hand end), finished window {args.window} tables a partition; "
+          f"commands (at a hand end), finished window {args.window} tables a partition, "
+          f"{args.outcomes_per_table} command ids a table; "
           f"topics {prefix}.* with {partitions} partitions", flush=True)
     processor = Processor(bootstrap, prefix)
     processor.args += ["--snapshot-every", str(args.snapshot_every),
-                       "--finished-window", str(args.window)]
+                       "--finished-window", str(args.window),
+                       "--outcomes-per-table", str(args.outcomes_per_table)]
     done = 0
     for end in range(args.step, len(stream) + 1, args.step):
         processor.start()
@@ -150,7 +153,7 @@ async def main_async(args: argparse.Namespace) -> None:
         done = end
         await asyncio.sleep(args.settle)  # the cleaner's turn at the snapshots topic
         full, shots, log_events, tail_events, used = await measure(
-            bootstrap, prefix, partitions, args.window)
+            bootstrap, prefix, partitions, args.window, args.outcomes_per_table)
         print(f"history {done:>9,} commands: full log {full:6.2f} s ({log_events:,} events); "
               f"snapshots {shots:6.2f} s ({tail_events:,} events of tail, {used}/"
               f"{partitions} partitions from a snapshot); ratio {full / shots:5.1f}x",
@@ -167,6 +170,8 @@ def main() -> None:
     parser.add_argument("--snapshot-every", type=int, default=5000)
     parser.add_argument("--window", type=int, default=FINISHED_WINDOW,
                         help="the processor's finished window (tables per partition)")
+    parser.add_argument("--outcomes-per-table", type=int, default=OUTCOMES_PER_TABLE,
+                        help="the processor's command ids kept a table")
     parser.add_argument("--segment-ms", type=int, default=20000)
     parser.add_argument("--settle", type=float, default=45.0,
                         help="seconds to wait for compaction before measuring")

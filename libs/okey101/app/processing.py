@@ -8,26 +8,32 @@ a rebalance.
 
 Bounded memory (issue 13). What is kept, per partition:
 
-- every live table (status seating or playing; a table that was never finished stays) and
-  the outcome of every command id of it;
+- every live table (status seating or playing; a table that was never finished stays);
 - the last `finished_window` finished tables (in the order their matches ended), each as
-  its final seq and the outcomes of its command ids, not its state;
+  its final seq, not its state;
+- of each of those tables, live or finished, the outcomes of its last
+  `outcomes_per_table` command ids (in the order they were decided);
 - the last `stray_window` outcomes of commands for tables neither live nor in that window
   (rejections: an unknown table, say).
 
 A retried command whose id is still kept is answered as a duplicate with its first outcome
-(exactly once). A new command for a finished table in the window is rejected with
-`match_over`, naming the table and the seq its match ended at, and that answer is kept like
-any other. Once a finished table has left the window, nothing of it is kept: a command for
-it is decided against a new table, so the engine refuses it (`stale_seq`, the table being
-at seq 0, or `unknown_table`) and changes nothing; a retried id gets that answer, not its
-first one. The one command that would not be refused there
-is a `create_table` of the same id, which would open a new table under a reused id: table
-ids are minted fresh by the gateways, so only a create retried after more than
-`finished_window` later matches of its partition had ended could do that. Which tables are
-in the window depends only on the order of the log, so `restore` (which interleaves the
-outcomes with the events they follow, exactly as they were produced) ends with the same
-memory as the live run that wrote the log.
+(exactly once). A retried command whose id is no longer kept is decided again and changes
+nothing: every command names the seq it was decided against and the engine refuses any
+other (`stale_seq`), and an accepted command moved its table's seq on; so only its answer
+differs from the first (a gateway retries within seconds, when its table is at most a few
+commands further: the last 100 command ids cover that many times over). A new command for
+a finished table in the window is rejected with `match_over`, naming the table and the seq
+its match ended at, and that answer is kept like any other. Once a finished table has left
+the window, nothing of it is kept: a command for it is decided against a new table, so the
+engine refuses it (`stale_seq`, the table being at seq 0, or `unknown_table`) and changes
+nothing; a retried id gets that answer, not its first one. The one command that would not
+be refused there is a `create_table` of the same id, which would open a new table under a
+reused id: table ids are minted fresh by the gateways, so only a create retried after more
+than `finished_window` later matches of its partition had ended could do that. Which
+tables and ids are kept depends only on the order of the log, so `restore` (which
+interleaves the outcomes with the events they follow, exactly as they were produced) ends
+with the same memory as the live run that wrote the log. `load` keeps a table record's last
+`outcomes_per_table` outcomes, so a snapshot written with a larger bound serves too.
 """
 
 from __future__ import annotations
@@ -59,23 +65,27 @@ class Output(msgspec.Struct):
 
 
 FINISHED_WINDOW = 1000  # finished tables per partition whose command ids are kept
+OUTCOMES_PER_TABLE = 100  # the last command ids of a table whose outcomes are kept
 STRAY_WINDOW = 1000  # outcomes kept of commands for tables neither live nor in that window
 
 
 class PartitionTables:
     def __init__(self, partition: int, partitions: int, allow_stacked_deals: bool = False,
-                 finished_window: int = FINISHED_WINDOW, stray_window: int = STRAY_WINDOW
-                 ) -> None:
-        if finished_window < 1 or stray_window < 0:
-            raise ValueError(f"finished_window {finished_window} must be >= 1 and "
-                             f"stray_window {stray_window} >= 0")
+                 finished_window: int = FINISHED_WINDOW, stray_window: int = STRAY_WINDOW,
+                 outcomes_per_table: int = OUTCOMES_PER_TABLE) -> None:
+        if finished_window < 1 or stray_window < 0 or outcomes_per_table < 1:
+            raise ValueError(f"finished_window {finished_window} and outcomes_per_table "
+                             f"{outcomes_per_table} must be >= 1, stray_window "
+                             f"{stray_window} >= 0")
         self.partition = partition
         self.partitions = partitions
         self.allow_stacked_deals = allow_stacked_deals
         self.finished_window = finished_window
         self.stray_window = stray_window
+        self.outcomes_per_table = outcomes_per_table
         self.tables: dict[str, TableState] = {}  # live tables only
-        # the outcomes by table, then command id: live tables and the finished window
+        # the outcomes by table, then command id (oldest first, at most outcomes_per_table):
+        # live tables and the finished window
         self.outcomes: dict[str, dict[str, E.Outcome]] = {}
         self.finished: OrderedDict[str, int] = OrderedDict()  # table id: final seq, oldest first
         self.strays: OrderedDict[tuple[str, str], E.Outcome] = OrderedDict()
@@ -100,10 +110,15 @@ class PartitionTables:
 
     def _remember(self, outcome: E.Outcome) -> None:
         """Keep a first outcome: with its table while the table is live or in the finished
-        window, else among the strays (the oldest leaving past `stray_window`)."""
+        window (the table's oldest leaving past `outcomes_per_table`), else among the
+        strays (the oldest leaving past `stray_window`)."""
         table_id = outcome.table_id
         if table_id in self.tables or table_id in self.finished:
-            self.outcomes.setdefault(table_id, {}).setdefault(outcome.command_id, outcome)
+            kept = self.outcomes.setdefault(table_id, {})
+            if outcome.command_id not in kept:
+                kept[outcome.command_id] = outcome
+                if len(kept) > self.outcomes_per_table:
+                    del kept[next(iter(kept))]
             self.dirty.add(table_id)
             return
         key = (table_id, outcome.command_id)
@@ -158,7 +173,8 @@ class PartitionTables:
         for record in tables.values():
             if record.state is not None:
                 self.tables[record.table_id] = record.state
-            self.outcomes[record.table_id] = {o.command_id: o for o in record.outcomes}
+            kept = record.outcomes[-self.outcomes_per_table:]  # a larger bound wrote it
+            self.outcomes[record.table_id] = {o.command_id: o for o in kept}
         for table_id in cut.finished:
             found = tables.get(table_id)
             if found is None or found.state is not None:
