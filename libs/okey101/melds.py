@@ -24,7 +24,7 @@ MeldKind = Literal["run", "group", "pair"]
 Placed = tuple[Tile, Tile]  # (played, stands)
 
 
-class Meld(msgspec.Struct, frozen=True, array_like=True):
+class Meld(msgspec.Struct, frozen=True, array_like=True, gc=False):  # acyclic: untracked
     kind: MeldKind
     tiles: tuple[Placed, ...]
     # first run position (1..14): 14 only appears as the last tile of a wrapping run

@@ -231,7 +231,7 @@ class Processor:
         return out
 
     def _latest_snapshot(self, partition: int, records: list[Any]
-                         ) -> tuple[S.Cut, dict[str, S.TableSnapshot]] | None:
+                         ) -> tuple[S.Cut, dict[str, S.StoredTable]] | None:
         try:
             return S.latest(records, partition)
         except S.Unusable as exc:
@@ -241,7 +241,7 @@ class Processor:
             return None
 
     def _fold(self, partition: int, shot_records: list[Any],
-              shot: tuple[S.Cut, dict[str, S.TableSnapshot]] | None,
+              shot: tuple[S.Cut, dict[str, S.StoredTable]] | None,
               logs: dict[tuple[str, int], Any]) -> PartitionTables:
         """One partition's memory from its snapshot (if any) and its logs read after it."""
         tables = PartitionTables(partition, self.partitions, self.allow_stacked_deals,
@@ -409,7 +409,7 @@ class _Worker:
             await batches.add(p.seat_views, f"{update.table_id}:{update.seat}".encode(),
                               E.encode(update))
         if out.outcome is not None:
-            await batches.add(p.outcomes, key, E.encode(out.outcome))
+            await batches.add(p.outcomes, key, out.encoded_outcome or E.encode(out.outcome))
         if out.dead_letter is not None:
             await self.producer.send(p.dead_letters, E.encode(out.dead_letter), key=key)
 

@@ -60,9 +60,16 @@ class Output(msgspec.Struct):
     views: list[E.SeatEvent] = msgspec.field(default_factory=list)
     seat_views: list[ViewUpdate] = msgspec.field(default_factory=list)
     dead_letter: E.DeadLetter | None = None
+    encoded_outcome: bytes = b""  # the outcome as produced (empty: encode `outcome`)
     command: E.Command | None = None
     state: TableState | None = None  # the table after the events (a finished one too)
 
+
+class _CommandId(msgspec.Struct):
+    command_id: str
+
+
+_command_id = msgspec.json.Decoder(_CommandId)  # of a kept outcome, the rest skipped
 
 FINISHED_WINDOW = 1000  # finished tables per partition whose command ids are kept
 OUTCOMES_PER_TABLE = 100  # the last command ids of a table whose outcomes are kept
@@ -85,8 +92,9 @@ class PartitionTables:
         self.outcomes_per_table = outcomes_per_table
         self.tables: dict[str, TableState] = {}  # live tables only
         # the outcomes by table, then command id (oldest first, at most outcomes_per_table):
-        # live tables and the finished window
-        self.outcomes: dict[str, dict[str, E.Outcome]] = {}
+        # live tables and the finished window. Kept encoded: bytes are no work for the
+        # cyclic garbage collector, and a cut writes them as they are
+        self.outcomes: dict[str, dict[str, bytes]] = {}
         self.finished: OrderedDict[str, int] = OrderedDict()  # table id: final seq, oldest first
         self.strays: OrderedDict[tuple[str, str], E.Outcome] = OrderedDict()
         self.evicted = 0  # finished tables that left the window (a counter, for metrics)
@@ -101,14 +109,14 @@ class PartitionTables:
         if kept is not None:
             found = kept.get(command_id)
             if found is not None:
-                return found
+                return E.outcome_decoder.decode(found)
         return self.strays.get((table_id, command_id))
 
     def command_ids(self) -> int:
         """Command ids kept (live tables, the finished window and the strays)."""
         return sum(len(k) for k in self.outcomes.values()) + len(self.strays)
 
-    def _remember(self, outcome: E.Outcome) -> None:
+    def _remember(self, outcome: E.Outcome, encoded: bytes) -> None:
         """Keep a first outcome: with its table while the table is live or in the finished
         window (the table's oldest leaving past `outcomes_per_table`), else among the
         strays (the oldest leaving past `stray_window`)."""
@@ -116,7 +124,7 @@ class PartitionTables:
         if table_id in self.tables or table_id in self.finished:
             kept = self.outcomes.setdefault(table_id, {})
             if outcome.command_id not in kept:
-                kept[outcome.command_id] = outcome
+                kept[outcome.command_id] = encoded
                 if len(kept) > self.outcomes_per_table:
                     del kept[next(iter(kept))]
             self.dirty.add(table_id)
@@ -155,9 +163,9 @@ class PartitionTables:
             if state is None and final is None:
                 out.append((table_id.encode(), None))
                 continue
-            kept = list(self.outcomes.get(table_id, {}).values())
-            record = S.TableSnapshot(table_id=table_id, state=state,
-                                     final_seq=final or 0, outcomes=kept)
+            kept = [msgspec.Raw(o) for o in self.outcomes.get(table_id, {}).values()]
+            record = S.StoredTable(table_id=table_id, state=state,
+                                   final_seq=final or 0, outcomes=kept)
             out.append((table_id.encode(), msgspec.json.encode(record)))
         cut = S.Cut(partition=self.partition, events_offset=events_offset,
                     outcomes_offset=outcomes_offset, finished=list(self.finished),
@@ -168,13 +176,14 @@ class PartitionTables:
         self.hands_ended = 0
         return out
 
-    def load(self, cut: S.Cut, tables: dict[str, S.TableSnapshot]) -> None:
+    def load(self, cut: S.Cut, tables: dict[str, S.StoredTable]) -> None:
         """The memory at a cut (`snapshots.latest`); the tail is `restore`d after it."""
         for record in tables.values():
             if record.state is not None:
                 self.tables[record.table_id] = record.state
             kept = record.outcomes[-self.outcomes_per_table:]  # a larger bound wrote it
-            self.outcomes[record.table_id] = {o.command_id: o for o in kept}
+            self.outcomes[record.table_id] = {
+                _command_id.decode(o).command_id: bytes(o) for o in kept}
         for table_id in cut.finished:
             found = tables.get(table_id)
             if found is None or found.state is not None:
@@ -201,7 +210,7 @@ class PartitionTables:
                     self.restore_event(event)
                     if event.table_id == outcome.table_id and event.seq >= last:
                         break
-            self._remember(outcome)
+            self._remember(outcome, E.encode(outcome))
         for event in pending:
             self.restore_event(event)
 
@@ -276,8 +285,9 @@ class PartitionTables:
         if isinstance(decision, E.Rejection):
             outcome = E.Outcome(table_id=command.table_id, command_id=command.command_id,
                                 accepted=False, code=decision.code, message=decision.message)
-            self._remember(outcome)
-            return Output(outcome=outcome, command=command)
+            encoded = E.encode(outcome)
+            self._remember(outcome, encoded)
+            return Output(outcome=outcome, command=command, encoded_outcome=encoded)
         views = []
         for event in decision:
             for seat in range(SEATS):
@@ -290,9 +300,10 @@ class PartitionTables:
         if decision:
             self._set(command.table_id, after)
             self.hands_ended += sum(isinstance(e, E.HandEnded) for e in decision)
-        self._remember(outcome)
+        encoded = E.encode(outcome)
+        self._remember(outcome, encoded)
         return Output(events=decision, outcome=outcome, views=views, command=command,
-                      seat_views=view_updates(after), state=after)
+                      seat_views=view_updates(after), state=after, encoded_outcome=encoded)
 
     def active_tables(self) -> int:
         return sum(1 for s in self.tables.values() if s.status in ("seating", "playing"))

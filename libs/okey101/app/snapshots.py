@@ -44,8 +44,19 @@ class Cut(msgspec.Struct, tag="cut", frozen=True, kw_only=True):
     tables: int = 0  # table records (live and finished) the cut stands on
 
 
+class StoredTable(msgspec.Struct, tag="table", frozen=True, kw_only=True):
+    """A `TableSnapshot` as the processor writes and reads it: the same JSON, its outcomes
+    left encoded (the processor keeps them so, and only a retry decodes one)."""
+
+    v: int = VERSION
+    table_id: str
+    state: TableState | None = None
+    final_seq: int = 0
+    outcomes: list[msgspec.Raw] = msgspec.field(default_factory=list)
+
+
 Record = TableSnapshot | Cut
-decoder = msgspec.json.Decoder(Record)
+decoder = msgspec.json.Decoder(StoredTable | Cut)
 _version = msgspec.json.Decoder(dict[str, object])
 
 
@@ -58,7 +69,7 @@ class Unusable(Exception):
 
 
 def latest(records: Iterable[tuple[int, bytes | None, bytes | None]], partition: int
-           ) -> tuple[Cut, dict[str, TableSnapshot]]:
+           ) -> tuple[Cut, dict[str, StoredTable]]:
     """The latest cut of `partition` and the table records it stands on, from a snapshots
     partition read in order as (offset, key, value). Raises `Unusable`."""
     values: dict[bytes, tuple[int, bytes | None]] = {}
@@ -70,14 +81,14 @@ def latest(records: Iterable[tuple[int, bytes | None, bytes | None]], partition:
         raise Unusable(f"no snapshot cut for partition {partition}")
     cut = _decode(found[0], found[1])
     assert isinstance(cut, Cut)
-    tables: dict[str, TableSnapshot] = {}
+    tables: dict[str, StoredTable] = {}
     for key, (offset, value) in values.items():
         if value is None or key.startswith(b"~cut:"):
             continue
         if offset > found[0]:
             raise Unusable(f"a table record at offset {offset} after the cut at {found[0]}")
         record = _decode(offset, value)
-        if not isinstance(record, TableSnapshot):
+        if not isinstance(record, StoredTable):
             raise Unusable(f"offset {offset}: a cut under a table key {key!r}")
         tables[record.table_id] = record
     if len(tables) != cut.tables:
@@ -86,7 +97,7 @@ def latest(records: Iterable[tuple[int, bytes | None, bytes | None]], partition:
     return cut, tables
 
 
-def _decode(offset: int, value: bytes) -> Record:
+def _decode(offset: int, value: bytes) -> StoredTable | Cut:
     try:
         head = _version.decode(value)
     except msgspec.DecodeError as exc:
