@@ -23,6 +23,7 @@ from aiokafka.structs import OffsetAndMetadata
 
 from okey101.app import topics
 from okey101.audit.auditor import Auditor
+from okey101.audit.collusion import MAX_ACCOUNTS, MAX_PAIRS
 from okey101.audit.records import AnyRecord, CollusionFlag, HandFailed, HandVerified, encode
 from okey101.table import messages as E
 from services.auditor import metrics
@@ -43,7 +44,8 @@ log = structlog.get_logger("auditor")
 class AuditorService:
     def __init__(self, bootstrap: str, prefix: str = "okey", group: str = "okey-auditor",
                  collusion: bool = True, instance_id: str | None = None,
-                 partitions: int = topics.PARTITIONS) -> None:
+                 partitions: int = topics.PARTITIONS, max_pairs: int = MAX_PAIRS,
+                 max_accounts: int = MAX_ACCOUNTS) -> None:
         self.bootstrap = bootstrap
         self.prefix = prefix
         self.group = group
@@ -51,7 +53,8 @@ class AuditorService:
         self.partitions = partitions
         self.events = topics.EVENTS.name(prefix)
         self.audit = topics.AUDIT.name(prefix)
-        self.auditor = Auditor(collusion)
+        self.limits = (max_pairs, max_accounts)
+        self.auditor = Auditor(collusion, *self.limits)
         self.reread = Reread(self.events, metrics.CATCHING_UP, "auditor")
         self.ready = self.reread.ready
         self.consumer: AIOKafkaConsumer | None = None
@@ -61,7 +64,8 @@ class AuditorService:
     @classmethod
     def from_settings(cls, settings: AuditorSettings) -> AuditorService:
         return cls(settings.bootstrap, prefix=settings.prefix, group=settings.group,
-                   collusion=settings.collusion, instance_id=settings.instance_id)
+                   collusion=settings.collusion, instance_id=settings.instance_id,
+                   max_pairs=settings.max_pairs, max_accounts=settings.max_accounts)
 
     # ------------------------------------------------------------ lifecycle
     async def connect(self) -> None:
@@ -102,7 +106,8 @@ class AuditorService:
     async def revoke(self, revoked: Sequence[TopicPartition]) -> None:
         self.reread.revoke(revoked)
         # the tables of a revoked partition are audited by their new owner from the start
-        self.auditor = Auditor(self.auditor.collusion is not None) if revoked else self.auditor
+        if revoked:
+            self.auditor = Auditor(self.auditor.collusion is not None, *self.limits)
 
     # ------------------------------------------------------------ folding
     async def _fold(self, tp: TopicPartition, records: list[Any]) -> None:
@@ -127,6 +132,11 @@ class AuditorService:
             if record.offset >= first:
                 out += found
             metrics.LAG_SECONDS.set(max(0.0, time.time() - record.timestamp / 1000))
+        collusion = self.auditor.collusion
+        if collusion is not None:
+            metrics.KEPT.labels("pairs").set(len(collusion.pairs))
+            metrics.KEPT.labels("accounts").set(len(collusion.accounts))
+            metrics.FORGOTTEN.set(collusion.forgotten)
         if out:
             await self._publish(out)
         if last_offset >= first and self.consumer is not None:

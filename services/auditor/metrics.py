@@ -18,3 +18,7 @@ LAG_SECONDS = Gauge("okey_audit_lag_seconds",
                     "From the last folded event's record time to its folding")
 CATCHING_UP = Gauge("okey_audit_partitions_catching_up",
                     "Assigned events partitions still being re-read to rebuild the state")
+KEPT = Gauge("okey_audit_collusion_kept", "Pairs of accounts and accounts whose collusion "
+             "figures are kept (at most --max-pairs and --max-accounts)", ["what"])
+FORGOTTEN = Gauge("okey_audit_collusion_forgotten", "Pairs and accounts that left memory "
+                  "(the least recently met beyond the limits) since this auditor started")

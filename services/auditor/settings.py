@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from okey101.audit.collusion import MAX_ACCOUNTS, MAX_PAIRS
 from services.common.settings import ServiceSettings
 
 
@@ -19,3 +20,8 @@ class AuditorSettings(ServiceSettings):
                               "/healthz and /readyz (0: no endpoint)")
     collusion: bool = Field(True, description="measure collusion and abuse (off: verify "
                             "hands only)")
+    max_pairs: int = Field(MAX_PAIRS, ge=1, description="ordered pairs of accounts whose "
+                           "collusion figures are kept, the least recently met leaving "
+                           "(bounded memory: a few KB a pair)")
+    max_accounts: int = Field(MAX_ACCOUNTS, ge=1, description="accounts whose figures are "
+                              "kept, the least recently seen leaving")

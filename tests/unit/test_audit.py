@@ -423,6 +423,23 @@ def test_bots_by_the_server_record_are_never_an_account_of_a_pair() -> None:
     assert set(c.pairs) == {("p0", "p3"), ("p3", "p0")}
 
 
+def test_pairs_and_accounts_beyond_the_limits_leave_memory_least_recently_met_first(
+        ) -> None:
+    c = C.Collusion(max_pairs=12, max_accounts=4)  # one match of four people
+    played = play_match("north-sultan", match_seeds(8, 1)[0], [bot(1)] * 4).events
+    for i in range(3):  # the same match by three different tables of people
+        for e in played:
+            e = msgspec.structs.replace(e, table_id=f"m{i}")
+            if isinstance(e, E.PlayerSat):
+                e = msgspec.structs.replace(e, player_id=f"m{i}-{e.player_id}")
+            c.fold(e)
+    assert c.matches == 3
+    assert set(c.accounts) == {f"m2-p{i}" for i in range(4)}
+    assert set(c.pairs) == {(f"m2-p{a}", f"m2-p{b}") for a in range(4) for b in range(4)
+                            if a != b}
+    assert c.forgotten == 2 * (12 + 4)
+
+
 # ---------------------------------------------------------------- okey101 audit --file
 def test_okey101_audit_reads_a_file_of_events_and_fails_a_forged_hand(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -6,16 +6,17 @@ from __future__ import annotations
 
 from collections import Counter
 
-from okey101.audit.collusion import Collusion
+from okey101.audit.collusion import MAX_ACCOUNTS, MAX_PAIRS, Collusion
 from okey101.audit.log import TableAudit
 from okey101.audit.records import AnyRecord, CollusionFlag, HandFailed, HandVerified
 from okey101.table import messages as E
 
 
 class Auditor:
-    def __init__(self, collusion: bool = True) -> None:
+    def __init__(self, collusion: bool = True, max_pairs: int = MAX_PAIRS,
+                 max_accounts: int = MAX_ACCOUNTS) -> None:
         self.tables: dict[str, TableAudit] = {}
-        self.collusion = Collusion() if collusion else None
+        self.collusion = Collusion(max_pairs, max_accounts) if collusion else None
         self.counts: Counter[str] = Counter()  # hand_verified, hand_failed, collusion_flag
 
     def fold(self, event: E.Event) -> list[AnyRecord]:

@@ -29,9 +29,10 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections import OrderedDict, defaultdict
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from okey101 import tiles
 from okey101.audit.records import CollusionFlag, Evidence, FlagKind
@@ -58,6 +59,38 @@ PRIOR_FEED = 0.074  # of discards, taken by the next seat and laid at once
 PRIOR_TAKE = 0.55  # of discards that fit an opened next seat's rack, taken
 PRIOR_KEPT = 0.02  # of hands, ended holding an opening never laid
 PRIOR_TRADE = 0.01  # of a pair's shared matches, one never opened and the other beat it
+MAX_PAIRS = 1_000_000  # ordered pairs of accounts kept, the least recently met leaving
+MAX_ACCOUNTS = 1_000_000  # accounts kept, the least recently seen leaving
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class _Recent(OrderedDict[K, V]):
+    """A dict that makes a missing value (as `defaultdict` does) and, on `trim`, forgets
+    the least recently touched keys beyond `limit`: memory bounded whatever the number of
+    accounts that ever played."""
+
+    def __init__(self, make: Callable[[], V], limit: int) -> None:
+        super().__init__()
+        self.make = make
+        self.limit = limit
+
+    def __missing__(self, key: K) -> V:
+        value = self[key] = self.make()
+        return value
+
+    def touch(self, key: K) -> V:
+        value = self[key]
+        self.move_to_end(key)
+        return value
+
+    def trim(self) -> int:
+        gone = 0
+        while len(self) > self.limit:
+            self.popitem(last=False)
+            gone += 1
+        return gone
 
 
 def _z_over(k: int, n: int, p: float) -> float:
@@ -147,10 +180,19 @@ def _could_open(state: TableState, seat: int) -> bool:
 
 
 class Collusion:
-    def __init__(self) -> None:
+    """The figures of every pair of accounts (and every account) met in the last
+    `max_pairs` (`max_accounts`) ones a match ended for: one that has not played since
+    leaves memory with its figures (`forgotten` counts them), so a pair must collude again
+    within that span to be judged on it."""
+
+    def __init__(self, max_pairs: int = MAX_PAIRS, max_accounts: int = MAX_ACCOUNTS) -> None:
+        if max_pairs < 1 or max_accounts < 1:
+            raise ValueError(f"max_pairs {max_pairs} and max_accounts {max_accounts} must "
+                             "be >= 1")
         self.live: dict[str, _Match] = {}
-        self.pairs: dict[tuple[str, str], _Pair] = defaultdict(_Pair)
-        self.accounts: dict[str, _Account] = defaultdict(_Account)
+        self.pairs: _Recent[tuple[str, str], _Pair] = _Recent(_Pair, max_pairs)
+        self.accounts: _Recent[str, _Account] = _Recent(_Account, max_accounts)
+        self.forgotten = 0  # pairs and accounts that left memory
         self.population = {"feed": _Rate(), "soft": _Rate(), "kept": _Rate(),
                            "trade": _Rate()}
         self.raised: set[tuple[str, tuple[str, ...]]] = set()
@@ -298,7 +340,7 @@ class Collusion:
         places = {s.players[i]: end.places[i] for i in range(SEATS)
                   if i < len(end.places) and self._person(m, i)}
         for who in people:
-            acct = self.accounts[who]
+            acct = self.accounts.touch(who)
             own = m.accounts.get(who, _Account())
             acct.matches.append(table)
             acct.kept.add(own.kept)
@@ -310,7 +352,7 @@ class Collusion:
             for b in people:
                 if a == b:
                     continue
-                pair, mine = self.pairs[(a, b)], m.pairs.get((a, b), _Pair())
+                pair, mine = self.pairs.touch((a, b)), m.pairs.get((a, b), _Pair())
                 pair.matches.append(table)
                 pair.starts.append((m.started_at, table))
                 seats = [i for i in range(SEATS) if s.players[i] in (a, b)]
@@ -340,6 +382,7 @@ class Collusion:
             for b in people:
                 if a != b:
                     flags += self._judge_pair(a, b, table, house)
+        self.forgotten += self.pairs.trim() + self.accounts.trim()
         return flags
 
     @staticmethod
