@@ -246,7 +246,8 @@ class Processor:
         """One partition's memory from its snapshot (if any) and its logs read after it."""
         tables = PartitionTables(partition, self.partitions, self.allow_stacked_deals,
                                  finished_window=self.finished_window,
-                                 outcomes_per_table=self.outcomes_per_table)
+                                 outcomes_per_table=self.outcomes_per_table,
+                                 snapshots=self.snapshot_every > 0)
         if shot is not None:
             tables.load(*shot)
         events = decode_log(logs[(self.events, partition)], E.event_decoder,
@@ -254,7 +255,7 @@ class Processor:
         outcomes = decode_log(logs[(self.outcomes, partition)], E.outcome_decoder,
                               self.outcomes, partition)
         tables.restore(events, outcomes)
-        if shot is None:  # the next cut rewrites every key the snapshots hold
+        if shot is None and tables.snapshots:  # the next cut rewrites every key held
             present = {k.decode() for _, k, _ in shot_records
                        if k is not None and not k.startswith(b"~cut:")}
             tables.dirty = set(tables.tables) | set(tables.finished) | present

@@ -381,3 +381,13 @@ def test_the_processors_memory_gives_the_cyclic_collector_nothing_to_walk() -> N
     assert not any(gc.is_tracked(o) for o in walked)
     kept = log.tables.outcomes["a"]
     assert kept and all(type(o) is bytes for o in kept.values())  # encoded, untracked
+
+
+def test_without_snapshots_no_record_of_changed_tables_is_kept() -> None:
+    log = Log(finished_window=1, snapshots=False)  # the processor's --snapshot-every 0
+    for i in range(3):
+        log.play(match(f"t{i}", i))
+    assert log.tables.dirty == set()  # nothing would ever clear it
+    with_cuts = Log(finished_window=1)
+    with_cuts.play(match("t0"))
+    assert with_cuts.tables.dirty == {"t0"}  # kept for the next cut

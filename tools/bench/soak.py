@@ -9,7 +9,8 @@ round, and a finished table is replaced by a new one, so tables keep finishing f
 whole run. Record times advance `--ms` per command (time reaches the core only through the
 records, as in the services).
 
-- `processor`: every command (encoded as on the wire) through `PartitionTables.handle`.
+- `processor`: every command (encoded as on the wire) through `PartitionTables.handle`,
+  with a snapshot cut every `--snapshot-every` commands as the service takes them.
 - `timers`: the events of each table (recorded once per match, re-keyed) through a
   `TurnClock`, with its `due` polled as the service does.
 - `bots`: the seat views of each table (a match recorded with a level-`--bot-level` bot in
@@ -102,13 +103,18 @@ def run(service: str, args: argparse.Namespace) -> None:
     kept: Callable[[], str]
     if service == "processor":
         tables = PartitionTables(0, 1, allow_stacked_deals=True,
-                                 finished_window=args.finished_window)
+                                 finished_window=args.finished_window,
+                                 snapshots=args.snapshot_every > 0)
+        handled = [0]
 
         def step(m: int, table: str, i: int, at: int) -> None:
             c = msgspec.structs.replace(matches[m][i], table_id=table,
                                         command_id=f"{table}-{i}")
             out = tables.handle(table.encode(), E.encode(c), "c", i, lambda: "00" * 32, at)
             assert out.outcome is not None and out.outcome.accepted, out.outcome
+            handled[0] += 1
+            if args.snapshot_every and handled[0] % args.snapshot_every == 0:
+                tables.snapshot(0, 0)  # a cut, as the service takes (its records dropped)
 
         def kept() -> str:
             return (f"live {len(tables.tables)}, finished kept {len(tables.finished)}, "
@@ -173,6 +179,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--ms", type=int, default=5, help="record time per command")
     parser.add_argument("--finished-window", type=int, default=1000)
+    parser.add_argument("--snapshot-every", type=int, default=5000,
+                        help="processor: a snapshot cut every N commands (0: none)")
     parser.add_argument("--bot-level", type=int, default=3)
     args = parser.parse_args()
     run(args.service, args)

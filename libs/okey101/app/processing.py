@@ -79,7 +79,8 @@ STRAY_WINDOW = 1000  # outcomes kept of commands for tables neither live nor in 
 class PartitionTables:
     def __init__(self, partition: int, partitions: int, allow_stacked_deals: bool = False,
                  finished_window: int = FINISHED_WINDOW, stray_window: int = STRAY_WINDOW,
-                 outcomes_per_table: int = OUTCOMES_PER_TABLE) -> None:
+                 outcomes_per_table: int = OUTCOMES_PER_TABLE, snapshots: bool = True
+                 ) -> None:
         if finished_window < 1 or stray_window < 0 or outcomes_per_table < 1:
             raise ValueError(f"finished_window {finished_window} and outcomes_per_table "
                              f"{outcomes_per_table} must be >= 1, stray_window "
@@ -98,7 +99,9 @@ class PartitionTables:
         self.finished: OrderedDict[str, int] = OrderedDict()  # table id: final seq, oldest first
         self.strays: OrderedDict[tuple[str, str], E.Outcome] = OrderedDict()
         self.evicted = 0  # finished tables that left the window (a counter, for metrics)
-        # snapshots: the tables changed since the last cut, and hands ended since then
+        # snapshots: the tables changed since the last cut (none kept without snapshots,
+        # where no cut would ever clear them), and hands ended since then
+        self.snapshots = snapshots
         self.dirty: set[str] = set()
         self.hands_ended = 0
 
@@ -127,7 +130,8 @@ class PartitionTables:
                 kept[outcome.command_id] = encoded
                 if len(kept) > self.outcomes_per_table:
                     del kept[next(iter(kept))]
-            self.dirty.add(table_id)
+            if self.snapshots:
+                self.dirty.add(table_id)
             return
         key = (table_id, outcome.command_id)
         if key in self.strays or self.stray_window == 0:
@@ -139,7 +143,8 @@ class PartitionTables:
     def _set(self, table_id: str, after: TableState) -> None:
         """A table's new state: a finished match moves it into the finished window (its
         state dropped), and the oldest finished table beyond the window leaves memory."""
-        self.dirty.add(table_id)
+        if self.snapshots:
+            self.dirty.add(table_id)
         if after.status != "over":
             self.tables[table_id] = after
             return
@@ -148,7 +153,8 @@ class PartitionTables:
         while len(self.finished) > self.finished_window:
             gone, _ = self.finished.popitem(last=False)
             self.outcomes.pop(gone, None)
-            self.dirty.add(gone)
+            if self.snapshots:
+                self.dirty.add(gone)
             self.evicted += 1
 
     # ------------------------------------------------------------ snapshots
