@@ -8,6 +8,7 @@ only their events in the window are kept (`okey101.app.exports.Rows`).
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import uuid
 from collections import defaultdict
@@ -23,7 +24,8 @@ from okey101.app import topics
 from okey101.app.directory import TableEntry, is_listed
 from okey101.app.exports import Rows
 from okey101.app.replay import Skipped
-from services.replays.reading import consumer, load_directory, read_range
+from services.replays.bulk import BulkReader
+from services.replays.reading import load_directory
 
 Format = Literal["parquet", "ndjson"]
 CHUNK = 250_000  # rows held before they are written
@@ -111,31 +113,40 @@ async def export(bootstrap: str, prefix: str, out: Path, since: int, until: int,
         by_partition[entry.partition].append(entry)
     out.mkdir(parents=True, exist_ok=True)
     writer = Writer(out, fmt)
+    # the reads block (librdkafka): a worker thread does them and all the rest
+    skipped, records = await asyncio.to_thread(
+        _write, bootstrap, topics.EVENTS.name(prefix), by_partition, writer, since, until,
+        public)
+    return Exported(tables=len(chosen), events=writer.events, files=writer.files,
+                    skipped=[s for s in skipped if _under(s, by_partition)], records=records)
+
+
+def _write(bootstrap: str, events: str, by_partition: dict[int, list[TableEntry]],
+           writer: Writer, since: int, until: int, public: bool) -> tuple[list[Skipped], int]:
+    """Each partition's range read once and written: the records skipped, those read."""
     skipped: list[Skipped] = []
     records = 0
-    reader = consumer(bootstrap)
-    await reader.start()
+    reader = BulkReader(bootstrap)
     collecting = gc.isenabled()
     gc.disable()  # millions of short-lived structs: the collector's passes cost more than they free
     try:
-        events = topics.EVENTS.name(prefix)
         for partition, tables in sorted(by_partition.items()):
             houses = {e.table_id: e.house for e in tables}
             first = min(e.first_offset for e in tables)
             last = max(e.last_offset for e in tables)
             rows = Rows()
-            async for batch in read_range(reader, events, partition, first, last):
-                records += len(batch)
-                skipped += rows.collect(partition, batch, houses, since, until, public)
+            for offsets, values in reader.read(events, partition, first, last):
+                records += len(offsets)
+                skipped += rows.collect_values(partition, offsets, values, houses, since,
+                                               until, public)
                 if len(rows) >= CHUNK:
                     writer.write(rows)
             writer.write(rows)
     finally:
         if collecting:
             gc.enable()
-        await reader.stop()
-    return Exported(tables=len(chosen), events=writer.events, files=writer.files,
-                    skipped=[s for s in skipped if _under(s, by_partition)], records=records)
+        reader.close()
+    return skipped, records
 
 
 def _under(skipped: Skipped, by_partition: dict[int, list[TableEntry]]) -> bool:

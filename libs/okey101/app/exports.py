@@ -13,7 +13,7 @@ whole event as JSON (as the log holds it, or as spectators saw it in a public ex
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import accumulate
 from typing import Any, Protocol
 
@@ -93,16 +93,25 @@ class Rows:
         """Rows for the events of `records` (one partition, in offset order) whose table is
         in `houses` (table -> house) and whose time is in [since, until); as spectators
         saw them when `public`. Undecodable records are returned, never raised."""
+        listed = list(records)
+        return self.collect_values(partition, [r.offset for r in listed],
+                                   [r.value for r in listed], houses, since, until, public)
+
+    def collect_values(self, partition: int, offsets: Sequence[int],
+                       values: Sequence[bytes | None], houses: Mapping[str, str],
+                       since: int = 0, until: int = 2**63 - 1, public: bool = False
+                       ) -> list[Skipped]:
+        """`collect` of records given as their offsets and values (as the bulk reader
+        hands them over)."""
         decode, rows, hands = E.event_decoder.decode, self.rows, self.hands
         skipped: list[Skipped] = []
-        for record in records:
-            value = record.value
+        for offset, value in zip(offsets, values, strict=True):
             if value is None:
                 continue
             try:
                 event = decode(value)
             except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-                skipped.append(Skipped(partition=partition, offset=record.offset,
+                skipped.append(Skipped(partition=partition, offset=offset,
                                        reason=f"undecodable event: {exc}"))
                 continue
             table = event.table_id
@@ -117,7 +126,7 @@ class Rows:
                     continue
                 if seen is not event:
                     event, value = seen, E.encode(seen)
-            rows.append((event, house, partition, record.offset, value, hands.get(table)))
+            rows.append((event, house, partition, offset, value, hands.get(table)))
         return skipped
 
     def table(self) -> pa.Table:
