@@ -19,6 +19,7 @@ import msgspec
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as ds
+import pyarrow.parquet as pq
 
 from okey101.app import topics
 from okey101.app.directory import TableEntry, is_listed
@@ -30,8 +31,8 @@ from services.replays.reading import load_directory
 Format = Literal["parquet", "ndjson"]
 CHUNK = 250_000  # rows held before they are written
 # dictionaries only where values repeat (not the payloads)
-OPTIONS = ds.ParquetFileFormat().make_write_options(use_dictionary=[
-    "table_id", "type", "player_id", "tile", "kind", "reason", "finish"])
+DICTIONARY = ["table_id", "type", "player_id", "tile", "kind", "reason", "finish"]
+OPTIONS = ds.ParquetFileFormat().make_write_options(use_dictionary=DICTIONARY)
 
 
 class Exported(msgspec.Struct, kw_only=True):
@@ -60,9 +61,17 @@ class Writer:
         self.events = 0
 
     def write(self, rows: Rows) -> None:
-        if not len(rows):
-            return
-        self.write_table(rows.table())
+        if self.fmt == "parquet":
+            self.chunk += 1
+            for house, day, part in rows.parts():  # already apart: no split, no copy
+                folder = self.out / f"house={house}" / f"date={day}"
+                folder.mkdir(parents=True, exist_ok=True)
+                pq.write_table(part, folder / f"part-{self.run}-{self.chunk}-0.parquet",
+                               use_dictionary=DICTIONARY)
+                self.events += part.num_rows
+                self.files += 1
+        elif len(rows):
+            self.write_table(rows.table())
         rows.clear()
 
     def write_table(self, table: pa.Table) -> None:

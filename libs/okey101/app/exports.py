@@ -13,13 +13,14 @@ whole event as JSON (as the log holds it, or as spectators saw it in a public ex
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Mapping, Sequence
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from datetime import date, timedelta
 from itertools import accumulate
 from typing import Any, Protocol
 
 import msgspec
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from okey101.app.directory import is_bot
 from okey101.app.replay import Skipped
@@ -60,6 +61,10 @@ COLUMNS = SCHEMA.names
 # columns taken from the event's own field of the same name, where it has one
 _FIELDS = ("seat", "player_id", "bot", "melds", "kind", "value", "threshold", "elden",
            "points", "reason", "finish", "finished_by", "scores", "replay", "totals", "places")
+PART_SCHEMA = pa.schema([f for f in SCHEMA if f.name not in ("house", "date")])
+DAY_MS = 86_400_000
+EPOCH = date(1970, 1, 1)
+Row = tuple[E.Event, int, int, bytes, int | None]  # event, partition, offset, payload, hand
 _TAGS: dict[type[E.Event], str] = {
     cls: cls.__struct_config__.tag for cls in E.AnyEvent.__args__
 }
@@ -76,16 +81,18 @@ class Record(Protocol):
 
 
 class Rows:
-    """Events being collected; `table()` turns them into Arrow, column by column for each
-    event type (list comprehensions over one type's structs, not a loop over fields)."""
+    """Events being collected, already apart by house, UTC day and event type: `parts()`
+    turns them into Arrow a (house, date) at a time (what a Parquet file of the export
+    holds), column by column for each event type (list comprehensions over one type's
+    structs, not a loop over fields); `table()` into one table."""
 
     def __init__(self) -> None:
-        # (event, house, partition, offset, payload, hand)
-        self.rows: list[tuple[E.Event, str, int, int, bytes, int | None]] = []
+        # (house, day, event type) -> [(event, partition, offset, payload, hand)]
+        self.groups: dict[tuple[str, int, type[E.Event]], list[Row]] = {}
         self.hands: dict[str, int] = {}  # table -> the hand being played
 
     def __len__(self) -> int:
-        return len(self.rows)
+        return sum(map(len, self.groups.values()))
 
     def collect(self, partition: int, records: Iterable[Record], houses: Mapping[str, str],
                 since: int = 0, until: int = 2**63 - 1, public: bool = False
@@ -103,7 +110,7 @@ class Rows:
                        ) -> list[Skipped]:
         """`collect` of records given as their offsets and values (as the bulk reader
         hands them over)."""
-        decode, rows, hands = E.event_decoder.decode, self.rows, self.hands
+        decode, groups, hands = E.event_decoder.decode, self.groups, self.hands
         skipped: list[Skipped] = []
         for offset, value in zip(offsets, values, strict=True):
             if value is None:
@@ -118,7 +125,8 @@ class Rows:
             if type(event) is E.HandStarted:
                 hands[table] = event.hand
             house = houses.get(table)
-            if house is None or not since <= event.at < until:
+            at = event.at
+            if house is None or not since <= at < until:
                 continue
             if public:
                 seen = public_event(event)
@@ -126,42 +134,55 @@ class Rows:
                     continue
                 if seen is not event:
                     event, value = seen, E.encode(seen)
-            rows.append((event, house, partition, offset, value, hands.get(table)))
+            key = (house, at // DAY_MS, type(event))
+            group = groups.get(key)
+            if group is None:
+                group = groups[key] = []
+            group.append((event, partition, offset, value, hands.get(table)))
         return skipped
 
+    def parts(self) -> Iterator[tuple[str, str, pa.Table]]:
+        """(house, date, the rows of that house and UTC date) for each pair, the `house`
+        and `date` columns left out (the folder names them); a type's rows in the order
+        added. The tables are chunked: a chunk per event type."""
+        days: dict[tuple[str, int], list[pa.Table]] = defaultdict(list)
+        for (house, day, kind), rows in self.groups.items():
+            days[house, day].append(_group(kind, rows, PART_SCHEMA))
+        for (house, day), tables in days.items():
+            yield house, _date(day), pa.concat_tables(tables)
+
     def table(self) -> pa.Table:
-        """The rows, grouped by event type (each group in the order added)."""
-        groups: dict[type[E.Event], list[tuple[Any, ...]]] = {}
-        for row in self.rows:
-            kind = type(row[0])
-            group = groups.get(kind)
-            if group is None:
-                group = groups[kind] = []
-            group.append(row)
-        parts = [_group(kind, rows) for kind, rows in groups.items()]
-        # one chunk per column: the Parquet writer splits it by house and date far faster
+        """All the rows as one table of `SCHEMA`: house by house, day by day, a type's
+        rows in the order added."""
+        parts = []
+        for house, day, part in self.parts():
+            n = part.num_rows
+            parts.append(part.add_column(0, "house", pa.array([house] * n, pa.string()))
+                         .add_column(1, "date", pa.array([day] * n, pa.string()))
+                         .select(COLUMNS))
         return pa.concat_tables(parts).combine_chunks() if parts else SCHEMA.empty_table()
 
     def clear(self) -> None:
-        self.rows = []
+        self.groups = {}
 
 
-def _group(kind: type[E.Event], rows: list[tuple[Any, ...]]) -> pa.Table:
+def _date(day: int) -> str:
+    return (EPOCH + timedelta(days=day)).isoformat()
+
+
+def _group(kind: type[E.Event], rows: list[Row], schema: pa.Schema) -> pa.Table:
     events: list[Any] = [r[0] for r in rows]
     n = len(rows)
     fields = set(kind.__struct_fields__)
-    at = pa.array([e.at for e in events], SCHEMA.field("at").type)
     cols: dict[str, Any] = {
         "table_id": [e.table_id for e in events],
-        "house": [r[1] for r in rows],
-        "date": pc.cast(pc.cast(at, pa.date32()), pa.string()),
-        "partition": [r[2] for r in rows],
-        "offset": [r[3] for r in rows],
+        "partition": [r[1] for r in rows],
+        "offset": [r[2] for r in rows],
         "seq": [e.seq for e in events],
-        "at": at,
+        "at": [e.at for e in events],
         "type": pa.array([_TAGS[kind]] * n, pa.string()),
-        "hand": [r[5] for r in rows],
-        "payload": _strings([r[4] for r in rows]),
+        "hand": [r[4] for r in rows],
+        "payload": _strings([r[3] for r in rows]),
     }
     for name in _FIELDS:
         if name in fields:
@@ -180,8 +201,8 @@ def _group(kind: type[E.Event], rows: list[tuple[Any, ...]]) -> pa.Table:
         cols["player_id"] = [e.bot_id for e in events]
         cols["bot"] = [True] * n
     arrays = [_array(cols[f.name], f.type) if f.name in cols else pa.nulls(n, f.type)
-              for f in SCHEMA]
-    return pa.Table.from_arrays(arrays, schema=SCHEMA)
+              for f in schema]
+    return pa.Table.from_arrays(arrays, schema=schema)
 
 
 def _strings(utf8: list[bytes]) -> pa.Array:
