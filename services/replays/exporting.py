@@ -12,6 +12,7 @@ import asyncio
 import gc
 import uuid
 from collections import defaultdict
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
 
@@ -62,17 +63,22 @@ class Writer:
 
     def write(self, rows: Rows) -> None:
         if self.fmt == "parquet":
-            self.chunk += 1
-            for house, day, part in rows.parts():  # already apart: no split, no copy
-                folder = self.out / f"house={house}" / f"date={day}"
-                folder.mkdir(parents=True, exist_ok=True)
-                pq.write_table(part, folder / f"part-{self.run}-{self.chunk}-0.parquet",
-                               use_dictionary=DICTIONARY)
-                self.events += part.num_rows
-                self.files += 1
+            self.write_parts(rows.parts())
         elif len(rows):
             self.write_table(rows.table())
         rows.clear()
+
+    def write_parts(self, parts: Iterable[tuple[str, str, pa.Table]]) -> None:
+        """Parquet files of the rows of a house and date each, as `Rows.parts()` gives
+        them (already apart: no split, no copy)."""
+        self.chunk += 1
+        for house, day, part in parts:
+            folder = self.out / f"house={house}" / f"date={day}"
+            folder.mkdir(parents=True, exist_ok=True)
+            pq.write_table(part, folder / f"part-{self.run}-{self.chunk}-0.parquet",
+                           use_dictionary=DICTIONARY, store_schema=False)
+            self.events += part.num_rows
+            self.files += 1
 
     def write_table(self, table: pa.Table) -> None:
         """Rows as `Rows.table()` gives them."""

@@ -12,15 +12,15 @@ whole event as JSON (as the log holds it, or as spectators saw it in a public ex
 
 from __future__ import annotations
 
-from array import array
+import struct
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import date, timedelta
-from itertools import accumulate
 from typing import Any, Protocol
 
 import msgspec
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from okey101.app.directory import is_bot
 from okey101.app.replay import Skipped
@@ -61,10 +61,24 @@ COLUMNS = SCHEMA.names
 # columns taken from the event's own field of the same name, where it has one
 _FIELDS = ("seat", "player_id", "bot", "melds", "kind", "value", "threshold", "elden",
            "points", "reason", "finish", "finished_by", "scores", "replay", "totals", "places")
-PART_SCHEMA = pa.schema([f for f in SCHEMA if f.name not in ("house", "date")])
+# what `parts()` gives: no house and date (the folder names them); the table ids and the
+# types as dictionaries (indices into the table ids met, the one type of a chunk): no
+# string a row to convert, nor for the Parquet writer to hash (it writes them as
+# dictionaries anyway)
+TABLE_IDS = pa.dictionary(pa.int32(), pa.string())
+PART_SCHEMA = pa.schema([
+    pa.field(f.name, TABLE_IDS) if f.name in ("table_id", "type") else f
+    for f in SCHEMA if f.name not in ("house", "date")])
 DAY_MS = 86_400_000
 EPOCH = date(1970, 1, 1)
-Row = tuple[E.Event, int, int, bytes, int | None]  # event, partition, offset, payload, hand
+# a row's numbers, kept in one array of int64 a group (W numbers a row, taken while the
+# event is fresh in the cache; no Python object a number for Arrow to visit later): the
+# table (index into Rows.table_ids), seq, at, partition, offset, hand (-1: none yet), the
+# payload's length
+W = 7
+NO_HAND = -1
+_PACK = struct.Struct(f"={W}q").pack
+_UNSEEN: Any = object()
 _TAGS: dict[type[E.Event], str] = {
     cls: cls.__struct_config__.tag for cls in E.AnyEvent.__args__
 }
@@ -87,12 +101,15 @@ class Rows:
     structs, not a loop over fields); `table()` into one table."""
 
     def __init__(self) -> None:
-        # (house, day, event type) -> [(event, partition, offset, payload, hand)]
-        self.groups: dict[tuple[str, int, type[E.Event]], list[Row]] = {}
+        # (house, day, event type) -> the group's rows: their events, numbers (`W` a row)
+        # and payloads one after another; then the appending methods of these three
+        self.groups: dict[tuple[str, int, type[E.Event]], Group] = {}
         self.hands: dict[str, int] = {}  # table -> the hand being played
+        self.table_ids: list[str] = []  # the tables met, in order
+        self.numbers: dict[str, int] = {}  # table -> its index in table_ids
 
     def __len__(self) -> int:
-        return sum(map(len, self.groups.values()))
+        return sum(len(g[0]) for g in self.groups.values())
 
     def collect(self, partition: int, records: Iterable[Record], houses: Mapping[str, str],
                 since: int = 0, until: int = 2**63 - 1, public: bool = False
@@ -110,8 +127,9 @@ class Rows:
                        ) -> list[Skipped]:
         """`collect` of records given as their offsets and values (as the bulk reader
         hands them over)."""
-        decode, groups, hands = E.event_decoder.decode, self.groups, self.hands
+        decode, groups, hands, pack = E.event_decoder.decode, self.groups, self.hands, _PACK
         skipped: list[Skipped] = []
+        known: dict[str, tuple[str, int] | None] = {}  # table -> (house, number), or None
         for offset, value in zip(offsets, values, strict=True):
             if value is None:
                 continue
@@ -124,10 +142,13 @@ class Rows:
             table = event.table_id
             if type(event) is E.HandStarted:
                 hands[table] = event.hand
-            house = houses.get(table)
+            found = known.get(table, _UNSEEN)
+            if found is _UNSEEN:
+                found = known[table] = self._number(table, houses)
             at = event.at
-            if house is None or not since <= at < until:
+            if found is None or not since <= at < until:
                 continue
+            house, number = found
             if public:
                 seen = public_event(event)
                 if seen is None:
@@ -137,17 +158,31 @@ class Rows:
             key = (house, at // DAY_MS, type(event))
             group = groups.get(key)
             if group is None:
-                group = groups[key] = []
-            group.append((event, partition, offset, value, hands.get(table)))
+                group = groups[key] = _new_group()
+            group[3](event)
+            group[4](pack(number, event.seq, at, partition, offset, hands.get(table, NO_HAND),
+                          len(value)))
+            group[5](value)
         return skipped
+
+    def _number(self, table: str, houses: Mapping[str, str]) -> tuple[str, int] | None:
+        house = houses.get(table)
+        if house is None:
+            return None
+        number = self.numbers.get(table)
+        if number is None:
+            number = self.numbers[table] = len(self.table_ids)
+            self.table_ids.append(table)
+        return house, number
 
     def parts(self) -> Iterator[tuple[str, str, pa.Table]]:
         """(house, date, the rows of that house and UTC date) for each pair, the `house`
         and `date` columns left out (the folder names them); a type's rows in the order
         added. The tables are chunked: a chunk per event type."""
         days: dict[tuple[str, int], list[pa.Table]] = defaultdict(list)
+        table_ids = pa.array(self.table_ids, pa.string())
         for (house, day, kind), rows in self.groups.items():
-            days[house, day].append(_group(kind, rows, PART_SCHEMA))
+            days[house, day].append(_group(kind, rows, table_ids))
         for (house, day), tables in days.items():
             yield house, _date(day), pa.concat_tables(tables)
 
@@ -157,6 +192,7 @@ class Rows:
         parts = []
         for house, day, part in self.parts():
             n = part.num_rows
+            part = part.cast(pa.schema([SCHEMA.field(name) for name in part.column_names]))
             parts.append(part.add_column(0, "house", pa.array([house] * n, pa.string()))
                          .add_column(1, "date", pa.array([day] * n, pa.string()))
                          .select(COLUMNS))
@@ -170,19 +206,39 @@ def _date(day: int) -> str:
     return (EPOCH + timedelta(days=day)).isoformat()
 
 
-def _group(kind: type[E.Event], rows: list[Row], schema: pa.Schema) -> pa.Table:
-    events: list[Any] = [r[0] for r in rows]
-    n = len(rows)
+Group = tuple[list[Any], bytearray, bytearray, Callable[[Any], None],
+              Callable[[bytes], None], Callable[[bytes], None]]
+
+
+def _new_group() -> Group:
+    events: list[Any] = []
+    numbers = bytearray()  # W int64 a row (`_PACK`)
+    payloads = bytearray()
+    return events, numbers, payloads, events.append, numbers.extend, payloads.extend
+
+
+def _group(kind: type[E.Event], group: Group, table_ids: pa.Array) -> pa.Table:
+    events, numbers, payloads = group[:3]
+    n = len(events)
+    with memoryview(numbers) as raw, raw.cast("q") as view:
+        table, seq, at, partition, offset, hand, size = (
+            pa.Array.from_buffers(pa.int64(), n, [None, pa.py_buffer(view[i::W].tobytes())])
+            for i in range(W))
+    ends = pc.cumulative_sum(size)
     fields = set(kind.__struct_fields__)
     cols: dict[str, Any] = {
-        "table_id": [e.table_id for e in events],
-        "partition": [r[1] for r in rows],
-        "offset": [r[2] for r in rows],
-        "seq": [e.seq for e in events],
-        "at": [e.at for e in events],
-        "type": pa.array([_TAGS[kind]] * n, pa.string()),
-        "hand": [r[4] for r in rows],
-        "payload": _strings([r[3] for r in rows]),
+        "table_id": pa.DictionaryArray.from_arrays(table.cast(pa.int32()), table_ids),
+        "seq": seq,
+        "at": at.view(SCHEMA.field("at").type),
+        "partition": partition.cast(pa.int32()),
+        "offset": offset,
+        "payload": pa.Array.from_buffers(pa.string(), n, [
+            None, pa.concat_arrays([pa.array([0], pa.int64()), ends]).cast(pa.int32())
+            .buffers()[1], pa.py_buffer(bytes(payloads))]),
+        "hand": pc.if_else(pc.equal(hand, NO_HAND), pa.scalar(None, pa.int64()), hand)
+                .cast(pa.int16()),
+        "type": pa.DictionaryArray.from_arrays(pa.nulls(n, pa.int32()).fill_null(0),
+                                               pa.array([_TAGS[kind]], pa.string())),
     }
     for name in _FIELDS:
         if name in fields:
@@ -201,16 +257,8 @@ def _group(kind: type[E.Event], rows: list[Row], schema: pa.Schema) -> pa.Table:
         cols["player_id"] = [e.bot_id for e in events]
         cols["bot"] = [True] * n
     arrays = [_array(cols[f.name], f.type) if f.name in cols else pa.nulls(n, f.type)
-              for f in schema]
-    return pa.Table.from_arrays(arrays, schema=schema)
-
-
-def _strings(utf8: list[bytes]) -> pa.Array:
-    """A string array straight from UTF-8 bytes (the log's own JSON): no str objects."""
-    offsets = array("i", [0])
-    offsets.extend(accumulate(map(len, utf8)))
-    return pa.Array.from_buffers(pa.string(), len(utf8),
-                                 [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(utf8))])
+              for f in PART_SCHEMA]
+    return pa.Table.from_arrays(arrays, schema=PART_SCHEMA)
 
 
 def _array(values: Any, kind: pa.DataType) -> pa.Array:
