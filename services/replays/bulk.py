@@ -40,7 +40,9 @@ class BulkReader:
             "auto.offset.reset": "earliest",
             "max.partition.fetch.bytes": FETCH_BYTES, "fetch.max.bytes": 4 * FETCH_BYTES,
             "fetch.wait.max.ms": 20, "socket.timeout.ms": 30000,
-            "error_cb": self._on_error, **rdkafka_security()}
+            # the client's errors come to `_on_error` and are named in the fault raised; its
+            # own log lines (a line a reconnection try, every 50-100 ms) only when critical
+            "error_cb": self._on_error, "log_level": 2, **rdkafka_security()}
         self.consumer = Consumer(settings)
 
     def _on_error(self, error: KafkaError) -> None:
