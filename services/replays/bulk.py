@@ -40,6 +40,9 @@ class BulkReader:
             "auto.offset.reset": "earliest",
             "max.partition.fetch.bytes": FETCH_BYTES, "fetch.max.bytes": 4 * FETCH_BYTES,
             "fetch.wait.max.ms": 20, "socket.timeout.ms": 30000,
+            # a full prefetch queue must not hold the next fetch back for a second (the
+            # default): a range read after another waited that long
+            "fetch.queue.backoff.ms": 10,
             # the client's errors come to `_on_error` and are named in the fault raised; its
             # own log lines (a line a reconnection try, every 50-100 ms) only when critical
             "error_cb": self._on_error, "log_level": 2, **rdkafka_security()}
