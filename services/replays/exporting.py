@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import threading
 import uuid
 from collections import defaultdict
 from collections.abc import Iterable
@@ -26,6 +27,7 @@ from okey101.app import topics
 from okey101.app.directory import TableEntry, is_listed
 from okey101.app.exports import Rows
 from okey101.app.replay import Skipped
+from okey101.errors import InfrastructureFault
 from services.replays.bulk import BulkReader
 from services.replays.reading import load_directory
 
@@ -128,16 +130,22 @@ async def export(bootstrap: str, prefix: str, out: Path, since: int, until: int,
         by_partition[entry.partition].append(entry)
     out.mkdir(parents=True, exist_ok=True)
     writer = Writer(out, fmt)
-    # the reads block (librdkafka): a worker thread does them and all the rest
-    skipped, records = await asyncio.to_thread(
-        _write, bootstrap, topics.EVENTS.name(prefix), by_partition, writer, since, until,
-        public)
+    # the reads block (librdkafka): a worker thread does them and all the rest; told to
+    # stop (at its next batch) when the export is cancelled (Ctrl-C)
+    stop = threading.Event()
+    try:
+        skipped, records = await asyncio.to_thread(
+            _write, bootstrap, topics.EVENTS.name(prefix), by_partition, writer, since, until,
+            public, stop)
+    finally:
+        stop.set()
     return Exported(tables=len(chosen), events=writer.events, files=writer.files,
                     skipped=[s for s in skipped if _under(s, by_partition)], records=records)
 
 
 def _write(bootstrap: str, events: str, by_partition: dict[int, list[TableEntry]],
-           writer: Writer, since: int, until: int, public: bool) -> tuple[list[Skipped], int]:
+           writer: Writer, since: int, until: int, public: bool, stop: threading.Event
+           ) -> tuple[list[Skipped], int]:
     """Each partition's range read once and written: the records skipped, those read."""
     skipped: list[Skipped] = []
     records = 0
@@ -151,6 +159,8 @@ def _write(bootstrap: str, events: str, by_partition: dict[int, list[TableEntry]
             last = max(e.last_offset for e in tables)
             rows = Rows()
             for offsets, values in reader.read(events, partition, first, last):
+                if stop.is_set():
+                    raise InfrastructureFault("the export was stopped")
                 records += len(offsets)
                 skipped += rows.collect_values(partition, offsets, values, houses, since,
                                                until, public)
