@@ -13,7 +13,6 @@ whole event as JSON (as the log holds it, or as spectators saw it in a public ex
 from __future__ import annotations
 
 import struct
-from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import date, timedelta
 from typing import Any, Protocol
@@ -101,15 +100,15 @@ class Rows:
     structs, not a loop over fields); `table()` into one table."""
 
     def __init__(self) -> None:
-        # (house, day, event type) -> the group's rows: their events, numbers (`W` a row)
-        # and payloads one after another; then the appending methods of these three
-        self.groups: dict[tuple[str, int, type[E.Event]], Group] = {}
+        # (house, day) -> event type -> the group's rows: their events, numbers (`W` a
+        # row) and payloads one after another; then the appending methods of these three
+        self.days: dict[tuple[str, int], dict[type[E.Event], Group]] = {}
         self.hands: dict[str, int] = {}  # table -> the hand being played
         self.table_ids: list[str] = []  # the tables met, in order
         self.numbers: dict[str, int] = {}  # table -> its index in table_ids
 
     def __len__(self) -> int:
-        return sum(len(g[0]) for g in self.groups.values())
+        return sum(len(g[0]) for kinds in self.days.values() for g in kinds.values())
 
     def collect(self, partition: int, records: Iterable[Record], houses: Mapping[str, str],
                 since: int = 0, until: int = 2**63 - 1, public: bool = False
@@ -127,9 +126,12 @@ class Rows:
                        ) -> list[Skipped]:
         """`collect` of records given as their offsets and values (as the bulk reader
         hands them over)."""
-        decode, groups, hands, pack = E.event_decoder.decode, self.groups, self.hands, _PACK
+        decode, hands, pack = E.event_decoder.decode, self.hands, _PACK
+        hand_started: type[E.Event] = E.HandStarted
         skipped: list[Skipped] = []
-        known: dict[str, tuple[str, int] | None] = {}  # table -> (house, number), or None
+        # table -> [house, its number, the day of its last row, that day's groups, its
+        # hand], or None when it is not exported: one look-up a row
+        known: dict[str, list[Any] | None] = {}
         for offset, value in zip(offsets, values, strict=True):
             if value is None:
                 continue
@@ -140,32 +142,38 @@ class Rows:
                                        reason=f"undecodable event: {exc}"))
                 continue
             table = event.table_id
-            if type(event) is E.HandStarted:
-                hands[table] = event.hand
-            found = known.get(table, _UNSEEN)
-            if found is _UNSEEN:
-                found = known[table] = self._number(table, houses)
-            at = event.at
-            if found is None or not since <= at < until:
+            state = known.get(table, _UNSEEN)
+            if state is _UNSEEN:
+                state = known[table] = self._state(table, houses)
+            kind = type(event)
+            if kind is hand_started:
+                hand = hands[table] = event.hand  # type: ignore[union-attr]
+                if state is not None:
+                    state[4] = hand
+            if state is None:
                 continue
-            house, number = found
+            at = event.at
+            if not since <= at < until:
+                continue
             if public:
                 seen = public_event(event)
                 if seen is None:
                     continue
                 if seen is not event:
                     event, value = seen, E.encode(seen)
-            key = (house, at // DAY_MS, type(event))
-            group = groups.get(key)
+                    kind = type(event)
+            day = at // DAY_MS
+            if day != state[2]:
+                state[2], state[3] = day, self.days.setdefault((state[0], day), {})
+            group = state[3].get(kind)
             if group is None:
-                group = groups[key] = _new_group()
+                group = state[3][kind] = _new_group()
             group[3](event)
-            group[4](pack(number, event.seq, at, partition, offset, hands.get(table, NO_HAND),
-                          len(value)))
+            group[4](pack(state[1], event.seq, at, partition, offset, state[4], len(value)))
             group[5](value)
         return skipped
 
-    def _number(self, table: str, houses: Mapping[str, str]) -> tuple[str, int] | None:
+    def _state(self, table: str, houses: Mapping[str, str]) -> list[Any] | None:
         house = houses.get(table)
         if house is None:
             return None
@@ -173,18 +181,17 @@ class Rows:
         if number is None:
             number = self.numbers[table] = len(self.table_ids)
             self.table_ids.append(table)
-        return house, number
+        return [house, number, None, None, self.hands.get(table, NO_HAND)]
 
     def parts(self) -> Iterator[tuple[str, str, pa.Table]]:
         """(house, date, the rows of that house and UTC date) for each pair, the `house`
         and `date` columns left out (the folder names them); a type's rows in the order
         added. The tables are chunked: a chunk per event type."""
-        days: dict[tuple[str, int], list[pa.Table]] = defaultdict(list)
         table_ids = pa.array(self.table_ids, pa.string())
-        for (house, day, kind), rows in self.groups.items():
-            days[house, day].append(_group(kind, rows, table_ids))
-        for (house, day), tables in days.items():
-            yield house, _date(day), pa.concat_tables(tables)
+        for (house, day), kinds in self.days.items():
+            if kinds:
+                yield house, _date(day), pa.concat_tables(
+                    [_group(kind, group, table_ids) for kind, group in kinds.items()])
 
     def table(self) -> pa.Table:
         """All the rows as one table of `SCHEMA`: house by house, day by day, a type's
@@ -199,7 +206,7 @@ class Rows:
         return pa.concat_tables(parts).combine_chunks() if parts else SCHEMA.empty_table()
 
     def clear(self) -> None:
-        self.groups = {}
+        self.days = {}
 
 
 def _date(day: int) -> str:
