@@ -19,8 +19,6 @@ from typing import Literal
 
 import msgspec
 import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from okey101.app import topics
@@ -35,7 +33,6 @@ Format = Literal["parquet", "ndjson"]
 CHUNK = 250_000  # rows held before they are written
 # dictionaries only where values repeat (not the payloads)
 DICTIONARY = ["table_id", "type", "player_id", "tile", "kind", "reason", "finish"]
-OPTIONS = ds.ParquetFileFormat().make_write_options(use_dictionary=DICTIONARY)
 
 
 class Exported(msgspec.Struct, kw_only=True):
@@ -64,58 +61,34 @@ class Writer:
         self.events = 0
 
     def write(self, rows: Rows) -> None:
-        if self.fmt == "parquet":
-            self.write_parts(rows.parts())
-        elif len(rows):
-            self.write_table(rows.table())
+        self.write_parts(rows.parts())
         rows.clear()
 
     def write_parts(self, parts: Iterable[tuple[str, str, pa.Table]]) -> None:
-        """Parquet files of the rows of a house and date each, as `Rows.parts()` gives
-        them (already apart: no split, no copy)."""
+        """A file for each house and date, as `Rows.parts()` gives them (already apart:
+        no split, no copy)."""
         self.chunk += 1
         for house, day, part in parts:
             folder = self.out / f"house={house}" / f"date={day}"
             folder.mkdir(parents=True, exist_ok=True)
-            pq.write_table(part, folder / f"part-{self.run}-{self.chunk}-0.parquet",
-                           use_dictionary=DICTIONARY, store_schema=False)
+            path = folder / f"part-{self.run}-{self.chunk}.{self.fmt}"
+            if self.fmt == "parquet":
+                # no Arrow schema in the file: readers take the Parquet types (plain strings
+                # where the rows held dictionaries)
+                pq.write_table(part, path, use_dictionary=DICTIONARY, store_schema=False)
+            else:
+                _ndjson(part, path)
             self.events += part.num_rows
             self.files += 1
 
-    def write_table(self, table: pa.Table) -> None:
-        """Rows as `Rows.table()` gives them."""
-        self.events += table.num_rows
-        self.chunk += 1
-        if self.fmt == "parquet":
-            before = _count(self.out)
-            ds.write_dataset(table, self.out, format="parquet", file_options=OPTIONS,
-                             partitioning=["house", "date"], partitioning_flavor="hive",
-                             basename_template=f"part-{self.run}-{self.chunk}-{{i}}.parquet",
-                             existing_data_behavior="overwrite_or_ignore", use_threads=False)
-            self.files += _count(self.out) - before
-        else:
-            self._ndjson(table)
 
-    def _ndjson(self, table: pa.Table) -> None:
-        keys = table.select(["house", "date"]).group_by(["house", "date"]).aggregate([])
-        for house, date in zip(keys["house"].to_pylist(), keys["date"].to_pylist(),
-                               strict=True):
-            part = table.filter(pc.and_(pc.equal(table["house"], house),
-                                        pc.equal(table["date"], date)))
-            folder = self.out / f"house={house}" / f"date={date}"
-            folder.mkdir(parents=True, exist_ok=True)
-            path = folder / f"part-{self.run}-{self.chunk}.ndjson"
-            with path.open("wb") as handle:
-                for row in part.drop_columns(["house", "date"]).to_pylist():
-                    payload = row.pop("payload")
-                    row["at"] = int(row["at"].timestamp() * 1000)
-                    handle.write(msgspec.json.encode(row)[:-1] + b',"event":'
-                                 + payload.encode() + b"}\n")
-            self.files += 1
-
-
-def _count(folder: Path) -> int:
-    return sum(1 for _ in folder.rglob("*.parquet")) if folder.exists() else 0
+def _ndjson(part: pa.Table, path: Path) -> None:
+    with path.open("wb") as handle:
+        for row in part.to_pylist():
+            payload = row.pop("payload")
+            row["at"] = int(row["at"].timestamp() * 1000)
+            handle.write(msgspec.json.encode(row)[:-1] + b',"event":' + payload.encode()
+                         + b"}\n")
 
 
 async def export(bootstrap: str, prefix: str, out: Path, since: int, until: int,
