@@ -92,6 +92,23 @@ def client_security(env: Mapping[str, str] | None = None) -> dict[str, Any]:
     return options
 
 
+def rdkafka_security(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The same settings as `client_security` (the same variables, refused the same way),
+    named as librdkafka (confluent-kafka, which `okey101 export` reads with) names them."""
+    env = os.environ if env is None else env
+    options = client_security(env)
+    out = {"security.protocol": options["security_protocol"]}
+    if "sasl_mechanism" in options:
+        out.update({"sasl.mechanism": options["sasl_mechanism"],
+                    "sasl.username": options["sasl_plain_username"],
+                    "sasl.password": options["sasl_plain_password"]})
+    if out["security.protocol"].endswith("SSL"):
+        # the CA bundle named, or the system's (librdkafka looks for it where it may be)
+        out["ssl.ca.location"] = env.get("OKEY_KAFKA_CA_FILE") or "probe"
+        out["ssl.endpoint.identification.algorithm"] = "https"  # the host name is checked
+    return out
+
+
 def replication_settings(env: Mapping[str, str] | None = None
                          ) -> tuple[int | None, int | None]:
     """OKEY_REPLICATION_FACTOR and OKEY_MIN_INSYNC_REPLICAS, None where unset (then the

@@ -8,28 +8,31 @@ only their events in the window are kept (`okey101.app.exports.Rows`).
 
 from __future__ import annotations
 
+import asyncio
 import gc
+import threading
 import uuid
 from collections import defaultdict
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
 
 import msgspec
 import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.dataset as ds
+import pyarrow.parquet as pq
 
 from okey101.app import topics
 from okey101.app.directory import TableEntry, is_listed
 from okey101.app.exports import Rows
 from okey101.app.replay import Skipped
-from services.replays.reading import consumer, load_directory, read_range
+from okey101.errors import InfrastructureFault
+from services.replays.bulk import BulkReader
+from services.replays.reading import load_directory
 
 Format = Literal["parquet", "ndjson"]
 CHUNK = 250_000  # rows held before they are written
 # dictionaries only where values repeat (not the payloads)
-OPTIONS = ds.ParquetFileFormat().make_write_options(use_dictionary=[
-    "table_id", "type", "player_id", "tile", "kind", "reason", "finish"])
+DICTIONARY = ["table_id", "type", "player_id", "tile", "kind", "reason", "finish"]
 
 
 class Exported(msgspec.Struct, kw_only=True):
@@ -58,45 +61,34 @@ class Writer:
         self.events = 0
 
     def write(self, rows: Rows) -> None:
-        if not len(rows):
-            return
-        self.write_table(rows.table())
+        self.write_parts(rows.parts())
         rows.clear()
 
-    def write_table(self, table: pa.Table) -> None:
-        """Rows as `Rows.table()` gives them."""
-        self.events += table.num_rows
+    def write_parts(self, parts: Iterable[tuple[str, str, pa.Table]]) -> None:
+        """A file for each house and date, as `Rows.parts()` gives them (already apart:
+        no split, no copy)."""
         self.chunk += 1
-        if self.fmt == "parquet":
-            before = _count(self.out)
-            ds.write_dataset(table, self.out, format="parquet", file_options=OPTIONS,
-                             partitioning=["house", "date"], partitioning_flavor="hive",
-                             basename_template=f"part-{self.run}-{self.chunk}-{{i}}.parquet",
-                             existing_data_behavior="overwrite_or_ignore", use_threads=False)
-            self.files += _count(self.out) - before
-        else:
-            self._ndjson(table)
-
-    def _ndjson(self, table: pa.Table) -> None:
-        keys = table.select(["house", "date"]).group_by(["house", "date"]).aggregate([])
-        for house, date in zip(keys["house"].to_pylist(), keys["date"].to_pylist(),
-                               strict=True):
-            part = table.filter(pc.and_(pc.equal(table["house"], house),
-                                        pc.equal(table["date"], date)))
-            folder = self.out / f"house={house}" / f"date={date}"
+        for house, day, part in parts:
+            folder = self.out / f"house={house}" / f"date={day}"
             folder.mkdir(parents=True, exist_ok=True)
-            path = folder / f"part-{self.run}-{self.chunk}.ndjson"
-            with path.open("wb") as handle:
-                for row in part.drop_columns(["house", "date"]).to_pylist():
-                    payload = row.pop("payload")
-                    row["at"] = int(row["at"].timestamp() * 1000)
-                    handle.write(msgspec.json.encode(row)[:-1] + b',"event":'
-                                 + payload.encode() + b"}\n")
+            path = folder / f"part-{self.run}-{self.chunk}.{self.fmt}"
+            if self.fmt == "parquet":
+                # no Arrow schema in the file: readers take the Parquet types (plain strings
+                # where the rows held dictionaries)
+                pq.write_table(part, path, use_dictionary=DICTIONARY, store_schema=False)
+            else:
+                _ndjson(part, path)
+            self.events += part.num_rows
             self.files += 1
 
 
-def _count(folder: Path) -> int:
-    return sum(1 for _ in folder.rglob("*.parquet")) if folder.exists() else 0
+def _ndjson(part: pa.Table, path: Path) -> None:
+    with path.open("wb") as handle:
+        for row in part.to_pylist():
+            payload = row.pop("payload")
+            row["at"] = int(row["at"].timestamp() * 1000)
+            handle.write(msgspec.json.encode(row)[:-1] + b',"event":' + payload.encode()
+                         + b"}\n")
 
 
 async def export(bootstrap: str, prefix: str, out: Path, since: int, until: int,
@@ -111,31 +103,48 @@ async def export(bootstrap: str, prefix: str, out: Path, since: int, until: int,
         by_partition[entry.partition].append(entry)
     out.mkdir(parents=True, exist_ok=True)
     writer = Writer(out, fmt)
+    # the reads block (librdkafka): a worker thread does them and all the rest; told to
+    # stop (at its next batch) when the export is cancelled (Ctrl-C)
+    stop = threading.Event()
+    try:
+        skipped, records = await asyncio.to_thread(
+            _write, bootstrap, topics.EVENTS.name(prefix), by_partition, writer, since, until,
+            public, stop)
+    finally:
+        stop.set()
+    return Exported(tables=len(chosen), events=writer.events, files=writer.files,
+                    skipped=[s for s in skipped if _under(s, by_partition)], records=records)
+
+
+def _write(bootstrap: str, events: str, by_partition: dict[int, list[TableEntry]],
+           writer: Writer, since: int, until: int, public: bool, stop: threading.Event
+           ) -> tuple[list[Skipped], int]:
+    """Each partition's range read once and written: the records skipped, those read."""
     skipped: list[Skipped] = []
     records = 0
-    reader = consumer(bootstrap)
-    await reader.start()
+    reader = BulkReader(bootstrap)
     collecting = gc.isenabled()
     gc.disable()  # millions of short-lived structs: the collector's passes cost more than they free
     try:
-        events = topics.EVENTS.name(prefix)
         for partition, tables in sorted(by_partition.items()):
             houses = {e.table_id: e.house for e in tables}
             first = min(e.first_offset for e in tables)
             last = max(e.last_offset for e in tables)
             rows = Rows()
-            async for batch in read_range(reader, events, partition, first, last):
-                records += len(batch)
-                skipped += rows.collect(partition, batch, houses, since, until, public)
+            for offsets, values in reader.read(events, partition, first, last):
+                if stop.is_set():
+                    raise InfrastructureFault("the export was stopped")
+                records += len(offsets)
+                skipped += rows.collect_values(partition, offsets, values, houses, since,
+                                               until, public)
                 if len(rows) >= CHUNK:
                     writer.write(rows)
             writer.write(rows)
     finally:
         if collecting:
             gc.enable()
-        await reader.stop()
-    return Exported(tables=len(chosen), events=writer.events, files=writer.files,
-                    skipped=[s for s in skipped if _under(s, by_partition)], records=records)
+        reader.close()
+    return skipped, records
 
 
 def _under(skipped: Skipped, by_partition: dict[int, list[TableEntry]]) -> bool:

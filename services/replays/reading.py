@@ -23,6 +23,7 @@ from okey101.app.directory import TableEntry, entry_decoder, is_newer
 from okey101.app.replay import Skipped
 from okey101.errors import InfrastructureFault
 from okey101.table import messages as E
+from services.common.kafka import client_security
 
 FETCH_BYTES = 16 * 1024 * 1024  # scans: the directory, exports
 TABLE_FETCH_BYTES = 1024 * 1024  # one table's range: a fetch holds ~7,000 events
@@ -43,7 +44,7 @@ def consumer(bootstrap: str, **extra: Any) -> AIOKafkaConsumer:
         "bootstrap_servers": bootstrap, "group_id": None, "enable_auto_commit": False,
         "isolation_level": "read_committed", "auto_offset_reset": "earliest",
         "max_partition_fetch_bytes": FETCH_BYTES, "fetch_max_bytes": 4 * FETCH_BYTES,
-        "fetch_max_wait_ms": 20, "request_timeout_ms": 30000}
+        "fetch_max_wait_ms": 20, "request_timeout_ms": 30000, **client_security()}
     return AIOKafkaConsumer(**(options | extra))
 
 
@@ -225,7 +226,8 @@ async def directory_lag(bootstrap: str, prefix: str, group: str, partitions: Seq
     the events topic: from its committed offsets and the partitions' stable ends."""
     topic = topics.EVENTS.name(prefix)
     tps = [TopicPartition(topic, p) for p in partitions]
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=30000)
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=30000,
+                                **client_security())
     reader = consumer(bootstrap)
     try:
         await admin.start()

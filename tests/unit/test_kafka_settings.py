@@ -7,8 +7,14 @@ import ssl
 
 import pytest
 
-from okey101.errors import MalformedInput
-from services.common.kafka import client_security, fault_text, replication_settings
+from okey101.errors import InfrastructureFault, MalformedInput
+from services.common.kafka import (
+    client_security,
+    fault_text,
+    rdkafka_security,
+    replication_settings,
+)
+from services.replays.bulk import BulkReader
 
 
 def test_no_setting_means_plaintext() -> None:
@@ -52,6 +58,25 @@ def test_a_bad_security_setting_is_refused_naming_the_variable(
         client_security(env)
 
 
+def test_the_export_reader_takes_the_same_settings_in_librdkafka_names() -> None:
+    assert rdkafka_security({}) == {"security.protocol": "PLAINTEXT"}
+    env = {"OKEY_KAFKA_SECURITY_PROTOCOL": "SASL_PLAINTEXT", "OKEY_KAFKA_USERNAME": "analyst",
+           "OKEY_KAFKA_PASSWORD": "secret"}
+    assert rdkafka_security(env) == {
+        "security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "SCRAM-SHA-512",
+        "sasl.username": "analyst", "sasl.password": "secret"}
+    tls = rdkafka_security({**env, "OKEY_KAFKA_SECURITY_PROTOCOL": "SASL_SSL",
+                            "OKEY_KAFKA_SASL_MECHANISM": "PLAIN"})
+    assert tls["sasl.mechanism"] == "PLAIN" and tls["ssl.ca.location"] == "probe"
+    assert tls["ssl.endpoint.identification.algorithm"] == "https"
+
+
+def test_the_export_reader_refuses_a_bad_setting_as_every_client_does() -> None:
+    with pytest.raises(MalformedInput, match="OKEY_KAFKA_PASSWORD is not set"):
+        rdkafka_security({"OKEY_KAFKA_SECURITY_PROTOCOL": "SASL_SSL",
+                          "OKEY_KAFKA_USERNAME": "x"})
+
+
 def test_replication_settings_are_unset_unless_given() -> None:
     assert replication_settings({}) == (None, None)
     assert replication_settings({"OKEY_REPLICATION_FACTOR": "3",
@@ -67,3 +92,13 @@ def test_a_fault_is_one_line_naming_its_kind_once() -> None:
     assert fault_text(TimeoutError()) == "TimeoutError"
     assert fault_text(OSError("refused\n  at x")) == "OSError: refused at x"
     assert fault_text(ValueError("ValueError: twice")) == "ValueError: twice"
+
+
+def test_the_export_reader_names_why_a_range_could_not_be_read() -> None:
+    reader = BulkReader("127.0.0.1:1")  # nothing listens there
+    try:
+        with pytest.raises(InfrastructureFault, match=r"okey\.events\[0\] offsets 0-10: not "
+                           r"read in 2 s \(.*Connection refused"):
+            list(reader.read("okey.events", 0, 0, 10, timeout=2))
+    finally:
+        reader.close()

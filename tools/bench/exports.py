@@ -2,15 +2,17 @@
 
 The records are those `tools.bench.replays` produces (whole matches of the four houses
 played by the simple players, copied under fresh table ids, `--live` tables interleaved on
-each partition), made once, saved, and handed over in batches of at most 50,000 as the
-reader hands them over. Every run is a fresh process (as `okey101 export` is), pinned to
-one core, the garbage collector off as in the export, and does what
-`services.replays.exporting.export` does after reading, one partition at a time:
+each partition), made once, saved, and handed over as the bulk reader hands them over
+(`services.replays.bulk`: batches of at most 5,000 offsets and values). Every run is a
+fresh process (as `okey101 export` is), pinned to one core, the garbage collector off as
+in the export, and does what `services.replays.exporting.export` does after reading, one
+partition at a time:
 
-1. decode and collect (`Rows.collect`): msgspec decoding, the row loop;
-2. Arrow (`Rows.table()`): the columns; then the rows' Python objects freed
-   (`Rows.clear()`);
-3. Parquet (`Writer.write_table`): split by house and date, encoded, written.
+1. decode and collect (`Rows.collect_values`): msgspec decoding, the row loop (which
+   keeps the rows apart by house, UTC day and event type);
+2. Arrow (`Rows.parts()`): the columns of each house and date; then the rows' Python
+   objects freed (`Rows.clear()`);
+3. Parquet (`Writer.write_parts`): each house and date encoded and written to its file.
 
 CPU time is `os.times()` user + system (the pages a run faults in are system time). The
 medians over the runs are printed, per event and as events per CPU second. Reading from
@@ -34,23 +36,18 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import NamedTuple, TypeVar
+from typing import TypeVar
 
 from okey101.app import topics
 from okey101.app.exports import Rows
+from services.replays.bulk import BATCH  # records a read hands over at most
 from services.replays.exporting import Writer
 from tools.bench.replays import HOUSES, matches, schedule
 
-BATCH = 50_000  # records a read hands over at most (services.replays.reading.read_range)
 T = TypeVar("T")
 
 
-class Record(NamedTuple):
-    offset: int
-    value: bytes | None
-
-
-Partitions = dict[int, list[list[Record]]]
+Partitions = dict[int, list[tuple[list[int], list[bytes | None]]]]  # (offsets, values)
 
 
 def records(events: int, distinct: int, live: int, seed: int
@@ -65,8 +62,9 @@ def records(events: int, distinct: int, live: int, seed: int
             table = key.decode()
             # copy n is of match n % distinct, played in house n % distinct % 4 (`matches`)
             houses[table] = HOUSES[int(table.rsplit("-", 1)[1]) % distinct % len(HOUSES)]
-        listed = [Record(i, value) for i, (_, value) in enumerate(pairs)]
-        parts[partition] = [listed[i:i + BATCH] for i in range(0, len(listed), BATCH)]
+        values: list[bytes | None] = [value for _, value in pairs]
+        parts[partition] = [(list(range(i, min(i + BATCH, len(values)))), values[i:i + BATCH])
+                            for i in range(0, len(values), BATCH)]
     return parts, houses, sum(len(p) for p in by_partition.values())
 
 
@@ -94,13 +92,13 @@ def run(saved: Path) -> dict[str, float]:
         writer = Writer(folder, "parquet")
         for partition, batches in sorted(parts.items()):
             rows = Rows()
-            for batch in batches:
-                timed(seconds, "collect",
-                      lambda b=batch, p=partition, r=rows: r.collect(p, b, houses))
-            table = timed(seconds, "arrow", rows.table)
+            for offsets, values in batches:
+                timed(seconds, "collect", lambda o=offsets, v=values, p=partition, r=rows:
+                      r.collect_values(p, o, v, houses))
+            parts = timed(seconds, "arrow", lambda r=rows: list(r.parts()))
             timed(seconds, "free", rows.clear)  # the rows' Python objects freed
-            timed(seconds, "parquet", lambda t=table: writer.write_table(t))
-            del table
+            timed(seconds, "parquet", lambda t=parts: writer.write_parts(t))
+            del parts
         assert writer.events == total, (writer.events, total)
     finally:
         gc.enable()

@@ -14,7 +14,8 @@
    the same run, the same replay done by a full scan of the topic (every partition read
    from the beginning, the table's records kept, folded): the ratio.
 4. Export: every event of the topic to Parquet, the bench process pinned to one core:
-   events/s from the broker to the files, and CPU seconds.
+   events/s from the broker to the files, and CPU seconds; first the reading alone (the
+   export's reader, `services.replays.bulk`, every record read and dropped).
 5. Directory lag under the demo's load: the demo's four bot tables played by the real
    processor, timers and bots with the replays service following; for every event, from
    its record time to the record time of the first directory entry holding it: p50/p99/max.
@@ -43,6 +44,7 @@ from typing import Any
 import aiohttp
 import msgspec
 from aiokafka import AIOKafkaProducer, TopicPartition
+from confluent_kafka import TopicPartition as ConfluentPartition
 
 from okey101 import profiles
 from okey101.app import topics
@@ -51,6 +53,7 @@ from okey101.app.replay import fold
 from okey101.table import messages as E
 from okey101.table.simulate import match_seeds, play_match
 from services.common.kafka import bootstrap_servers, provision
+from services.replays.bulk import BulkReader
 from services.replays.exporting import export
 from services.replays.reading import (
     consumer,
@@ -206,22 +209,20 @@ async def full_scan(bootstrap: str, topic: str, partitions: int, table: str) -> 
     return (time.perf_counter() - started) * 1000
 
 
-async def read_only(bootstrap: str, topic: str, partitions: int) -> int:
-    """Every record of the topic read and dropped: what the export's reading costs."""
-    reader = consumer(bootstrap)
-    await reader.start()
+def read_only(bootstrap: str, topic: str, partitions: int) -> int:
+    """Every record of the topic read and dropped, by the reader the export reads with
+    (`services.replays.bulk`): what the export's reading costs."""
+    reader = BulkReader(bootstrap)
     count = 0
     try:
-        tps = [TopicPartition(topic, p) for p in range(partitions)]
-        ends = await reader.end_offsets(tps)
-        for tp in tps:
-            if ends[tp]:
-                async for records in read_range(reader, topic, tp.partition, 0, ends[tp] - 1,
-                                                 timeout=600):
-                    count += len(records)
+        for partition in range(partitions):
+            low, high = reader.consumer.get_watermark_offsets(
+                ConfluentPartition(topic, partition), timeout=30)
+            for offsets, _ in reader.read(topic, partition, low, high - 1, timeout=600):
+                count += len(offsets)
         return count
     finally:
-        await reader.stop()
+        reader.close()
 
 
 # ---------------------------------------------------------------- 5. lag under the demo
@@ -350,7 +351,8 @@ async def main_async(args: argparse.Namespace) -> None:
     try:
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
         cpu, wall = time.process_time(), time.perf_counter()
-        read = await read_only(bootstrap, topics.EVENTS.name(prefix), partitions)
+        read = await asyncio.to_thread(read_only, bootstrap, topics.EVENTS.name(prefix),
+                                       partitions)
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
         print(f"export, its first stage alone: {read} records read from the broker in "
               f"{wall:.1f} s ({read / wall:,.0f}/s; {read / cpu:,.0f} per CPU second)",
