@@ -36,7 +36,7 @@ from okey101.errors import MalformedInput
 from okey101.table import messages as E
 from okey101.table.views import SPECTATOR
 from services.common.http import Readiness
-from services.common.kafka import provision
+from services.common.kafka import client_security, provision
 from services.gateway import metrics
 
 if TYPE_CHECKING:
@@ -166,11 +166,12 @@ class Gateway:
         s = self.settings
         self.partitions = await provision(s.bootstrap, s.prefix)
         producer = AIOKafkaProducer(bootstrap_servers=s.bootstrap, linger_ms=1,
-                                    enable_idempotence=True)
+                                    enable_idempotence=True, **client_security())
         consumer = AIOKafkaConsumer(bootstrap_servers=s.bootstrap, group_id=None,
                                     isolation_level="read_committed",
                                     enable_auto_commit=False, fetch_max_wait_ms=10,
-                                    max_partition_fetch_bytes=4 * 1024 * 1024)
+                                    max_partition_fetch_bytes=4 * 1024 * 1024,
+                                    **client_security())
         try:
             await producer.start()
             await consumer.start()

@@ -35,7 +35,7 @@ from okey101.app import topics
 from okey101.app.directory import TableEntry, entry_decoder, fold, is_newer, skip
 from okey101.table import messages as E
 from services.common.http import Readiness
-from services.common.kafka import Rebalance, provision
+from services.common.kafka import Rebalance, client_security, provision
 from services.replays import api, metrics
 from services.replays.reading import Readers, consumer
 
@@ -92,7 +92,7 @@ class Replays:
             await self.readers.start()
             self.producer = AIOKafkaProducer(bootstrap_servers=self.bootstrap,
                                              enable_idempotence=True, linger_ms=5,
-                                             request_timeout_ms=30000)
+                                             request_timeout_ms=30000, **client_security())
             await self.producer.start()
             await self._load_directory()
             self.consumer = AIOKafkaConsumer(
@@ -100,7 +100,8 @@ class Replays:
                 enable_auto_commit=False, isolation_level="read_committed",
                 auto_offset_reset="earliest", session_timeout_ms=10000,
                 heartbeat_interval_ms=1000, group_instance_id=self.instance_id,
-                max_partition_fetch_bytes=8 * 1024 * 1024, fetch_max_wait_ms=20)
+                max_partition_fetch_bytes=8 * 1024 * 1024, fetch_max_wait_ms=20,
+                **client_security())
             await self.consumer.start()
         except BaseException:
             await self._shutdown(quiet=True)

@@ -102,3 +102,36 @@ def test_the_export_reader_names_why_a_range_could_not_be_read() -> None:
             list(reader.read("okey.events", 0, 0, 10, timeout=2))
     finally:
         reader.close()
+
+
+def _clients_without_credentials(source: str) -> list[int]:
+    """Lines of the Kafka clients `source` makes in a function (or module) that never calls
+    `client_security()` for their keywords."""
+    import ast
+    kinds = {"AIOKafkaConsumer", "AIOKafkaProducer", "AIOKafkaAdminClient"}
+    tree = ast.parse(source)
+    scopes = [n for n in ast.walk(tree)
+              if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)] or [tree]
+    missing = set()
+    for scope in scopes:
+        calls = [n for n in ast.walk(scope) if isinstance(n, ast.Call)]
+        secured = any(getattr(c.func, "id", None) == "client_security" for c in calls)
+        missing |= {c.lineno for c in calls
+                    if getattr(c.func, "id", None) in kinds and not secured}
+    return sorted(missing)
+
+
+def test_every_kafka_client_of_every_service_takes_the_credentials_from_the_settings(
+        ) -> None:
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    found = {str(p.relative_to(root)): _clients_without_credentials(p.read_text())
+             for p in sorted((root / "services").rglob("*.py"))}
+    assert {path: lines for path, lines in found.items() if lines} == {}
+
+
+def test_the_credentials_check_finds_a_client_made_without_them() -> None:
+    assert _clients_without_credentials(
+        "def a():\n    return AIOKafkaProducer(bootstrap_servers=b)\n"
+        "def b():\n    return AIOKafkaConsumer(bootstrap_servers=b, **client_security())\n"
+        ) == [2]
