@@ -90,6 +90,7 @@ bench: $(STAMP)
 	$(BIN)/python -m tools.bench.audit
 	$(BIN)/python -m tools.bench.shuffle
 	$(BIN)/python -m tools.bench.soak --service processor
+	$(BIN)/python -m tools.bench.footprint
 	$(BIN)/python -m tools.bench.recovery
 
 bench-quick: $(STAMP)
