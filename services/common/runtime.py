@@ -31,7 +31,7 @@ from okey101.errors import MalformedInput
 from services.common.http import BrokerProbe, HealthServer, ReportsReadiness
 from services.common.kafka import KafkaClientLog, fault_text
 from services.common.logs import configure_logging
-from services.common.memory import track_gc_pauses
+from services.common.memory import freeze_startup, track_gc_pauses
 from services.common.settings import ServiceSettings, load
 
 log = structlog.get_logger("runtime")
@@ -72,6 +72,7 @@ def run(settings_class: type[S], build: Callable[[S], Service],
         return 2
     configure_logging(loaded.log_level)
     track_gc_pauses()
+    freeze_startup()
     return asyncio.run(serve_settings(loaded, build))
 
 

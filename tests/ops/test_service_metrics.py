@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import gc
+from typing import Any
 
+import pytest
 from prometheus_client import REGISTRY, generate_latest
 
 from okey101.table import messages as E
@@ -56,3 +58,33 @@ def test_every_collection_of_the_garbage_collector_is_timed_by_generation() -> N
     before = full()
     gc.collect()
     assert full() == before + 1
+
+
+def test_a_service_freezes_what_it_started_with_out_of_every_full_collection() -> None:
+    import subprocess
+    import sys
+    code = ("import gc, services.views.app\n"
+            "from services.common.memory import freeze_startup\n"
+            "before = len(gc.get_objects())\n"
+            "freeze_startup()\n"
+            "print(before, len(gc.get_objects()), gc.get_freeze_count())\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    before, walked, frozen = map(int, done.stdout.split())
+    assert before > 10_000 and frozen >= before * 0.9  # imports: left out from now on
+    assert walked < 1_000
+
+
+def test_run_freezes_the_startup_before_serving(monkeypatch: pytest.MonkeyPatch) -> None:
+    from services.common import runtime
+    from services.views.settings import ViewsSettings
+    calls: list[str] = []
+    monkeypatch.setattr(runtime, "freeze_startup", lambda: calls.append("freeze"))
+
+    def serve(coroutine: Any) -> int:
+        coroutine.close()
+        calls.append("serve")
+        return 0
+    monkeypatch.setattr(runtime.asyncio, "run", serve)
+    assert runtime.run(ViewsSettings, lambda s: None, argv=[]) == 0  # never built here
+    assert calls == ["freeze", "serve"]
