@@ -10,6 +10,7 @@ import sys
 
 from okey101.app import topics
 from okey101.table import messages as E
+from services.demo.__main__ import BOARDS_PORT, SERVICES
 from tests.kafka.support import ROOT, read_all
 from tools.dashboards.live import free_ports
 
@@ -17,7 +18,8 @@ from tools.dashboards.live import free_ports
 async def test_the_short_demo_plays_every_house_to_the_end_and_bots_are_never_rejected(
         kafka_bootstrap: str) -> None:
     env = dict(os.environ, KAFKA_BOOTSTRAP=kafka_bootstrap)
-    base = free_ports(3)  # not 9101-9103: another run may hold them
+    # not 9101-...: another run may hold them; every port the demo takes from its base
+    base = free_ports(max(len(SERVICES), BOARDS_PORT + 1))
     done = await asyncio.to_thread(
         subprocess.run, [sys.executable, "-m", "services.demo", "--hands", "1",
                          "--timeout", "300", "--metrics-port-base", str(base)],

@@ -7,7 +7,6 @@ import asyncio
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -23,13 +22,12 @@ from services.cli.standings import fold_events
 from services.common.kafka import provision
 from services.leaderboards.reading import read_records
 from tests.kafka.support import ROOT
+from tools.dashboards.live import free_ports
 from tools.standings_feed import interleave, population, publish
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    return free_ports(1)  # below the ephemeral range: no client takes it meanwhile
 
 
 class LeaderboardsProcess:

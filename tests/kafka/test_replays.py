@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -50,6 +49,7 @@ from tests.kafka.support import (
     read_all,
     record_timeout_match,
 )
+from tools.dashboards.live import free_ports
 
 # classic deals a hand again when the deck runs out with nobody opened: a match played by
 # time-outs alone never ends there
@@ -80,9 +80,7 @@ class Load(msgspec.Struct, kw_only=True):
 
 
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    return free_ports(1)  # below the ephemeral range: no client takes it meanwhile
 
 
 async def _garbage(bootstrap: str, prefix: str, table_id: str) -> tuple[int, int]:

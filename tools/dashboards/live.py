@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import socket
 import subprocess
@@ -69,16 +70,25 @@ class RealRun:
 
 
 def free_ports(count: int) -> int:
-    """The first of `count` consecutive free ports."""
-    for _ in range(200):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            first = int(s.getsockname()[1])
-        if first + count > 65535:
-            continue
+    """The first of `count` consecutive free ports, below the kernel's ephemeral range: a
+    port chosen there may be taken by any outgoing connection (a Kafka client's, say)
+    between this check and the service's bind."""
+    low, high = _listening_range()
+    rng = random.Random()
+    for _ in range(500):
+        first = rng.randrange(low, high - count)
         if all(_is_free(first + i) for i in range(count)):
             return first
-    raise OSError(f"no {count} consecutive free ports")
+    raise OSError(f"no {count} consecutive free ports in {low}-{high}")
+
+
+def _listening_range() -> tuple[int, int]:
+    """Ports no outgoing connection is given: from 10000 up to the ephemeral range."""
+    try:
+        ephemeral = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        ephemeral = 32768  # Linux's default
+    return 10000, max(ephemeral, 10100)
 
 
 def _is_free(port: int) -> bool:
