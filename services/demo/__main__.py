@@ -24,7 +24,6 @@ import os
 import re
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -48,6 +47,7 @@ from okey101.table import messages as E
 from services.cli.standings import render
 from services.common.kafka import bootstrap_servers, client_security, provision
 from services.common.logs import configure_logging
+from services.common.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 BROKER = ROOT / "tools" / "kafka" / "broker.sh"
@@ -347,18 +347,6 @@ async def boards(url: str, tables: int, timeout: float = 60) -> None:
             async with http.get(f"{url}/houses/{house}/board?top=10") as response:
                 board = msgspec.json.decode(await response.read(), type=_Board)
             print(render(rules, board.rows, None, board.bots_excluded))
-
-
-def free_port(preferred: int) -> int:
-    """`preferred` when it is free, else any free port (another demo may hold it)."""
-    for port in (preferred, 0):
-        with socket.socket() as sock:
-            try:
-                sock.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return int(sock.getsockname()[1])
-    raise OSError("no free port")
 
 
 async def wait_for_directory(url: str, tables: dict[str, Table], timeout: float) -> None:

@@ -10,9 +10,9 @@ import sys
 
 from okey101.app import topics
 from okey101.table import messages as E
+from services.common.ports import free_ports
 from services.demo.__main__ import BOARDS_PORT, SERVICES
 from tests.kafka.support import ROOT, read_all
-from tools.dashboards.live import free_ports
 
 
 async def test_the_short_demo_plays_every_house_to_the_end_and_bots_are_never_rejected(

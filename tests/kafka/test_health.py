@@ -15,8 +15,8 @@ from pathlib import Path
 import aiohttp
 
 from services.common.kafka import provision
+from services.common.ports import free_ports
 from tests.kafka.support import ROOT
-from tools.dashboards.live import free_ports
 
 SERVICES = ("processor", "timers", "bots")
 

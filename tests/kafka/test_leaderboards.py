@@ -20,14 +20,10 @@ from okey101.app import topics
 from okey101.standings import Ledger
 from services.cli.standings import fold_events
 from services.common.kafka import provision
+from services.common.ports import free_port
 from services.leaderboards.reading import read_records
 from tests.kafka.support import ROOT
-from tools.dashboards.live import free_ports
 from tools.standings_feed import interleave, population, publish
-
-
-def free_port() -> int:
-    return free_ports(1)  # below the ephemeral range: no client takes it meanwhile
 
 
 class LeaderboardsProcess:

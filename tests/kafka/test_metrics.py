@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -17,16 +16,11 @@ from pathlib import Path
 import pytest
 
 from services.common.kafka import provision
+from services.common.ports import free_port
 from tests.kafka.support import ROOT, publish, read_all, record_timeout_match
 
 PROMETHEUS = shutil.which("prometheus")
 pytestmark = pytest.mark.skipif(PROMETHEUS is None, reason="the prometheus package is missing")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _query(port: int, expr: str) -> list[dict]:  # type: ignore[type-arg]
@@ -49,7 +43,7 @@ async def test_prometheus_scrapes_the_processor_commands_by_type_and_result(
     prefix = f"t{uuid.uuid4().hex[:8]}"
     await provision(kafka_bootstrap, prefix)
     commands, _ = record_timeout_match(f"{prefix}-m", 5)
-    metrics_port, web_port = _free_port(), _free_port()
+    metrics_port, web_port = free_port(), free_port()
     processor = subprocess.Popen(
         [sys.executable, "-m", "services.processor", "--bootstrap", kafka_bootstrap,
          "--prefix", prefix, "--group", f"{prefix}-g", "--metrics-port", str(metrics_port),

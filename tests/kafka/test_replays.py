@@ -32,6 +32,7 @@ from okey101.app.replay import fold as fold_events
 from okey101.table import messages as E
 from okey101.table.state import TableState
 from services.common.kafka import provision
+from services.common.ports import free_port
 from services.replays.app import Replays
 from services.replays.exporting import export
 from services.replays.reading import (
@@ -49,7 +50,6 @@ from tests.kafka.support import (
     read_all,
     record_timeout_match,
 )
-from tools.dashboards.live import free_ports
 
 # classic deals a hand again when the deck runs out with nobody opened: a match played by
 # time-outs alone never ends there
@@ -77,10 +77,6 @@ class Load(msgspec.Struct, kw_only=True):
     recorded: dict[str, tuple[list[E.Command], TableState]]
     garbage: tuple[str, int, int]  # table, partition, offset
     log: Path
-
-
-def free_port() -> int:
-    return free_ports(1)  # below the ephemeral range: no client takes it meanwhile
 
 
 async def _garbage(bootstrap: str, prefix: str, table_id: str) -> tuple[int, int]:

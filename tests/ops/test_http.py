@@ -3,11 +3,10 @@ the broker probe), on one aiohttp server."""
 
 from __future__ import annotations
 
-import socket
-
 import aiohttp
 
 from services.common.http import BrokerProbe, HealthServer, Readiness
+from services.common.ports import free_port
 
 
 class Fake:
@@ -18,16 +17,10 @@ class Fake:
         return self.answer
 
 
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 async def test_healthz_answers_while_readyz_says_what_is_missing() -> None:
     service, probe = Fake(), BrokerProbe("127.0.0.1:1")
     probe.reachable = True
-    server, port = HealthServer(service, probe), _port()
+    server, port = HealthServer(service, probe), free_port()
     await server.start("127.0.0.1", port)
     try:
         async with aiohttp.ClientSession() as http:
@@ -54,7 +47,7 @@ async def test_healthz_answers_while_readyz_says_what_is_missing() -> None:
 
 
 async def test_the_broker_probe_says_unreachable_when_nothing_listens() -> None:
-    probe = BrokerProbe(f"127.0.0.1:{_port()}", period=0.1, timeout=1)
+    probe = BrokerProbe(f"127.0.0.1:{free_port()}", period=0.1, timeout=1)
     probe.start()
     try:
         import asyncio
@@ -73,7 +66,7 @@ async def test_okey101_health_exits_0_when_ready_and_1_with_the_reason_when_not(
 
     from services.cli.main import main
     service = Fake()
-    server, port = HealthServer(service, None), _port()
+    server, port = HealthServer(service, None), free_port()
     await server.start("127.0.0.1", port)
     try:
         alive = await asyncio.to_thread(main, ["health", str(port)])

@@ -13,13 +13,8 @@ import time
 
 import pytest
 
+from services.common.ports import free_port
 from tests.kafka.support import ROOT
-
-
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.mark.parametrize("service", ["processor", "timers", "bots", "leaderboards", "replays",
@@ -28,7 +23,7 @@ def test_no_broker_is_a_json_line_per_retry_and_sigterm_ends_the_wait(service: s
     env = dict(os.environ, OKEY_GATEWAY_SECRET="s" * 32)
     proc = subprocess.Popen(
         [sys.executable, "-m", f"services.{service}", "--bootstrap",
-         f"127.0.0.1:{_closed_port()}", "--metrics-port", "0"], cwd=ROOT, env=env,
+         f"127.0.0.1:{free_port()}", "--metrics-port", "0"], cwd=ROOT, env=env,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stdout is not None
     seen: list[str] = []
@@ -59,7 +54,7 @@ def test_a_taken_metrics_port_is_one_json_line_and_exit_status_1() -> None:
         taken.listen()
         port = taken.getsockname()[1]
         done = subprocess.run([sys.executable, "-m", "services.bots", "--metrics-port",
-                               str(port), "--bootstrap", f"127.0.0.1:{_closed_port()}"],
+                               str(port), "--bootstrap", f"127.0.0.1:{free_port()}"],
                               cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 1
     lines = [json.loads(line) for line in done.stdout.splitlines()]

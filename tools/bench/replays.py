@@ -53,6 +53,7 @@ from okey101.app.replay import fold
 from okey101.table import messages as E
 from okey101.table.simulate import match_seeds, play_match
 from services.common.kafka import bootstrap_servers, provision
+from services.common.ports import free_port
 from services.replays.bulk import BulkReader
 from services.replays.exporting import export
 from services.replays.reading import (
@@ -71,14 +72,6 @@ T0 = 1_764_500_000_000
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 class Service:

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -27,6 +25,7 @@ from typing import Any
 
 import yaml
 
+from services.common.ports import free_ports
 from services.demo.__main__ import SERVICES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -67,37 +66,6 @@ class RealRun:
         data = self.get("/api/v1/query_range", query=expr, start=self.start, end=self.end,
                         step=step)
         return list(data["result"])
-
-
-def free_ports(count: int) -> int:
-    """The first of `count` consecutive free ports, below the kernel's ephemeral range: a
-    port chosen there may be taken by any outgoing connection (a Kafka client's, say)
-    between this check and the service's bind."""
-    low, high = _listening_range()
-    rng = random.Random()
-    for _ in range(500):
-        first = rng.randrange(low, high - count)
-        if all(_is_free(first + i) for i in range(count)):
-            return first
-    raise OSError(f"no {count} consecutive free ports in {low}-{high}")
-
-
-def _listening_range() -> tuple[int, int]:
-    """Ports no outgoing connection is given: from 10000 up to the ephemeral range."""
-    try:
-        ephemeral = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        ephemeral = 32768  # Linux's default
-    return 10000, max(ephemeral, 10100)
-
-
-def _is_free(port: int) -> bool:
-    with socket.socket() as s:
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-        return True
 
 
 def prometheus_config(base: int) -> tuple[dict[str, Any], dict[str, int]]:
