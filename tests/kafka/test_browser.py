@@ -92,13 +92,13 @@ async def _play_until_the_hand_ends(page: object, limit: float = 300) -> int:
     deadline = time.monotonic() + limit
     while not await page.is_visible("#hand-result"):
         assert time.monotonic() < deadline, "the hand did not end"
-        before = await page.text_content("#table-title")
+        before = None
         if await page.is_enabled("#deck"):
-            await page.click("#deck")
+            before = await _click_seen(page, "#deck")
         elif await page.is_enabled("#discard-button"):
             await page.click(".slot .tile >> nth=0")
-            await page.click("#discard-button")
-        else:
+            before = await _click_seen(page, "#discard-button")
+        if before is None:
             await page.wait_for_timeout(100)
             continue
         moves += 1
@@ -108,3 +108,22 @@ async def _play_until_the_hand_ends(page: object, limit: float = 300) -> int:
             "before => document.querySelector('#table-title').textContent !== before",
             arg=before, timeout=30000)
     return moves
+
+
+async def _click_seen(page: object, selector: str) -> str | None:
+    """Click `selector` and return the table's title (its view's version) as it was at the
+    click, in one turn of the page's event loop; None if the button was disabled by then. A
+    view arriving between reading the title and clicking would otherwise end the wait for
+    the move's own view, and the next move would be sent against the old one."""
+    from playwright.async_api import Page
+
+    assert isinstance(page, Page)
+    seen: str | None = await page.evaluate(
+        """selector => {
+             const button = document.querySelector(selector);
+             if (button.disabled) return null;
+             const title = document.querySelector('#table-title').textContent;
+             button.click();
+             return title;
+           }""", selector)
+    return seen
