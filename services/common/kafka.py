@@ -181,6 +181,20 @@ async def provision(bootstrap: str, prefix: str = "okey",
         await admin.close()
 
 
+async def drop_topics(bootstrap: str, prefix: str) -> list[str]:
+    """Delete every topic named `prefix.*` (a benchmark's or a test's own); the names
+    deleted."""
+    admin = admin_client(bootstrap)
+    await admin.start()
+    try:
+        names = [t for t in await admin.list_topics() if t.startswith(f"{prefix}.")]
+        if names:
+            await admin.delete_topics(names)
+        return names
+    finally:
+        await admin.close()
+
+
 async def wait_for_leaders(admin: AIOKafkaAdminClient, names: list[str],
                            timeout: float = LEADER_WAIT_S) -> None:
     """Until every partition of `names` has a leader: a producer that starts before that

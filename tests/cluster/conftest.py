@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 from aiokafka.admin import AIOKafkaAdminClient
 
+from services.common.kafka import drop_topics
+
 HERE = Path(__file__).resolve().parent
 BROKER_SH = HERE.parents[1] / "tools" / "kafka" / "broker.sh"
 ENABLED = os.environ.get("OKEY_CLUSTER_TESTS") == "1"
@@ -80,13 +82,7 @@ class Cluster:
     async def delete_topics(self, prefix: str) -> None:
         """The topics of `prefix`: a restarted node loads every log before it serves, so
         leftovers from earlier runs would slow each restart down."""
-        admin = AIOKafkaAdminClient(bootstrap_servers=self.bootstrap)
-        await admin.start()
-        try:
-            await admin.delete_topics([t for t in await admin.list_topics()
-                                       if t.startswith(f"{prefix}.")])
-        finally:
-            await admin.close()
+        await drop_topics(self.bootstrap, prefix)
 
 
 @pytest.fixture(scope="session")

@@ -23,7 +23,6 @@ import os
 import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
 
 from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
@@ -38,6 +37,7 @@ from services.common.kafka import (
     read_partitions,
 )
 from services.demo.__main__ import house_options, setup_commands
+from tools.bench import scratch
 from tools.bench.kafka import Processor, interleave, record, run_load
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -103,7 +103,7 @@ async def main_async(args: argparse.Namespace) -> None:
         subprocess.run(["bash", str(ROOT / "tools" / "kafka" / "broker.sh"), "start"],
                        check=True)
     bootstrap = bootstrap_servers()
-    prefix = f"disk{uuid.uuid4().hex[:6]}"
+    prefix = scratch.prefix("disk", bootstrap)
     await provision(bootstrap, prefix)
     if args.compression != "none":
         await compress(bootstrap, prefix, args.compression)
@@ -178,7 +178,7 @@ def main() -> None:
                         choices=("none", "gzip", "snappy", "lz4", "zstd"),
                         help="the topics' compression.type (the brokers compress)")
     args = parser.parse_args()
-    asyncio.run(main_async(args))
+    scratch.run(main_async(args))
 
 
 if __name__ == "__main__":

@@ -24,7 +24,6 @@ import statistics
 import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +32,7 @@ import msgspec
 
 from okey101.app import identity
 from services.common.kafka import bootstrap_servers, provision
+from tools.bench import scratch
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "bench-" + "0123456789abcdef" * 3
@@ -359,8 +359,9 @@ async def main_async(args: argparse.Namespace) -> None:
     if not os.environ.get("KAFKA_BOOTSTRAP"):
         subprocess.run(["bash", str(ROOT / "tools" / "kafka" / "broker.sh"), "start"],
                        check=True)
-    prefix = f"benchgw{uuid.uuid4().hex[:6]}"
-    services = Services(bootstrap_servers(), prefix)
+    bootstrap = bootstrap_servers()
+    prefix = scratch.prefix("benchgw", bootstrap)
+    services = Services(bootstrap, prefix)
     try:
         url = await services.start()
         print(f"gateway: {args.players} players at {args.players // 4} north-sultan tables, "
@@ -391,7 +392,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.quick:
         args.seconds, args.connections, args.reconnect, args.players = 8, 300, 200, 80
-    asyncio.run(main_async(args))
+    scratch.run(main_async(args))
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ from okey101.app import topics
 from okey101.table import messages as E
 from okey101.table.simulate import match_seeds, play_match
 from services.common.kafka import bootstrap_servers, provision
+from tools.bench import scratch
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -220,7 +221,7 @@ async def main_async(args: argparse.Namespace) -> None:
         subprocess.run(["bash", str(ROOT / "tools" / "kafka" / "broker.sh"), "start"],
                        check=True)
     bootstrap = bootstrap_servers()
-    prefix = f"bench{uuid.uuid4().hex[:6]}"
+    prefix = scratch.prefix("bench", bootstrap)
     await provision(bootstrap, prefix, args.partitions)
     per_table = record(args.tables, 25, args.hands, args.seed)
     stream = interleave(per_table)
@@ -290,7 +291,7 @@ def main() -> None:
     parser.add_argument("--no-views", dest="views", action="store_false",
                         help="do not run the views service beside the processor")
     parser.add_argument("--partitions", type=int, default=topics.PARTITIONS)
-    asyncio.run(main_async(parser.parse_args()))
+    scratch.run(main_async(parser.parse_args()))
 
 
 if __name__ == "__main__":

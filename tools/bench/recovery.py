@@ -35,6 +35,7 @@ from okey101.table.simulate import match_seeds, play_match
 from services.common.kafka import bootstrap_servers, client_security, provision
 from services.common.logs import configure_logging
 from services.processor.app import Processor as InProcess
+from tools.bench import scratch
 from tools.bench.kafka import ROOT, Processor, interleave
 
 
@@ -130,7 +131,7 @@ async def main_async(args: argparse.Namespace) -> None:
         subprocess.run(["bash", str(ROOT / "tools" / "kafka" / "broker.sh"), "start"],
                        check=True)
     bootstrap = bootstrap_servers()
-    prefix = f"rec{uuid.uuid4().hex[:6]}"
+    prefix = scratch.prefix("rec", bootstrap)
     partitions = await provision(bootstrap, prefix)
     await shorten_segments(bootstrap, prefix, args.segment_ms)
     stream = waves(args.commands, args.live, args.hands, args.seed)[:args.commands]
@@ -178,7 +179,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=101)
     args = parser.parse_args()
     configure_logging("warning")  # the in-process rebuilds' logs
-    asyncio.run(main_async(args))
+    scratch.run(main_async(args))
 
 
 if __name__ == "__main__":

@@ -36,7 +36,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from collections import defaultdict, deque
 from pathlib import Path
 from typing import Any
@@ -63,6 +62,7 @@ from services.replays.reading import (
     partitions_of,
     read_range,
 )
+from tools.bench import scratch
 
 ROOT = Path(__file__).resolve().parents[2]
 HOUSES = ("north-sultan", "okeygg", "classic", "okey-oyna")
@@ -224,7 +224,7 @@ async def lag_under_demo(bootstrap: str, hands: int) -> list[float]:
 
     from services.demo.__main__ import play
 
-    prefix = f"benchdemo{uuid.uuid4().hex[:6]}"
+    prefix = scratch.prefix("benchdemo", bootstrap)
     await provision(bootstrap, prefix)
     common = ["--bootstrap", bootstrap, "--prefix", prefix, "--metrics-port", "0"]
     port = free_port()
@@ -298,7 +298,7 @@ async def main_async(args: argparse.Namespace) -> None:
         subprocess.run(["bash", str(ROOT / "tools" / "kafka" / "broker.sh"), "start"],
                        check=True)
     bootstrap = bootstrap_servers()
-    prefix = f"benchrp{uuid.uuid4().hex[:6]}"
+    prefix = scratch.prefix("benchrp", bootstrap)
     partitions = await provision(bootstrap, prefix)
     started = time.perf_counter()
     recorded = matches(args.distinct, args.seed)
@@ -379,7 +379,7 @@ def main() -> None:
     parser.add_argument("--hands", type=int, default=3,
                         help="hands a match for the lag under the demo's load (0: skip)")
     parser.add_argument("--seed", type=int, default=101)
-    asyncio.run(main_async(parser.parse_args()))
+    scratch.run(main_async(parser.parse_args()))
 
 
 if __name__ == "__main__":

@@ -28,7 +28,6 @@ import subprocess
 import sys
 import time
 import urllib.request
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +37,7 @@ from okey101.app import topics
 from okey101.standings import Ledger
 from services.common.kafka import bootstrap_servers, provision
 from services.leaderboards.reading import read_records
+from tools.bench import scratch
 from tools.standings_feed import interleave, population, publish
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -92,7 +92,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 async def live(bootstrap: str, rate: float, seconds: float, seed: int) -> None:
-    prefix = f"benchlb{uuid.uuid4().hex[:6]}"
+    prefix = scratch.prefix("benchlb", bootstrap)
     partitions = await provision(bootstrap, prefix)
     matches = max(1, int(rate * seconds))
     tables = population(seed, matches, accounts=max(40, matches // 5), prefix="L")
@@ -130,7 +130,7 @@ async def live(bootstrap: str, rate: float, seconds: float, seed: int) -> None:
 
 
 async def rebuild(bootstrap: str, matches: int, seed: int) -> None:
-    prefix = f"benchlb{uuid.uuid4().hex[:6]}"
+    prefix = scratch.prefix("benchlb", bootstrap)
     await provision(bootstrap, prefix)
     started = time.perf_counter()
     tables = population(seed, matches, accounts=max(200, matches // 50), prefix="R")
@@ -177,9 +177,9 @@ def main() -> int:
         subprocess.run(["bash", str(ROOT / "tools" / "kafka" / "broker.sh"), "start"],
                        check=True)
     print("standings benchmark (tools.bench.standings)")
-    asyncio.run(live(bootstrap, args.rate, args.seconds, args.seed))
+    scratch.run(live(bootstrap, args.rate, args.seconds, args.seed))
     if args.rebuild:
-        asyncio.run(rebuild(bootstrap, args.rebuild, args.seed))
+        scratch.run(rebuild(bootstrap, args.rebuild, args.seed))
     return 0
 
 
