@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import time
 from collections.abc import Sequence
@@ -379,8 +380,9 @@ class _Worker:
             return await self._recover()
         now = time.time()
         metrics.BATCH.observe(time.perf_counter() - started)
+        debug = log.bind().is_enabled_for(logging.DEBUG)
         for record, out in outputs:
-            _account(self.tp.partition, record, out, now, self.tables.tables)
+            _account(self.tp.partition, record, out, now, self.tables.tables, debug)
         self.p._gauge(every=GAUGE_EVERY_S)
         return True
 
@@ -449,7 +451,7 @@ class _Worker:
 
 
 def _account(partition: int, record: Any, out: Output, now: float,
-             tables: dict[str, TableState]) -> None:
+             tables: dict[str, TableState], debug: bool) -> None:
     if record.timestamp:
         metrics.LATENCY.observe(max(0.0, now - record.timestamp / 1000))
     if out.dead_letter is not None:
@@ -460,15 +462,19 @@ def _account(partition: int, record: Any, out: Output, now: float,
     command, outcome = out.command, out.outcome
     assert command is not None and outcome is not None
     kind = type(command).__struct_config__.tag
+    if outcome.accepted and not outcome.duplicate:
+        metrics.COMMANDS.labels(kind, "accepted").inc()
+        if debug:  # most commands: no logger bound for a line not logged
+            log.debug("command_accepted", table_id=command.table_id,
+                      command_id=command.command_id, seq=command.seq, partition=partition,
+                      offset=record.offset, seqs=outcome.seqs)
+        return
     bound = log.bind(table_id=command.table_id, command_id=command.command_id,
                      seq=command.seq, partition=partition, offset=record.offset)
     if outcome.duplicate:
         metrics.DUPLICATES.inc()
         metrics.COMMANDS.labels(kind, "duplicate").inc()
         bound.info("duplicate_command")
-    elif outcome.accepted:
-        metrics.COMMANDS.labels(kind, "accepted").inc()
-        bound.debug("command_accepted", seqs=outcome.seqs)
     else:
         metrics.COMMANDS.labels(kind, "rejected").inc()
         metrics.REJECTIONS.labels(outcome.code).inc()

@@ -8,6 +8,8 @@ commands came from, so one partition holds everything about its tables.
 
 from __future__ import annotations
 
+import functools
+
 import msgspec
 
 from okey101.errors import MalformedInput
@@ -118,6 +120,7 @@ ALL = (COMMANDS, EVENTS, OUTCOMES, VIEWS, SEAT_VIEWS, PLAYER_VIEWS, DEAD_LETTERS
 TABLE_TOPICS = (COMMANDS, EVENTS, OUTCOMES, VIEWS, SEAT_VIEWS, PLAYER_VIEWS, SNAPSHOTS)
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a table's key comes with each of its commands
 def partition_for(key: bytes, partitions: int) -> int:
     """Kafka's default (murmur2) partitioner, as the Java client and aiokafka compute it."""
     return (_murmur2(key) & 0x7FFFFFFF) % partitions
