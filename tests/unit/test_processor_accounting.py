@@ -5,9 +5,12 @@ rules), a rejected or duplicate one always, with its table, command and offset."
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Iterator
 from types import SimpleNamespace
 
 import pytest
+import structlog
 from structlog.testing import capture_logs
 
 from okey101.app.processing import Output
@@ -17,6 +20,16 @@ from services.processor.app import _account
 
 DRAW = E.Draw(table_id="t1", command_id="c1", player_id="p", seat=0, seq=7)
 RECORD = SimpleNamespace(offset=42, timestamp=0)
+
+
+@pytest.fixture(autouse=True)
+def every_level_logged() -> Iterator[None]:
+    """A debug line reaches the capture whatever an earlier test configured (a filtering
+    logger at INFO drops it before any processor)."""
+    saved = structlog.get_config()
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.DEBUG))
+    yield
+    structlog.configure(**saved)
 
 
 def _accepted() -> Output:
