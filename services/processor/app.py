@@ -462,15 +462,14 @@ def _account(partition: int, record: Any, out: Output, now: float,
     command, outcome = out.command, out.outcome
     assert command is not None and outcome is not None
     kind = type(command).__struct_config__.tag
+    where = {"table_id": command.table_id, "command_id": command.command_id,
+             "seq": command.seq, "partition": partition, "offset": record.offset}
     if outcome.accepted and not outcome.duplicate:
         metrics.COMMANDS.labels(kind, "accepted").inc()
         if debug:  # most commands: no logger bound for a line not logged
-            log.debug("command_accepted", table_id=command.table_id,
-                      command_id=command.command_id, seq=command.seq, partition=partition,
-                      offset=record.offset, seqs=outcome.seqs)
+            log.debug("command_accepted", **where, seqs=outcome.seqs)
         return
-    bound = log.bind(table_id=command.table_id, command_id=command.command_id,
-                     seq=command.seq, partition=partition, offset=record.offset)
+    bound = log.bind(**where)
     if outcome.duplicate:
         metrics.DUPLICATES.inc()
         metrics.COMMANDS.labels(kind, "duplicate").inc()
