@@ -226,6 +226,16 @@ def missing_colours(meld: Meld) -> list[int]:
     return [c for c in range(4) if c not in present]
 
 
+def fitting_stands(meld: Meld, wraps: bool) -> frozenset[Tile]:
+    """The tiles a tile must stand for to fit on `meld` now (an okey fits wherever there is
+    room, whatever it stands for): `lay_off_targets` is empty for any other."""
+    if meld.kind == "run":
+        return frozenset(stands_at(meld.colour, p) for p in extension_positions(meld, wraps))
+    if meld.kind == "group":
+        return frozenset(tiles.make(c, meld.number) for c in missing_colours(meld))
+    return frozenset()
+
+
 def lay_off_targets(stands: Tile, meld: Meld, wraps: bool) -> list[int]:
     """Where a tile standing for `stands` fits on `meld`: run positions, or 0 for a group."""
     if meld.kind == "run":

@@ -322,7 +322,8 @@ class Rebalance(ConsumerRebalanceListener):  # type: ignore[misc]
 async def start_group_clients(bootstrap: str, group: str, instance_id: str | None,
                               topic: str, listener: ConsumerRebalanceListener, *,
                               linger_ms: int, fetch_max_wait_ms: int,
-                              max_batch_size: int = 16384
+                              max_batch_size: int = 16384,
+                              compression_type: str | None = None
                               ) -> tuple[AIOKafkaProducer, AIOKafkaConsumer]:
     """An idempotent producer (acks=all) and a read_committed group consumer of `topic`
     (static membership with `instance_id`), started, the consumer subscribed with
@@ -330,7 +331,8 @@ async def start_group_clients(bootstrap: str, group: str, instance_id: str | Non
     woken by a commit marker: keep `fetch_max_wait_ms` short."""
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap, enable_idempotence=True,
                                 acks="all", linger_ms=linger_ms, request_timeout_ms=30000,
-                                max_batch_size=max_batch_size, **client_security())
+                                max_batch_size=max_batch_size,
+                                compression_type=compression_type, **client_security())
     consumer = AIOKafkaConsumer(
         bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False,
         isolation_level="read_committed", auto_offset_reset="earliest",

@@ -44,8 +44,10 @@ log = structlog.get_logger("views")
 
 class ViewsService:
     def __init__(self, bootstrap: str, prefix: str = "okey", group: str = "okey-views",
-                 instance_id: str | None = None, partitions: int = topics.PARTITIONS) -> None:
+                 instance_id: str | None = None, partitions: int = topics.PARTITIONS,
+                 compression: str = "zstd") -> None:
         self.bootstrap = bootstrap
+        self.compression = None if compression == "none" else compression
         self.prefix = prefix
         self.group = group
         self.instance_id = instance_id
@@ -62,14 +64,15 @@ class ViewsService:
     @classmethod
     def from_settings(cls, settings: ViewsSettings) -> ViewsService:
         return cls(settings.bootstrap, prefix=settings.prefix, group=settings.group,
-                   instance_id=settings.instance_id)
+                   instance_id=settings.instance_id, compression=settings.compression)
 
     # ------------------------------------------------------------ lifecycle
     async def connect(self) -> None:
         self.partitions = await provision(self.bootstrap, self.prefix, self.partitions)
         producer, consumer = await start_group_clients(
             self.bootstrap, self.group, self.instance_id, self.events, Rebalance(self),
-            linger_ms=1, fetch_max_wait_ms=20, max_batch_size=BATCH_BYTES)
+            linger_ms=1, fetch_max_wait_ms=20, max_batch_size=BATCH_BYTES,
+            compression_type=self.compression)
         self.producer, self.consumer = producer, consumer
         log.info("views_started", bootstrap=self.bootstrap, group=self.group,
                  prefix=self.prefix)

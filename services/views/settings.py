@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 
 from services.common.settings import ServiceSettings
@@ -17,3 +19,7 @@ class ViewsSettings(ServiceSettings):
     group: str = Field("okey-views", description="consumer group")
     metrics_port: int = Field(9108, ge=0, le=65535, description="port of /metrics, "
                               "/healthz and /readyz (0: no endpoint)")
+    compression: Literal["zstd", "gzip", "none"] = Field(
+        "zstd", description="the player-views producer's compression (a whole view repeats "
+        "the house's rules and the table in every update: zstd cut the topic's bytes about "
+        "tenfold, and the broker's and readers' work with them; docs/capacity.md)")

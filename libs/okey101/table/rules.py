@@ -623,6 +623,8 @@ def can_open_with(s: TableState, seat: int, tile: Tile) -> bool:
             return True
     need = threshold(s, seat, "points")
     wraps, count = p.run_wraps_13_to_1, p.meld_value
+    if tile != hand.okey and not M.melds_with(rack, tile, hand.okey, wraps):
+        return False  # no meld holds `tile`: neither an opening nor an elden one can
     best = opening_within(rack, hand.okey, wraps, count, need)
     if best is not None and best.value >= need:
         if any(pl[0] == tile for m in best.melds for pl in m.tiles):
@@ -702,9 +704,13 @@ def lay_off_options(s: TableState, seat: int) -> list[tuple[Tile, int, LayOffEnd
     hand = s.hand
     assert hand is not None
     wraps, okey = _profile(s).run_wraps_13_to_1, hand.okey
+    fits = [M.fitting_stands(tm.meld, wraps) for tm in hand.melds]
     out: list[tuple[Tile, int, LayOffEnd]] = []
     for tile in sorted(set(me.rack)):
+        stands = okey if tile == tiles.FAKE else tile
         for i, tm in enumerate(hand.melds):
+            if tile != okey and stands not in fits[i]:
+                continue  # the common case, without building the meld's ends
             for end in M.lay_off_ends(tile, tm.meld, okey, wraps):
                 if run_end_room(s, i, end) != 0:
                     out.append((tile, i, end))

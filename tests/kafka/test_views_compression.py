@@ -1,0 +1,108 @@
+"""The views service compresses the player views (zstd by default, `--compression`): every
+update repeats the house's rules and the whole table, so the topic's bytes on the broker
+fall several times over, and readers we did not write (kcat, librdkafka) still read them.
+The broker's own account of the partition sizes (Kafka's LogDirsCommand) is the measure."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import subprocess
+import uuid
+from pathlib import Path
+
+import msgspec
+import pytest
+from aiokafka import AIOKafkaProducer
+
+from okey101.app import topics
+from okey101.table import messages as E
+from okey101.table.simulate import match_seeds, play_match
+from okey101.table.views import player_update_decoder
+from services.common.kafka import provision
+from tests.kafka.support import ViewsProcess, read_all
+
+pytestmark = pytest.mark.kafka
+
+ROOT = Path(__file__).resolve().parents[2]
+KAFKA_LIBS = ROOT / ".cache" / "kafka" / "libs"
+KCAT = shutil.which("kcat") or shutil.which("kafkacat")
+JAVA = shutil.which("java")
+needs_tools = pytest.mark.skipif(
+    KCAT is None or JAVA is None or not any(KAFKA_LIBS.glob("kafka-tools-*.jar")),
+    reason="needs kcat, java and Kafka's jars in .cache/kafka/libs (make kafka-start)")
+
+
+async def _publish_events(bootstrap: str, prefix: str, tables: int) -> int:
+    """Recorded matches' events on the events topic, keyed by table; how many."""
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all")
+    await producer.start()
+    sent = 0
+    try:
+        profile = {"base": "north-sultan", "options": {"hands_per_match": 1}}
+        for i, seed in enumerate(match_seeds(31, tables)):
+            table_id = f"{prefix}-t{i}"
+            for event in play_match(profile, seed).events:
+                event = msgspec.structs.replace(event, table_id=table_id)
+                await producer.send(topics.EVENTS.name(prefix), E.encode(event),
+                                    key=table_id.encode())
+                sent += 1
+                if sent % 50 == 0:  # several batches for the views, not one
+                    await producer.flush()
+                    await asyncio.sleep(0.02)
+        await producer.flush()
+    finally:
+        await producer.stop()
+    return sent
+
+
+def _bytes_on_broker(bootstrap: str, topic: str) -> int:
+    """The topic's size on the broker's disks, as the broker reports it."""
+    out = subprocess.run(
+        [str(JAVA), "-cp", f"{KAFKA_LIBS}/*", "org.apache.kafka.tools.LogDirsCommand",
+         "--bootstrap-server", bootstrap, "--describe", "--topic-list", topic],
+        capture_output=True, text=True, timeout=120, check=True).stdout
+    report = json.loads(next(line for line in out.splitlines() if line.startswith("{")))
+    return sum(p["size"] for b in report["brokers"] for d in b["logDirs"]
+               for p in d["partitions"])
+
+
+async def _views_of(bootstrap: str, compression: str | None) -> tuple[list[bytes], int, str]:
+    """(the player views' values, their bytes on the broker, the topic) for the same
+    matches' events projected by a views service with `compression` (its default: None)."""
+    prefix = f"vz{uuid.uuid4().hex[:8]}"
+    await provision(bootstrap, prefix)
+    views = ViewsProcess(bootstrap, prefix, f"{prefix}-views")
+    if compression is not None:
+        views.args += ["--compression", compression]
+    views.start()
+    try:
+        await views.wait_for("views_ready")
+        await _publish_events(bootstrap, prefix, tables=3)
+        topic = topics.PLAYER_VIEWS.name(prefix)
+        values = await read_all(bootstrap, topic, timeout=60)
+    finally:
+        views.terminate()
+    return values, await asyncio.to_thread(_bytes_on_broker, bootstrap, topic), topic
+
+
+@needs_tools
+async def test_the_player_views_are_stored_compressed_and_kcat_reads_them(
+        kafka_bootstrap: str) -> None:
+    values, stored, topic = await _views_of(kafka_bootstrap, None)
+    raw = sum(len(v) for v in values)
+    assert values and stored * 4 < raw, f"{stored} bytes stored for {raw} bytes of views"
+    out = subprocess.run([str(KCAT), "-b", kafka_bootstrap, "-C", "-t", topic, "-e", "-q",
+                          "-f", "%s\n"], capture_output=True, timeout=60, check=True).stdout
+    read = [player_update_decoder.decode(line) for line in out.splitlines() if line]
+    assert sorted((u.table_id, u.seat, u.version) for u in read) == \
+        sorted((u.table_id, u.seat, u.version) for u in map(player_update_decoder.decode,
+                                                             values))
+
+
+@needs_tools
+async def test_without_compression_the_broker_stores_every_byte_of_the_views(
+        kafka_bootstrap: str) -> None:
+    values, stored, _ = await _views_of(kafka_bootstrap, "none")
+    assert values and stored >= sum(len(v) for v in values)
