@@ -22,6 +22,7 @@ from okey101 import melds as M
 from okey101 import solver, tiles
 from okey101.bots import Bot, Level3, level0, level1, level2
 from okey101.bots.inference import Knowledge, Memory
+from okey101.bots.level3 import Level3Play
 from okey101.bots.seat import Seat, keep_one, table_meld
 from okey101.profiles import house
 from okey101.table import messages as E
@@ -312,6 +313,28 @@ def test_level3_goes_for_pairs_when_their_twins_are_live_and_points_are_far() ->
     assert isinstance(command, E.Discard)
     paired = {"R1", "Y4", "B7", "K10"}
     assert command.tile not in paired  # keeps the pairs
+
+
+def test_level3_in_points_play_keeps_its_pairs_while_the_pairs_plan_is_in_reach() -> None:
+    # 87 points in melds and three pairs among the loose tiles: level 3 plays for points,
+    # yet a discard before opening also weighs the pairs plan (two pairs short, twins
+    # live): it throws the single K6 (or R8), not a tile of the pairs B2 R4 Y9, which
+    # points alone would cut first (B2: the lowest tile with a partner)
+    v = view("R11 Y11 B11 R12 Y12 B12 Y5 Y6 Y7 B2 B2 R4 R4 Y9 Y9 K6 R8")
+    s = Seat(v)
+    assert not Level3Play(s, Knowledge(s)).pairs_mode()
+    command = Level3()(v)
+    assert isinstance(command, E.Discard) and command.tile in {"K6", "R8"}
+
+
+def test_level3_in_pairs_play_keeps_the_run_its_points_plan_needs() -> None:
+    # four pairs: level 3 plays for pairs, but a single of the run Y5-Y6-Y7 still counts
+    # toward its points plan (87 points with it): it throws the single R8 instead
+    v = view("R11 Y11 B11 R12 Y12 B12 Y5 Y6 Y7 B2 B2 R4 R4 Y9 Y9 K6 K6 R8")
+    s = Seat(v)
+    assert Level3Play(s, Knowledge(s)).pairs_mode()
+    command = Level3()(v)
+    assert command == E.Discard(table_id="", command_id="", tile="R8")
 
 
 def test_table_melds_read_from_the_view_match_the_engine_notation() -> None:

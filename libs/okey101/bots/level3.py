@@ -10,6 +10,13 @@ What it adds to level 2 (`levels.Level2Play`):
 - Points or pairs by liveness: the expected draws to reach the threshold (points: the live
   draws that raise the opening value; pairs: the singles whose twin is still live, and the
   okeys) decide the plan.
+- Both plans stay alive until the opening: a discard before opening is charged what it
+  costs the plan not chosen as well. Playing for points, while at most `PAIRS_GAP` pairs
+  are missing, a tile is charged the drop in the chance to reach the pairs threshold in the
+  draws left (a pair broken: one more pair to find; a single: its twin's live copies no
+  longer outs), times what a pairs opening saves; playing for pairs, a single is charged
+  what it is worth to the points plan (as in the points discard). So a points player does
+  not throw a tile of a pair while pairs are near, and a pairs player keeps a run's tile.
 - After opening, a loose tile is kept by its chance to be used before the deck runs out
   (live kinds that would meld it in the rack, or would extend a run on the table up to
   it); the discard is the tile with the most value at risk.
@@ -28,6 +35,7 @@ north-sultan; the discard choice is not sensitive to them within a factor of two
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Sequence
 
@@ -48,6 +56,8 @@ PAIRS_HANDICAP = 1.0  # pairs are played only when this much quicker than points
 OPEN_SWING = 170.0  # about what opening saves: 202 unopened against a rack left after it
 FEED_WEIGHT = 0.1  # how much an opponent's gain counts against this seat's own
 FEED_OPENED = 0.15  # the share of a swing an opened next player gains from a discard
+PAIRS_SWING = 150.0  # about what a pairs opening saves: 202 against twice a rack left
+PAIRS_GAP = 3  # the pairs plan is weighed while at most this many pairs are missing
 
 
 class Level3:
@@ -213,12 +223,22 @@ class Level3Play(Level2Play):
     def points_discard(self) -> Tile:
         s = self.s
         rack = s.rack
-        v0, found = self.outs()
         loose = solver.opening(rack, s.okey, s.wraps).leftover
         pool = sorted(set(safe_choice(s, loose)))
         if len(pool) == 1:
             return pool[0]
-        have = Counter(rack)
+        points = self.points_costs(pool)
+        pairs = self.pairs_costs(pool)
+        cost = {d: points[d] + pairs[d] + self.feed_cost(d) for d in pool}
+        return min(pool, key=lambda d: (round(cost[d], 9), bool(partners(s, d, rack)),
+                                        -s.value(d), d))
+
+    def points_costs(self, pool: Sequence[Tile]) -> dict[Tile, float]:
+        """What discarding each tile of `pool` costs the points plan: the chance to open
+        it takes away (one draw's outs, weighted by the draws left), times the swing."""
+        s = self.s
+        v0, found = self.outs()
+        have = Counter(s.rack)
         u0 = self.utility(v0)
         loss = dict.fromkeys(pool, 0.0)
         # Without `d`, the opening with the drawn `t` is worth at least the better of the
@@ -233,9 +253,36 @@ class Level3Play(Level2Play):
                     value = max(v0, kept)
                     loss[d] += n * (gain - (self.utility(value) - u0))
         scale = self.k.draws_left() / self.k.unseen * OPEN_SWING
-        cost = {d: loss[d] * scale + self.feed_cost(d) for d in pool}
-        return min(pool, key=lambda d: (round(cost[d], 9), bool(partners(s, d, rack)),
-                                        -s.value(d), d))
+        return {d: loss[d] * scale for d in pool}
+
+    def pairs_costs(self, pool: Sequence[Tile]) -> dict[Tile, float]:
+        """What discarding each tile of `pool` costs the pairs plan: the drop in the chance
+        to reach the pairs threshold in the draws left (each draw a twin of a single, or an
+        okey, at the live rate), times what a pairs opening saves."""
+        s = self.s
+        zero = dict.fromkeys(pool, 0.0)
+        if not s.pairs_open_to_me() and "declare_pairs" not in s.allowed:
+            return zero
+        found = plays.pairs_in(s, s.rack)
+        gap = s.me.pairs_needed - len(found)
+        if gap <= 0 or gap > PAIRS_GAP:
+            return zero
+        paired = Counter(played(found))
+        singles = Counter(s.rack) - paired
+        live = self.k.live
+        outs = sum(live[t] for t in singles if t != s.okey) + live[s.okey]
+        draws = max(1, math.ceil(self.k.draws_left()))
+        unseen = self.k.unseen
+        now = _at_least(gap, draws, outs / unseen)
+        out = {}
+        for d in pool:
+            if d == s.okey:
+                out[d] = 0.0
+            elif singles[d] == 0:  # breaks a pair: its twin is dead once thrown
+                out[d] = now - _at_least(gap + 1, draws, outs / unseen)
+            else:
+                out[d] = now - _at_least(gap, draws, (outs - live[d]) / unseen)
+        return {d: out[d] * PAIRS_SWING for d in pool}
 
     def pairs_discard(self) -> Tile:
         """A single: before opening the one whose twin is least live; after a pairs
@@ -247,7 +294,8 @@ class Level3Play(Level2Play):
         if s.opened is None:
             gap = max(1, s.me.pairs_needed - len(found))
             scale = draws / self.k.unseen * OPEN_SWING / gap
-            cost = {d: self.k.live[d] * scale + self.feed_cost(d) for d in pool}
+            points = self.points_costs(pool)
+            cost = {d: self.k.live[d] * scale + points[d] + self.feed_cost(d) for d in pool}
             return min(pool, key=lambda d: (round(cost[d], 9), -s.value(d), d))
         score = {d: 2 * s.value(d) * float((1 - self.k.live[d] / self.k.unseen) ** draws)
                  - self.feed_cost(d) for d in pool}
@@ -310,3 +358,13 @@ class Level3Play(Level2Play):
                 if M.lay_off_targets(sd, grown, s.wraps):
                     return True
         return False
+
+
+def _at_least(k: int, n: int, p: float) -> float:
+    """The chance of at least `k` successes in `n` draws of chance `p` each."""
+    p = min(1.0, max(0.0, p))
+    if k <= 0:
+        return 1.0
+    if k > n:
+        return 0.0
+    return 1.0 - sum(math.comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(k))
