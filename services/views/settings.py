@@ -21,5 +21,5 @@ class ViewsSettings(ServiceSettings):
                               "/healthz and /readyz (0: no endpoint)")
     compression: Literal["zstd", "gzip", "none"] = Field(
         "zstd", description="the player-views producer's compression (a whole view repeats "
-        "the house's rules and the table in every update: zstd cut the topic's bytes about "
-        "tenfold, and the broker's and readers' work with them; docs/capacity.md)")
+        "the house's rules and the table in every update: zstd stores them in a 31st of "
+        "their bytes, and cuts the broker's and the readers' work; docs/capacity.md)")
