@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
 import subprocess
 import uuid
@@ -26,12 +27,18 @@ from tests.kafka.support import ViewsProcess, read_all
 pytestmark = pytest.mark.kafka
 
 ROOT = Path(__file__).resolve().parents[2]
-KAFKA_LIBS = ROOT / ".cache" / "kafka" / "libs"
+KAFKA_LIBS = Path(os.environ.get("KAFKA_CACHE_DIR") or ROOT / ".cache" / "kafka") / "libs"
 KCAT = shutil.which("kcat") or shutil.which("kafkacat")
 JAVA = shutil.which("java")
-needs_tools = pytest.mark.skipif(
-    KCAT is None or JAVA is None or not any(KAFKA_LIBS.glob("kafka-tools-*.jar")),
-    reason="needs kcat, java and Kafka's jars in .cache/kafka/libs (make kafka-start)")
+
+
+@pytest.fixture
+def tools(kafka_bootstrap: str) -> str:
+    """The broker's address, once kcat, java and Kafka's jars are known to be here (the
+    jars are fetched when the broker first starts, after the tests are collected)."""
+    if KCAT is None or JAVA is None or not any(KAFKA_LIBS.glob("kafka-tools-*.jar")):
+        pytest.skip("needs kcat, java and Kafka's jars (tools/kafka/broker.sh fetches them)")
+    return kafka_bootstrap
 
 
 async def _publish_events(bootstrap: str, prefix: str, tables: int) -> int:
@@ -87,9 +94,9 @@ async def _views_of(bootstrap: str, compression: str | None) -> tuple[list[bytes
     return values, await asyncio.to_thread(_bytes_on_broker, bootstrap, topic), topic
 
 
-@needs_tools
 async def test_the_player_views_are_stored_compressed_and_kcat_reads_them(
-        kafka_bootstrap: str) -> None:
+        tools: str) -> None:
+    kafka_bootstrap = tools
     values, stored, topic = await _views_of(kafka_bootstrap, None)
     raw = sum(len(v) for v in values)
     assert values and stored * 4 < raw, f"{stored} bytes stored for {raw} bytes of views"
@@ -101,8 +108,7 @@ async def test_the_player_views_are_stored_compressed_and_kcat_reads_them(
                                                              values))
 
 
-@needs_tools
 async def test_without_compression_the_broker_stores_every_byte_of_the_views(
-        kafka_bootstrap: str) -> None:
-    values, stored, _ = await _views_of(kafka_bootstrap, "none")
+        tools: str) -> None:
+    values, stored, _ = await _views_of(tools, "none")
     assert values and stored >= sum(len(v) for v in values)
