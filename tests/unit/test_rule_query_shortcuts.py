@@ -13,10 +13,9 @@ from collections import Counter
 import pytest
 
 from okey101 import melds as M
-from okey101 import solver, tiles
+from okey101 import tiles
 from okey101.errors import IllegalMove
 from okey101.table import rules as R
-from okey101.table.notation import without
 from okey101.table.simulate import match_seeds, play_match
 from okey101.table.state import TableState
 
@@ -33,30 +32,12 @@ def _states(house: str, matches: int = 3) -> list[TableState]:
 
 def _plain_can_open_with(s: TableState, seat: int, tile: int) -> bool:
     """`can_open_with` by its definition: every opening and elden opening solved."""
-    p, hand = R._profile(s), s.hand
+    hand = s.hand
     assert hand is not None
-    me = hand.seats[seat]
-    rack = [*me.rack, tile]
-    if not p.pairs_need_declaration or me.declared_pairs:
-        extra = 1 if me.shown_indicator and hand.indicator in me.rack else 0
-        pool = list(without(tuple(rack), [hand.indicator])) if extra else rack
-        twin = rack.count(tile) >= 2 or hand.okey in me.rack or \
-            (extra == 1 and tile != hand.indicator)
-        if twin and solver.most_pairs(pool, hand.okey, extra) >= R.threshold(s, seat, "pairs"):
-            return True
-    need = R.threshold(s, seat, "points")
-    wraps, count = p.run_wraps_13_to_1, p.meld_value
-    best = R.opening_within(rack, hand.okey, wraps, count, need)
-    if best is not None and best.value >= need:
-        if any(pl[0] == tile for m in best.melds for pl in m.tiles):
-            return True
-        for m in M.melds_with(rack, tile, hand.okey, wraps):
-            rest = without(tuple(rack), [pl[0] for pl in m.tiles])
-            found = R.opening_within(rest, hand.okey, wraps, count,
-                                     need - M.counted_value(m, count))
-            if found is not None and M.counted_value(m, count) + found.value >= need:
-                return True
-    return R._can_go_elden_with(s, seat, rack, tile)
+    rack = [*hand.seats[seat].rack, tile]
+    holding = M.melds_with(rack, tile, hand.okey, R._profile(s).run_wraps_13_to_1)
+    return R.can_open_pairs_with(s, seat, rack, tile) or \
+        R.can_open_points_with(s, seat, rack, tile, holding)
 
 
 def _plain_lay_off_options(s: TableState, seat: int) -> list[tuple[int, int, str]]:

@@ -609,27 +609,45 @@ def timeout_discard(s: TableState, seat: int) -> Tile:
 # ---------------------------------------------------------------- feasibility of a take
 def can_open_with(s: TableState, seat: int, tile: Tile) -> bool:
     """Could `seat` open this turn with `tile` (or its twin) in the opening?"""
+    hand = s.hand
+    assert hand is not None
+    rack = [*hand.seats[seat].rack, tile]
+    if can_open_pairs_with(s, seat, rack, tile):
+        return True
+    holding = M.melds_with(rack, tile, hand.okey, _profile(s).run_wraps_13_to_1)
+    if tile != hand.okey and not holding:
+        return False  # no meld holds `tile`: neither an opening nor an elden one can
+    return can_open_points_with(s, seat, rack, tile, holding)
+
+
+def can_open_pairs_with(s: TableState, seat: int, rack: list[Tile], tile: Tile) -> bool:
+    """Could `rack` (holding the taken `tile`) open with pairs, `tile` among them?"""
     p, hand = _profile(s), s.hand
     assert hand is not None
     me = hand.seats[seat]
-    rack = [*me.rack, tile]
-    if not p.pairs_need_declaration or me.declared_pairs:
-        # a shown indicator twin is a pairs joker, not a natural tile as well
-        extra = 1 if me.shown_indicator and hand.indicator in me.rack else 0
-        pool = list(without(tuple(rack), [hand.indicator])) if extra else rack
-        twin = rack.count(tile) >= 2 or hand.okey in me.rack or \
-            (extra == 1 and tile != hand.indicator)
-        if twin and solver.most_pairs(pool, hand.okey, extra) >= threshold(s, seat, "pairs"):
-            return True
+    if p.pairs_need_declaration and not me.declared_pairs:
+        return False
+    # a shown indicator twin is a pairs joker, not a natural tile as well
+    extra = 1 if me.shown_indicator and hand.indicator in me.rack else 0
+    pool = list(without(tuple(rack), [hand.indicator])) if extra else rack
+    twin = rack.count(tile) >= 2 or hand.okey in me.rack or \
+        (extra == 1 and tile != hand.indicator)
+    return twin and solver.most_pairs(pool, hand.okey, extra) >= threshold(s, seat, "pairs")
+
+
+def can_open_points_with(s: TableState, seat: int, rack: list[Tile], tile: Tile,
+                         holding: Sequence[M.Meld]) -> bool:
+    """Could `rack` (holding the taken `tile`) open with points, or elden, `tile` laid?
+    `holding`: the melds of `rack` that use `tile` (`melds.melds_with`)."""
+    p, hand = _profile(s), s.hand
+    assert hand is not None
     need = threshold(s, seat, "points")
     wraps, count = p.run_wraps_13_to_1, p.meld_value
-    if tile != hand.okey and not M.melds_with(rack, tile, hand.okey, wraps):
-        return False  # no meld holds `tile`: neither an opening nor an elden one can
     best = opening_within(rack, hand.okey, wraps, count, need)
     if best is not None and best.value >= need:
         if any(pl[0] == tile for m in best.melds for pl in m.tiles):
             return True
-        for m in M.melds_with(rack, tile, hand.okey, wraps):
+        for m in holding:
             rest = without(tuple(rack), [pl[0] for pl in m.tiles])
             value = M.counted_value(m, count)
             found = opening_within(rest, hand.okey, wraps, count, need - value)
