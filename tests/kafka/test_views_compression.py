@@ -96,11 +96,10 @@ async def _views_of(bootstrap: str, compression: str | None) -> tuple[list[bytes
 
 async def test_the_player_views_are_stored_compressed_and_kcat_reads_them(
         tools: str) -> None:
-    kafka_bootstrap = tools
-    values, stored, topic = await _views_of(kafka_bootstrap, None)
+    values, stored, topic = await _views_of(tools, None)
     raw = sum(len(v) for v in values)
     assert values and stored * 4 < raw, f"{stored} bytes stored for {raw} bytes of views"
-    out = subprocess.run([str(KCAT), "-b", kafka_bootstrap, "-C", "-t", topic, "-e", "-q",
+    out = subprocess.run([str(KCAT), "-b", tools, "-C", "-t", topic, "-e", "-q",
                           "-f", "%s\n"], capture_output=True, timeout=60, check=True).stdout
     read = [player_update_decoder.decode(line) for line in out.splitlines() if line]
     assert sorted((u.table_id, u.seat, u.version) for u in read) == \

@@ -274,12 +274,13 @@ class Level3Play(Level2Play):
         draws = max(1, math.ceil(self.k.draws_left()))
         unseen = self.k.unseen
         now = _at_least(gap, draws, outs / unseen)
+        broken = now - _at_least(gap + 1, draws, outs / unseen)  # any pair's tile alike
         out = {}
         for d in pool:
             if d == s.okey:
                 out[d] = 0.0
             elif singles[d] == 0:  # breaks a pair: its twin is dead once thrown
-                out[d] = now - _at_least(gap + 1, draws, outs / unseen)
+                out[d] = broken
             else:
                 out[d] = now - _at_least(gap, draws, (outs - live[d]) / unseen)
         return {d: out[d] * PAIRS_SWING for d in pool}
