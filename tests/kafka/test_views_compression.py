@@ -6,12 +6,9 @@ The broker's own account of the partition sizes (Kafka's LogDirsCommand) is the 
 from __future__ import annotations
 
 import asyncio
-import json
-import os
 import shutil
 import subprocess
 import uuid
-from pathlib import Path
 
 import msgspec
 import pytest
@@ -23,11 +20,10 @@ from okey101.table.simulate import match_seeds, play_match
 from okey101.table.views import player_update_decoder
 from services.common.kafka import provision
 from tests.kafka.support import ViewsProcess, read_all
+from tools.bench.disk import LIBS, log_sizes
 
 pytestmark = pytest.mark.kafka
 
-ROOT = Path(__file__).resolve().parents[2]
-KAFKA_LIBS = Path(os.environ.get("KAFKA_CACHE_DIR") or ROOT / ".cache" / "kafka") / "libs"
 KCAT = shutil.which("kcat") or shutil.which("kafkacat")
 JAVA = shutil.which("java")
 
@@ -36,7 +32,7 @@ JAVA = shutil.which("java")
 def tools(kafka_bootstrap: str) -> str:
     """The broker's address, once kcat, java and Kafka's jars are known to be here (the
     jars are fetched when the broker first starts, after the tests are collected)."""
-    if KCAT is None or JAVA is None or not any(KAFKA_LIBS.glob("kafka-tools-*.jar")):
+    if KCAT is None or JAVA is None or not any(LIBS.glob("kafka-tools-*.jar")):
         pytest.skip("needs kcat, java and Kafka's jars (tools/kafka/broker.sh fetches them)")
     return kafka_bootstrap
 
@@ -64,17 +60,6 @@ async def _publish_events(bootstrap: str, prefix: str, tables: int) -> int:
     return sent
 
 
-def _bytes_on_broker(bootstrap: str, topic: str) -> int:
-    """The topic's size on the broker's disks, as the broker reports it."""
-    out = subprocess.run(
-        [str(JAVA), "-cp", f"{KAFKA_LIBS}/*", "org.apache.kafka.tools.LogDirsCommand",
-         "--bootstrap-server", bootstrap, "--describe", "--topic-list", topic],
-        capture_output=True, text=True, timeout=120, check=True).stdout
-    report = json.loads(next(line for line in out.splitlines() if line.startswith("{")))
-    return sum(p["size"] for b in report["brokers"] for d in b["logDirs"]
-               for p in d["partitions"])
-
-
 async def _views_of(bootstrap: str, compression: str | None) -> tuple[list[bytes], int, str]:
     """(the player views' values, their bytes on the broker, the topic) for the same
     matches' events projected by a views service with `compression` (its default: None)."""
@@ -91,7 +76,8 @@ async def _views_of(bootstrap: str, compression: str | None) -> tuple[list[bytes
         values = await read_all(bootstrap, topic, timeout=60)
     finally:
         views.terminate()
-    return values, await asyncio.to_thread(_bytes_on_broker, bootstrap, topic), topic
+    sizes = await asyncio.to_thread(log_sizes, bootstrap, [topic])
+    return values, sizes[topic], topic
 
 
 async def test_the_player_views_are_stored_compressed_and_kcat_reads_them(
