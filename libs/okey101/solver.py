@@ -324,6 +324,17 @@ def _meldable(counts: list[list[int]], jokers: int, wraps: bool) -> list[list[in
     return counts
 
 
+def meldable(rack: Sequence[Tile], okey: Tile, wraps: bool = False) -> tuple[int, int]:
+    """(how many tiles of `rack` some run or group could hold, the most they are worth at
+    face value): bounds of every arrangement's melds, without a solve. A joker is counted
+    at 13, the most it can stand for."""
+    counts, jokers, _ = _split(rack, okey)
+    usable = _meldable(counts, jokers, wraps)
+    naturals = sum(map(sum, usable))
+    value = sum(number * n for row in usable for number, n in enumerate(row))
+    return naturals + jokers, value + 13 * jokers
+
+
 def _solve(rack: Sequence[Tile], okey: Tile, wraps: bool, joker_weight: int | None,
            unit: bool = False) -> Solution:
     plan = _plan(rack, okey, wraps, joker_weight, unit)

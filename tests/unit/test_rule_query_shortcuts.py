@@ -2,7 +2,8 @@
 
 `can_open_with` answers False without a solve when no meld (run or group, a joker
 allowed) can hold the tile, since neither an opening nor an elden opening can then lay
-it; `lay_off_options` asks a meld for its ends only when the tile stands for one of the
+it, when every tile a meld could hold is worth less than the threshold, and (elden) when
+more than one tile is in no meld; `lay_off_options` asks a meld for its ends only when the tile stands for one of the
 tiles that fit it (an okey: always). Both are checked against their plain definitions at
 every turn of played matches."""
 
@@ -13,7 +14,7 @@ from collections import Counter
 import pytest
 
 from okey101 import melds as M
-from okey101 import tiles
+from okey101 import solver, tiles
 from okey101.errors import IllegalMove
 from okey101.table import rules as R
 from okey101.table.simulate import match_seeds, play_match
@@ -35,9 +36,46 @@ def _plain_can_open_with(s: TableState, seat: int, tile: int) -> bool:
     hand = s.hand
     assert hand is not None
     rack = [*hand.seats[seat].rack, tile]
-    holding = M.melds_with(rack, tile, hand.okey, R._profile(s).run_wraps_13_to_1)
     return R.can_open_pairs_with(s, seat, rack, tile) or \
-        R.can_open_points_with(s, seat, rack, tile, holding)
+        _plain_can_open_points_with(s, seat, rack, tile) or \
+        _plain_can_go_elden_with(s, seat, rack, tile)
+
+
+def _plain_can_open_points_with(s: TableState, seat: int, rack: list[int], tile: int) -> bool:
+    """The best opening in the house's count reaches the threshold with `tile` laid: the
+    best of the whole rack, or a meld holding `tile` plus the best of the rest."""
+    hand = s.hand
+    assert hand is not None
+    p = R._profile(s)
+    need, wraps, count = R.threshold(s, seat, "points"), p.run_wraps_13_to_1, p.meld_value
+    best = solver.opening(rack, hand.okey, wraps, count)
+    if best.value >= need and any(pl[0] == tile for m in best.melds for pl in m.tiles):
+        return True
+    for m in M.melds_with(rack, tile, hand.okey, wraps):
+        rest = list(rack)
+        for played, _ in m.tiles:
+            rest.remove(played)
+        if M.counted_value(m, count) + \
+                solver.opening(rest, hand.okey, wraps, count).value >= need:
+            return True
+    return False
+
+
+def _plain_can_go_elden_with(s: TableState, seat: int, rack: list[int], tile: int) -> bool:
+    """Some tile other than the taken one is left alone by an arrangement of the rest."""
+    hand = s.hand
+    assert hand is not None
+    if not R.is_elden_open(s, seat):
+        return False
+    wraps = R._profile(s).run_wraps_13_to_1
+    for u in set(rack):
+        if u == tile and rack.count(tile) < 2:
+            continue
+        rest = list(rack)
+        rest.remove(u)
+        if not solver.arrange(rest, hand.okey, wraps).leftover:
+            return True
+    return False
 
 
 def _plain_lay_off_options(s: TableState, seat: int) -> list[tuple[int, int, str]]:

@@ -658,8 +658,12 @@ def can_open_points_with(s: TableState, seat: int, rack: list[Tile], tile: Tile,
 
 def opening_within(rack: Sequence[Tile], okey: Tile, wraps: bool, count: MeldCount,
                    need: int) -> solver.Solution | None:
-    """The best opening of `rack` in the house's count, or None when even the face
-    optimum's third cannot reach `need` (the "34" count's exact search is then skipped)."""
+    """The best opening of `rack` in the house's count, or None when it cannot reach
+    `need`: found without a solve when even every meldable tile's value cannot, and in the
+    "34" count without the exact search when the face optimum's third cannot."""
+    ceiling = solver.meldable(rack, okey, wraps)[1]
+    if (ceiling if count == "face" else ceiling // 3) < need:
+        return None
     face = solver.opening(rack, okey, wraps)
     if count == "face":
         return face
@@ -676,6 +680,8 @@ def _can_go_elden_with(s: TableState, seat: int, rack: list[Tile], tile: Tile) -
     if not is_elden_open(s, seat):
         return False
     wraps = p.run_wraps_13_to_1
+    if solver.meldable(rack, hand.okey, wraps)[0] < len(rack) - 1:
+        return False  # more than one tile no meld could hold
     first = solver.arrange(rack, hand.okey, wraps)
     if len(first.leftover) == 1 and (first.leftover[0] != tile or rack.count(tile) > 1):
         return True
