@@ -39,7 +39,8 @@
 #                            status probes it, stop/wipe do nothing, bootstrap prints it.
 #   KAFKA_PORT               client port (default 19092); KAFKA_CONTROLLER_PORT (default PORT+1).
 #   KAFKA_CACHE_DIR          jars, config, data and logs (default <project>/.cache/kafka).
-#   KAFKA_HEAP_OPTS          default "-Xms1g -Xmx1g".
+#   KAFKA_HEAP_OPTS          default "-Xms1g -Xmx1g"; JVM flags after the defaults (G1, 20 ms
+#                            pause goal), so e.g. -XX:MaxGCPauseMillis=5 here overrides them.
 #   KAFKA_START_TIMEOUT      seconds to wait for readiness (default 90).
 #   KAFKA_AUTO_CREATE_TOPICS "true" to let the broker auto-create topics (default false: the
 #                            services and tests create their topics explicitly, as in production,
@@ -406,7 +407,7 @@ launch() { # start the broker of the current globals in the background; its pid 
     # and fd 9 (the start/stop lock) is closed so that the broker does not hold the lock.
     # It runs in the cache dir so that nothing it might write lands in the caller's cwd.
     cd "$CACHE"
-    setsid nohup java "${heap[@]}" -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 \
+    setsid nohup java -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 "${heap[@]}" \
         -XX:+ExitOnOutOfMemoryError -XX:ErrorFile="$LOGS/hs_err_pid%p.log" \
         -Djava.awt.headless=true \
         -Dkafka.logs.dir="$LOGS" -Dlog4j.configuration="file:$LOG4J" \
