@@ -327,8 +327,10 @@ async def start_group_clients(bootstrap: str, group: str, instance_id: str | Non
                               ) -> tuple[AIOKafkaProducer, AIOKafkaConsumer]:
     """An idempotent producer (acks=all) and a read_committed group consumer of `topic`
     (static membership with `instance_id`), started, the consumer subscribed with
-    `listener`; both closed again when either cannot start. A read_committed fetch is not
-    woken by a commit marker: keep `fetch_max_wait_ms` short."""
+    `listener`; both closed again when either cannot start. A read_committed fetch is
+    answered once a commit moves the last stable offset (Kafka 3.9, measured: the same
+    latency with a 100 ms `fetch_max_wait_ms` as with 10 ms), so the wait bounds only an
+    idle poll."""
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap, enable_idempotence=True,
                                 acks="all", linger_ms=linger_ms, request_timeout_ms=30000,
                                 max_batch_size=max_batch_size,

@@ -94,8 +94,21 @@ def _apply_acls(bootstrap: str, cache: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def secure() -> Secure:
+def secure() -> Iterator[Secure]:
+    """The secure broker, stopped again after the module when this fixture started it (a
+    second 512 MB JVM would otherwise stay beside the test broker)."""
+    was_running = subprocess.run(["bash", str(BROKER_SH), "secure", "status"],
+                                 capture_output=True, timeout=60,
+                                 stdin=subprocess.DEVNULL).returncode == 0
     _script("start")
+    try:
+        yield _secure_broker()
+    finally:
+        if not was_running:
+            _script("stop")
+
+
+def _secure_broker() -> Secure:
     credentials = Path(_script("credentials"))
     passwords = {}
     for line in credentials.read_text().splitlines():
