@@ -336,3 +336,26 @@ def test_an_okey_stands_for_a_tile_the_rack_holds_when_that_leaves_less() -> Non
     arranged = solver.arrange(rack, tiles.parse("R1"), False, 101)
     assert solver.leftover_value(arranged.leftover, tiles.parse("R1"), 101) == 12
     assert brute.least_leftover(rack, tiles.parse("R1"), False, 101) == 12
+
+
+def test_meldable_counts_only_tiles_a_meld_could_hold_a_joker_at_13() -> None:
+    okey = okey_of("Y5")  # the okey is Y6
+    assert solver.meldable(rack_of("R1 R2 R3 K7 B9"), okey) == (3, 6)
+    # one joker cannot make a meld of a lone tile; two can
+    assert solver.meldable(rack_of("R1 R2 R3 K7 B9 Y6"), okey) == (4, 6 + 13)
+    assert solver.meldable(rack_of("R1 R2 R3 K7 Y6 Y6"), okey) == (6, 6 + 7 + 2 * 13)
+    assert solver.meldable(rack_of("R12 R13 R1"), okey, wraps=True) == (3, 26)
+    assert solver.meldable(rack_of("R12 R13 R1"), okey, wraps=False) == (0, 0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(dealt_racks(), st.sampled_from(WRAPS))
+def test_meldable_bounds_every_opening_and_arrangement(
+        case: tuple[list[Tile], Tile], wraps: bool) -> None:
+    """The rule queries skip a solve on these bounds, so no solution may pass them."""
+    rack, okey = case
+    most_tiles, most_value = solver.meldable(rack, okey, wraps)
+    best = solver.opening(rack, okey, wraps)
+    assert best.value <= most_value
+    for sol in (best, solver.arrange(rack, okey, wraps), solver.fewest_left(rack, okey, wraps)):
+        assert len(rack) - len(sol.leftover) <= most_tiles
