@@ -1,8 +1,9 @@
 """The rules processor's Kafka shell around `okey101.app.processing`.
 
-Per assigned commands partition: a worker with its own transactional producer
-(transactional id = group + partition, so a new owner fences a zombie: aiokafka has no
-KIP-447, so fencing must come from the transactional id), a `PartitionTables` rebuilt from
+Per assigned commands partition: a worker with its own two transactional producers, used
+in turn (transactional ids = group + partition, and the same + "-b", so a new owner fences
+a zombie: aiokafka has no KIP-447, so fencing must come from the transactional id), a
+`PartitionTables` rebuilt from
 the events and outcomes topics, and one transaction per batch holding the events,
 outcomes, seat views, dead letters and the consumed offsets. The player views gateways
 serve are built from the events by their own service (services/views), outside this
@@ -50,6 +51,7 @@ from services.processor.settings import SNAPSHOT_EVERY, ProcessorSettings
 log = structlog.get_logger("processor")
 MAX_QUEUED = 5000  # records waiting for one partition's worker before fetching pauses
 _FAULTS = (KafkaError, OSError, TimeoutError)
+Producers = tuple[AIOKafkaProducer, AIOKafkaProducer]
 # A graceful stop (SIGTERM, a revoked partition): the transaction under way may take this
 # long to commit before it is abandoned (the next owner's init_transactions aborts it),
 # then each producer this long to close; the partitions close concurrently. With the
@@ -57,11 +59,15 @@ _FAULTS = (KafkaError, OSError, TimeoutError)
 # CLOSE_TIMEOUT_S: the systemd unit's TimeoutStopSec leaves room above that.
 TRANSACTION_GRACE_S = 10.0
 CLOSE_TIMEOUT_S = 5.0
-# A transaction's offset commit sent while the previous transaction's markers are still
-# being written is refused (the local Kafka 3.9 answered COORDINATOR_NOT_AVAILABLE) and
-# retried after this wait, the coordinator looked up again: at aiokafka's default of 100 ms,
-# about one transaction in fourteen took 100-250 ms under steady load (the p99).
-TRANSACTION_RETRY_BACKOFF_MS = 20
+# A transaction's request refused because the transactional id's previous transaction is
+# still being completed is retried after this wait. On Kafka 3.9 here, 40 s at 1,000 then
+# 2,000 commands/s saw 110 offset commits refused (TxnOffsetCommit: COORDINATOR_NOT_AVAILABLE,
+# the coordinator then looked up again) and 65 AddPartitionsToTxn (CONCURRENT_TRANSACTIONS,
+# on a producer used for consecutive transactions; aiokafka always retries those after
+# 20 ms). The two producers a partition uses in turn avoid the second kind; the first clears
+# within a few ms. At aiokafka's default of 100 ms, about one transaction in fourteen took
+# 100-250 ms; at 20 ms the retries were still most of the p99.
+TRANSACTION_RETRY_BACKOFF_MS = 5
 GAUGE_EVERY_S = 1.0  # the state gauges after transactions: at most once a second
 
 
@@ -190,29 +196,47 @@ class Processor:
         metrics.OWNED_PARTITIONS.set(len(self.workers))
 
     async def _take_partitions(self, partitions: list[int]) -> None:
-        """Fence older owners (one transactional producer per partition), then rebuild the
-        partitions' tables from the committed log."""
-        producers: dict[int, AIOKafkaProducer] = {}
+        """Fence older owners (two transactional producers per partition), then rebuild
+        the partitions' tables from the committed log."""
+        producers: dict[int, Producers] = {}
         try:
             for partition in partitions:
-                producers[partition] = await self._producer(partition)
+                producers[partition] = await self._producers(partition)
             tables = await self._rebuild(partitions)
         except BaseException:
-            for producer in producers.values():
-                await _stop_quietly(producer)
+            for pair in producers.values():
+                await _stop_all(pair)
             raise
         for partition in partitions:
             tp = TopicPartition(self.commands, partition)
             self.workers[partition] = _Worker(self, tp, producers[partition], tables[partition])
         self._gauge()
 
-    async def _producer(self, partition: int) -> AIOKafkaProducer:
+    async def _producers(self, partition: int) -> Producers:
+        """A partition's two transactional producers, used in turn: a transaction's commit
+        markers are still being written when the next transaction begins, and the same
+        transactional id would then be refused (AddPartitionsToTxn: CONCURRENT_TRANSACTIONS;
+        TxnOffsetCommit: COORDINATOR_NOT_AVAILABLE) and retried 20 ms later: 2% of the
+        transactions at 1,000-2,000 commands/s here. The other id's markers are done by
+        then. The first id is the one a single producer had, so it fences an older build."""
+        first = await self._producer(f"{self.group}-{partition}")
+        try:
+            return first, await self._producer(f"{self.group}-{partition}-b")
+        except BaseException:
+            await _stop_quietly(first)
+            raise
+
+    async def _producer(self, transactional_id: str) -> AIOKafkaProducer:
         producer = AIOKafkaProducer(
             bootstrap_servers=self.bootstrap, enable_idempotence=True, acks="all", linger_ms=1,
-            transactional_id=f"{self.group}-{partition}", request_timeout_ms=30000,
+            transactional_id=transactional_id, request_timeout_ms=30000,
             retry_backoff_ms=TRANSACTION_RETRY_BACKOFF_MS, max_batch_size=BATCH_BYTES,
             **client_security())
-        await producer.start()  # init_transactions: fences and aborts an older owner
+        try:
+            await producer.start()  # init_transactions: fences and aborts an older owner
+        except BaseException:
+            await _stop_quietly(producer)
+            raise
         return producer
 
     async def _rebuild(self, partitions: list[int], use_snapshots: bool = True
@@ -291,13 +315,14 @@ class Processor:
 
 
 class _Worker:
-    """One commands partition: its queue, its producer, its tables, its transactions."""
+    """One commands partition: its queue, its producers, its tables, its transactions."""
 
-    def __init__(self, processor: Processor, tp: TopicPartition, producer: AIOKafkaProducer,
+    def __init__(self, processor: Processor, tp: TopicPartition, producers: Producers,
                  tables: PartitionTables) -> None:
         self.p = processor
         self.tp = tp
-        self.producer = producer
+        self.producers = producers
+        self.turn = 0  # the producer of the next transaction
         self.tables = tables
         self.queue: list[Any] = []
         self.next_offset = -1  # records below this were already taken (a stale fetch)
@@ -306,6 +331,11 @@ class _Worker:
         self.paused = False
         self.closing = False
         self.task = asyncio.create_task(self._run())
+
+    @property
+    def producer(self) -> AIOKafkaProducer:
+        """The producer of the transaction under way (or the next one)."""
+        return self.producers[self.turn]
 
     def feed(self, records: list[Any]) -> None:
         fresh = [r for r in records if r.offset >= self.next_offset]
@@ -331,7 +361,7 @@ class _Worker:
             self.task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self.task
-        await _stop_quietly(self.producer)
+        await _stop_all(self.producers)
 
     async def _run(self) -> None:
         while not self.closing:
@@ -373,13 +403,14 @@ class _Worker:
             log.warning("producer_fenced", partition=self.tp.partition)
             if self.p.workers.get(self.tp.partition) is self:
                 del self.p.workers[self.tp.partition]
-            await _stop_quietly(self.producer)
+            await _stop_all(self.producers)
             return False
         except _FAULTS as exc:
             metrics.TRANSACTION_FAILURES.inc()
             metrics.ABORTED_COMMANDS.inc(len(records))
             log.warning("transaction_failed", partition=self.tp.partition, error=repr(exc))
             return await self._recover()
+        self.turn = 1 - self.turn
         now = time.time()
         metrics.BATCH.observe(time.perf_counter() - started)
         debug = log.bind().is_enabled_for(logging.DEBUG)
@@ -425,20 +456,21 @@ class _Worker:
             await self.producer.send(p.dead_letters, E.encode(out.dead_letter), key=key)
 
     async def _recover(self) -> bool:
-        """After an aborted transaction: a fresh producer (the old one may be unusable),
+        """After an aborted transaction: fresh producers (the old ones may be unusable),
         the tables rebuilt from the log, and re-reading from the committed offset."""
         consumer = self.p.consumer
         assert consumer is not None
         consumer.pause(self.tp)
         self.queue = []
-        await _stop_quietly(self.producer)
+        await _stop_all(self.producers)
         while not self.closing:
             try:
                 await asyncio.sleep(0.5)
                 if self.tp not in consumer.assignment():
                     return False
                 committed = await consumer.committed(self.tp)
-                self.producer = await self.p._producer(self.tp.partition)
+                self.producers = await self.p._producers(self.tp.partition)
+                self.turn = 0
                 self.tables = (await self.p._rebuild([self.tp.partition]))[self.tp.partition]
                 start = committed if committed is not None else 0
                 consumer.seek(self.tp, start)
@@ -447,7 +479,7 @@ class _Worker:
                 self.paused = False
                 return True
             except _FAULTS as exc:
-                await _stop_quietly(self.producer)
+                await _stop_all(self.producers)
                 log.warning("recovery_retry", partition=self.tp.partition, error=repr(exc))
         return False
 
@@ -509,6 +541,10 @@ def is_bot_move(state: TableState | None, command: E.Command) -> bool:
     return (state is not None and 0 <= command.seat < len(state.bots)
             and state.bots[command.seat] and command.player_id != ""
             and state.players[command.seat] == command.player_id)
+
+
+async def _stop_all(producers: Producers) -> None:
+    await asyncio.gather(*(_stop_quietly(p) for p in producers))
 
 
 async def _stop_quietly(producer: AIOKafkaProducer | None) -> None:

@@ -12,10 +12,13 @@ import subprocess
 import uuid
 
 import pytest
+from aiokafka import AIOKafkaProducer
+from aiokafka.errors import ProducerFenced
 
 from okey101.app import topics
 from okey101.table import messages as E
 from services.common.kafka import provision
+from services.processor.app import Processor
 from tests.kafka.support import (
     ROOT,
     ProcessorProcess,
@@ -235,3 +238,32 @@ async def test_undecodable_bytes_go_to_the_dead_letter_topic_and_processing_goes
         proc.terminate()
     letter = E.dead_letter_decoder.decode(dead[0])
     assert "undecodable" in letter.reason and letter.value == "{not json"
+
+
+async def test_a_new_owner_fences_both_transactional_producers_of_the_old_one(
+        kafka_bootstrap: str) -> None:
+    """A partition's worker commits with two producers in turn (the second id is the first
+    + "-b"): whoever takes the partition over must fence both, or a paused old owner could
+    still commit through the one it was not using."""
+    prefix, group = _names()
+    await provision(kafka_bootstrap, prefix)
+    old = Processor(kafka_bootstrap, prefix=prefix, group=group)
+    new = Processor(kafka_bootstrap, prefix=prefix, group=group)
+    stale = await old._producers(0)
+    fresh: tuple[AIOKafkaProducer, ...] = ()
+    try:
+        fresh = await new._producers(0)
+        assert [p._txn_manager.transactional_id for p in fresh] == [f"{group}-0",
+                                                                      f"{group}-0-b"]
+        for producer in stale:
+            with pytest.raises(ProducerFenced):
+                async with producer.transaction():
+                    await producer.send_and_wait(topics.EVENTS.name(prefix), b"{}",
+                                                 key=b"x", partition=0)
+        for producer in fresh:  # the new owner's commit goes through
+            async with producer.transaction():
+                await producer.send_and_wait(topics.EVENTS.name(prefix), b"{}", key=b"x",
+                                             partition=0)
+    finally:
+        for producer in (*stale, *fresh):
+            await producer.stop()
