@@ -6,7 +6,7 @@
 #   principal        may
 #   User:processor   read commands, events, outcomes, snapshots; write events, outcomes,
 #                    views, seatviews, snapshots, deadletters; its consumer group; the
-#                    transactional ids <group>-* (one per commands partition)
+#                    transactional ids <group>-* (two per commands partition)
 #   User:views       read events; write playerviews; its consumer group; describe <prefix>.*
 #   User:timers      read events; write commands; its consumer group
 #   User:bots        read seatviews; write commands; its consumer group
