@@ -24,6 +24,7 @@ from okey101.bots import Bot, Level3, level0, level1, level2
 from okey101.bots.inference import Knowledge, Memory
 from okey101.bots.level3 import Level3Play
 from okey101.bots.seat import Seat, keep_one, table_meld
+from okey101.bots.standing import rival_weights
 from okey101.profiles import house
 from okey101.table import messages as E
 from okey101.table.simulate import match_seeds, play_match
@@ -397,6 +398,27 @@ def test_level3_keeps_an_okey_for_the_finishing_discard() -> None:
     level2_lay = level2(view(rack, me=opened))
     assert isinstance(level2_lay, E.Lay) and any("K13" in t for m in level2_lay.melds
                                                  for t in m)
+
+
+def test_rival_weights_are_even_at_an_even_standing_and_follow_the_leader() -> None:
+    assert rival_weights([0, 0, 0, 0], 0, 4) == pytest.approx([0, 1 / 3, 1 / 3, 1 / 3])
+    # the last hand: seat 1 leads seat 0 by 100, seat 3 trails it by 400 (out of reach)
+    weights = rival_weights([100, 0, 150, 500], 0, 1)
+    assert weights[0] == 0 and sum(weights) == pytest.approx(1)
+    assert weights[1] > weights[2] > 0.1 and weights[3] < 0.01
+
+
+def test_level3_weighs_feeding_the_next_player_by_its_place_in_the_match() -> None:
+    def feed_weight(totals: list[int]) -> float:
+        v = msgspec.structs.replace(view(SHORT_OF_IT), totals=totals,
+                                    hand_scores=[[0] * 4] * 10)  # the last hand
+        s = Seat(v)
+        return Level3Play(s, Knowledge(s)).feed_weight
+
+    even = feed_weight([0, 0, 0, 0])
+    assert even == pytest.approx(0.1)
+    assert feed_weight([100, 0, 150, 150]) > 2 * even  # the next player (seat 1) leads
+    assert feed_weight([0, 600, 50, 50]) < 0.01 * even  # it is out of reach
 
 
 def test_the_neighbour_table_holds_exactly_the_tiles_that_could_share_a_run_or_group() -> None:

@@ -25,7 +25,8 @@ What it adds to level 2 (`levels.Level2Play`):
   is charged the chance the next player can meld it, times what that would gain it (an
   opening, if it has not opened); okeygg's 10x charge to the discarder is counted in full,
   as level 2 weighs it (`levels.feed_charge`), with what this seat remembers the next
-  player took.
+  player took. The charge is scaled by the next player's weight as a rival in the match
+  (`standing.py`: from the public totals and the hands left).
 - The okey finish: after opening, when every tile but an okey can go down this turn, the
   okey is kept out of the melds and lay-offs and finishes the hand as the last discard.
 
@@ -35,6 +36,7 @@ north-sultan; the discard choice is not sensitive to them within a factor of two
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
 from collections.abc import Sequence
@@ -50,11 +52,13 @@ from .duz import duz_command
 from .inference import Knowledge, Memory, neighbours
 from .levels import Level2Play, feed_charge, feeding_charged, partners, safe_choice
 from .seat import BLANK, Seat, notation, played
+from .standing import EVEN, rivals
 
 OPEN_CURVE = 3.0  # utility of an opening value v below the threshold: (v / need) ** curve
 PAIRS_HANDICAP = 1.0  # pairs are played only when this much quicker than points
 OPEN_SWING = 170.0  # about what opening saves: 202 unopened against a rack left after it
-FEED_WEIGHT = 0.1  # how much an opponent's gain counts against this seat's own
+FEED_WEIGHT = 0.1  # how much the next player's gain counts against this seat's own, at an
+# even standing (scaled by its weight as a rival in the match: `standing.rivals`)
 FEED_OPENED = 0.15  # the share of a swing an opened next player gains from a discard
 PAIRS_SWING = 150.0  # about what a pairs opening saves: 202 against twice a rack left
 PAIRS_GAP = 3  # the pairs plan is weighed while at most this many pairs are missing
@@ -317,17 +321,25 @@ class Level3Play(Level2Play):
     def feed_cost(self, d: Tile) -> float:
         """What discarding `d` may give the next player, in points of this seat's score:
         the chance it can meld `d` times the swing it gains (an opening, if it has not
-        opened: likelier the higher the tile), counted at `FEED_WEIGHT` (its gain is not
+        opened: likelier the higher the tile), counted at `feed_weight` (its gain is not
         this seat's loss); plus, where the house charges the discarder when the next player
         opens with its discard (okeygg), the expected charge in full."""
         s, p = self.s, self.k.p_feeds(d)
         if self.k.next_opened:
-            return FEED_WEIGHT * FEED_OPENED * p * OPEN_SWING
+            return self.feed_weight * FEED_OPENED * p * OPEN_SWING
         number = tiles.number_of(s.stands(d))
-        cost = FEED_WEIGHT * p * (number + 4) / 17 * OPEN_SWING
+        cost = self.feed_weight * p * (number + 4) / 17 * OPEN_SWING
         if feeding_charged(s):
             cost += feed_charge(s, self.k, d)
         return cost
+
+    @functools.cached_property
+    def feed_weight(self) -> float:
+        """`FEED_WEIGHT`, scaled by the next player's weight as a rival in the match: a
+        match is won on the totals, so a gain of the seat that leads this one counts more,
+        one of a seat out of reach counts nothing."""
+        v = self.s.v
+        return FEED_WEIGHT * rivals(v)[(v.seat + 1) % len(v.totals)] / EVEN
 
     def p_used(self, d: Tile, rack: Sequence[Tile], draws: float) -> float:
         """The chance `d` is melded by a draw still to come (one draw's outs, repeated)."""
