@@ -643,7 +643,8 @@ def can_open_points_with(s: TableState, seat: int, rack: list[Tile], tile: Tile,
     assert hand is not None
     need = threshold(s, seat, "points")
     wraps, count = p.run_wraps_13_to_1, p.meld_value
-    best = opening_within(rack, hand.okey, wraps, count, need)
+    held, ceiling = solver.meldable(rack, hand.okey, wraps)
+    best = opening_within(rack, hand.okey, wraps, count, need, ceiling)
     if best is not None and best.value >= need:
         if any(pl[0] == tile for m in best.melds for pl in m.tiles):
             return True
@@ -653,15 +654,17 @@ def can_open_points_with(s: TableState, seat: int, rack: list[Tile], tile: Tile,
             found = opening_within(rest, hand.okey, wraps, count, need - value)
             if found is not None and value + found.value >= need:
                 return True
-    return _can_go_elden_with(s, seat, rack, tile)
+    return _can_go_elden_with(s, seat, rack, tile, held)
 
 
 def opening_within(rack: Sequence[Tile], okey: Tile, wraps: bool, count: MeldCount,
-                   need: int) -> solver.Solution | None:
+                   need: int, ceiling: int | None = None) -> solver.Solution | None:
     """The best opening of `rack` in the house's count, or None when it cannot reach
-    `need`: found without a solve when even every meldable tile's value cannot, and in the
-    "34" count without the exact search when the face optimum's third cannot."""
-    ceiling = solver.meldable(rack, okey, wraps)[1]
+    `need`: found without a solve when even every meldable tile's value (`ceiling`, the
+    second of `solver.meldable`, when the caller has it) cannot, and in the "34" count
+    without the exact search when the face optimum's third cannot."""
+    if ceiling is None:
+        ceiling = solver.meldable(rack, okey, wraps)[1]
     if (ceiling if count == "face" else ceiling // 3) < need:
         return None
     face = solver.opening(rack, okey, wraps)
@@ -672,15 +675,17 @@ def opening_within(rack: Sequence[Tile], okey: Tile, wraps: bool, count: MeldCou
     return solver.opening(rack, okey, wraps, count, face)
 
 
-def _can_go_elden_with(s: TableState, seat: int, rack: list[Tile], tile: Tile) -> bool:
+def _can_go_elden_with(s: TableState, seat: int, rack: list[Tile], tile: Tile,
+                       held: int) -> bool:
     """Could `rack` (holding the taken `tile`) be laid whole bar one discard, `tile` laid?
-    An elden opening is an opening, with no threshold (section 7)."""
+    An elden opening is an opening, with no threshold (section 7). `held`: how many of
+    `rack`'s tiles some meld could hold (`solver.meldable`)."""
     p, hand = _profile(s), s.hand
     assert hand is not None
     if not is_elden_open(s, seat):
         return False
     wraps = p.run_wraps_13_to_1
-    if solver.meldable(rack, hand.okey, wraps)[0] < len(rack) - 1:
+    if held < len(rack) - 1:
         return False  # more than one tile no meld could hold
     first = solver.arrange(rack, hand.okey, wraps)
     if len(first.leftover) == 1 and (first.leftover[0] != tile or rack.count(tile) > 1):
