@@ -3,14 +3,13 @@
 Per assigned commands partition: a worker with its own two transactional producers, used
 in turn (transactional ids = group + partition, and the same + "-b", so a new owner fences
 a zombie: aiokafka has no KIP-447, so fencing must come from the transactional id), a
-`PartitionTables` rebuilt from
-the events and outcomes topics, and one transaction per batch holding the events,
-outcomes, seat views, dead letters and the consumed offsets. The player views gateways
-serve are built from the events by their own service (services/views), outside this
-transaction: they were most of a decision's cost. One consumer feeds the workers;
-partitions commit independently, so a slow transaction on one does not hold up another.
-A failed transaction is aborted, the partition rebuilt from the log and re-read from its
-committed offset.
+`PartitionTables` rebuilt from the events and outcomes topics, and one transaction per
+batch holding the events, outcomes, seat views, dead letters and the consumed offsets. The
+player views gateways serve are built from the events by their own service
+(services/views), outside this transaction: they were most of a decision's cost. One
+consumer feeds the workers; partitions commit independently, so a slow transaction on one
+does not hold up another. A failed transaction is aborted, the partition rebuilt from the
+log and re-read from its committed offset.
 """
 
 from __future__ import annotations
@@ -214,11 +213,11 @@ class Processor:
 
     async def _producers(self, partition: int) -> Producers:
         """A partition's two transactional producers, used in turn: a transaction's commit
-        markers are still being written when the next transaction begins, and the same
-        transactional id would then be refused (AddPartitionsToTxn: CONCURRENT_TRANSACTIONS;
-        TxnOffsetCommit: COORDINATOR_NOT_AVAILABLE) and retried 20 ms later: 2% of the
-        transactions at 1,000-2,000 commands/s here. The other id's markers are done by
-        then. The first id is the one a single producer had, so it fences an older build."""
+        markers are still being written when the next transaction begins, and on the same
+        transactional id its AddPartitionsToTxn would be refused (CONCURRENT_TRANSACTIONS)
+        and retried 20 ms later (`TRANSACTION_RETRY_BACKOFF_MS`); the other id's markers
+        are written by then. The first id is the one a single producer had, so it fences
+        an older build."""
         first = await self._producer(f"{self.group}-{partition}")
         try:
             return first, await self._producer(f"{self.group}-{partition}-b")
