@@ -238,7 +238,8 @@ def asyncapi(found: dict[str, Any]) -> dict[str, Any]:
                                      "the processor consumes table commands"),
         "sendEvents": operation("send", "events", event_names, "the table's events, in order"),
         "sendOutcomes": operation("send", "outcomes", outcome, "one outcome per command id"),
-        "sendSeatEvents": operation("send", "views", seat_event, "each seat's redacted events"),
+        "sendSeatEvents": operation("send", "views", seat_event, "each seat's redacted "
+                                    "events (with the processor's --seat-events only)"),
         "sendSeatViews": operation("send", "seatviews", view_update, "bot seats' whole views"),
         "sendPlayerViews": operation("send", "playerviews", player_update,
                                      "human seats' and spectators' whole views, versioned "

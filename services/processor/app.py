@@ -76,7 +76,8 @@ class Processor:
                  instance_id: str | None = None, linger: float = 0.002,
                  finished_window: int = FINISHED_WINDOW,
                  snapshot_every: int = SNAPSHOT_EVERY,
-                 outcomes_per_table: int = OUTCOMES_PER_TABLE) -> None:
+                 outcomes_per_table: int = OUTCOMES_PER_TABLE,
+                 seat_events: bool = False) -> None:
         self.bootstrap = bootstrap
         self.prefix = prefix
         self.group = group
@@ -87,6 +88,7 @@ class Processor:
         self.finished_window = finished_window
         self.snapshot_every = snapshot_every
         self.outcomes_per_table = outcomes_per_table
+        self.seat_events = seat_events
         # per partition, the last rebuild: (from a snapshot, events read, outcomes read)
         self.rebuilt: dict[int, tuple[bool, int, int]] = {}
         self.commands = topics.COMMANDS.name(prefix)
@@ -108,7 +110,8 @@ class Processor:
                    instance_id=settings.instance_id, linger=settings.linger_ms / 1000,
                    finished_window=settings.finished_window,
                    snapshot_every=settings.snapshot_every,
-                   outcomes_per_table=settings.outcomes_per_table)
+                   outcomes_per_table=settings.outcomes_per_table,
+                   seat_events=settings.seat_events)
 
     # ------------------------------------------------------------ lifecycle
     async def connect(self) -> None:
@@ -279,7 +282,8 @@ class Processor:
         tables = PartitionTables(partition, self.partitions, self.allow_stacked_deals,
                                  finished_window=self.finished_window,
                                  outcomes_per_table=self.outcomes_per_table,
-                                 snapshots=self.snapshot_every > 0)
+                                 snapshots=self.snapshot_every > 0,
+                                 seat_events=self.seat_events)
         if shot is not None:
             tables.load(*shot)
         events = decode_log(logs[(self.events, partition)], E.event_decoder,

@@ -38,3 +38,8 @@ class ProcessorSettings(ServiceSettings):
                                 "snapshots of the tables' memory (written at the next hand "
                                 "end, or after twice as many commands), so a restart reads "
                                 "only the log's tail")
+    seat_events: bool = Field(False, description="also write every event as each seat may "
+                              "see it to the views topic (a seat event each, in the "
+                              "transaction); off: no service reads them, the player views "
+                              "carry the same events, and writing them cost about a fifth of the "
+                              "processor's CPU a command")

@@ -123,7 +123,9 @@ async def test_people_commit_and_reveal_through_kafka_and_the_deal_re_derives(
         v2.reveal(seat)
     quiet = Gateway(f"{prefix}-quiet", (False,) * 4)
     bots = Gateway(f"{prefix}-bots", (True,) * 4)
-    proc = ProcessorProcess(kafka_bootstrap, prefix, f"proc-{tag}")
+    # seat events on (off by default), so the racks each seat was sent can be read back
+    proc = ProcessorProcess(kafka_bootstrap, prefix, f"proc-{tag}",
+                            env={"OKEY_SEAT_EVENTS": "true"})
     timers = TimersProcess(kafka_bootstrap, prefix, f"timers-{tag}")
     watched = (proc, timers)
     proc.start()

@@ -3,12 +3,13 @@ views, without Kafka, by batch size.
 
 Recorded matches (four human seats, as in tools.bench.kafka) are replayed through one
 `PartitionTables` in batches of `--batch` records, as the processor's worker does in one
-transaction (decide, fold, encode the events and seat events); then the events they wrote
-are projected into player views (`PlayerViews.apply`, the updates encoded) in the batches
-the views service would fold: the events of the same `--batch` commands. Both in CPU time,
-as commands/s. The player views were built inside the processor's transaction until they
-moved to their own service; a batch at saturation holds many commands per table, so the
-coalesced views cost less per command the larger the batch.
+transaction (decide, fold, encode the events; no seat events, as the processor runs by
+default); then the events they wrote are projected into player views (`PlayerViews.apply`,
+the updates encoded) in the batches the views service would fold: the events of the same
+`--batch` commands. Both in CPU time, as commands/s. The player views were built inside
+the processor's transaction until they moved to their own service; a batch at saturation
+holds many commands per table, so the coalesced views cost less per command the larger
+the batch.
 """
 
 from __future__ import annotations
@@ -38,8 +39,6 @@ def decide(stream: list[tuple[bytes, bytes]], batch: int
             out = tables.handle(key, value, "c", offset, lambda: "00" * 32)
             for event in out.events:
                 E.encode(event)
-            for view in out.views:
-                E.encode(view)
             events += out.events
         batches.append(events)
     return len(stream) / (time.process_time() - started), batches

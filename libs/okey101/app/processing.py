@@ -57,7 +57,7 @@ from okey101.terms import SEATS
 class Output(msgspec.Struct):
     events: list[E.Event] = msgspec.field(default_factory=list)
     outcome: E.Outcome | None = None
-    views: list[E.SeatEvent] = msgspec.field(default_factory=list)
+    views: list[E.SeatEvent] = msgspec.field(default_factory=list)  # with seat_events
     seat_views: list[ViewUpdate] = msgspec.field(default_factory=list)
     dead_letter: E.DeadLetter | None = None
     encoded_outcome: bytes = b""  # the outcome as produced (empty: encode `outcome`)
@@ -79,8 +79,8 @@ STRAY_WINDOW = 1000  # outcomes kept of commands for tables neither live nor in 
 class PartitionTables:
     def __init__(self, partition: int, partitions: int, allow_stacked_deals: bool = False,
                  finished_window: int = FINISHED_WINDOW, stray_window: int = STRAY_WINDOW,
-                 outcomes_per_table: int = OUTCOMES_PER_TABLE, snapshots: bool = True
-                 ) -> None:
+                 outcomes_per_table: int = OUTCOMES_PER_TABLE, snapshots: bool = True,
+                 seat_events: bool = False) -> None:
         if finished_window < 1 or stray_window < 0 or outcomes_per_table < 1:
             raise ValueError(f"finished_window {finished_window} and outcomes_per_table "
                              f"{outcomes_per_table} must be >= 1, stray_window "
@@ -91,6 +91,9 @@ class PartitionTables:
         self.finished_window = finished_window
         self.stray_window = stray_window
         self.outcomes_per_table = outcomes_per_table
+        # each event as every seat may see it (`Output.views`), for the views topic: no
+        # service of ours reads them (the player updates carry the same events)
+        self.seat_events = seat_events
         self.tables: dict[str, TableState] = {}  # live tables only
         # the outcomes by table, then command id (oldest first, at most outcomes_per_table):
         # live tables and the finished window. Kept encoded: bytes are no work for the
@@ -295,7 +298,7 @@ class PartitionTables:
             self._remember(outcome, encoded)
             return Output(outcome=outcome, command=command, encoded_outcome=encoded)
         views = []
-        for event in decision:
+        for event in decision if self.seat_events else ():
             for seat in range(SEATS):
                 seen = event_for(event, seat)
                 if seen is not None:

@@ -74,8 +74,10 @@ OUTCOMES = TopicSpec(
     "outcomes", "table id", "command outcome (proto/outcome.schema.json)", -1,
     "processor (transactional)", "gateways, bots, processor recovery (duplicate detection)")
 VIEWS = TopicSpec(
-    "views", "table id:seat", "seat event (proto/seat-event.schema.json)",
-    7 * 24 * 3600 * 1000, "processor (transactional)", "players' gateways, bots")
+    "views", "table id:seat", "seat event (proto/seat-event.schema.json); written only when "
+    "the processor's `seat_events` setting is on (off by default: the player views carry "
+    "the same events)", 7 * 24 * 3600 * 1000, "processor (transactional)",
+    "external consumers that ask for it")
 SEAT_VIEWS = TopicSpec(
     "seatviews", "table id:seat", "a seat's whole view after a change "
     "(proto/view-update.schema.json): bot seats, and the spectators' (seat -1) while a "
