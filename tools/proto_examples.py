@@ -157,8 +157,10 @@ def examples() -> dict[str, Any]:
                                       "`str`", topic="okey.commands", partition=3,
                                       offset=1042, key=T, value='"draw"')
     out |= _audit()
+    accepted = out["outcome.accepted"]
     out["snapshot.table"] = TableSnapshot(
-        table_id=T, state=middle, outcomes=[out["outcome.accepted"]])
+        table_id=T, state=middle, kept={accepted.command_id: accepted.seqs,
+                                        "ayse-01/c8": out["outcome.rejected"]})
     out["snapshot.cut"] = Cut(partition=3, events_offset=8812, outcomes_offset=4410,
                               finished=["t-0c1f"], strays=[out["outcome.rejected"]], tables=2)
     out |= _websocket(update)

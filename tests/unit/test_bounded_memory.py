@@ -330,7 +330,7 @@ def test_a_snapshot_written_with_a_larger_bound_loads_each_tables_last_ids() -> 
     from okey101.app import snapshots as S
     log, records, events_at, outcomes_at = _snapshots_run(3, per_table=100)
     cut, tables = S.latest(records, 0)
-    assert max(len(t.outcomes) for t in tables.values()) > 6
+    assert max(len(t.kept) for t in tables.values()) > 6
     rebuilt = PartitionTables(0, 1, allow_stacked_deals=True, finished_window=3,
                               stray_window=3, outcomes_per_table=6)
     rebuilt.load(cut, tables)
@@ -346,9 +346,12 @@ def test_a_snapshot_of_another_version_falls_back_to_the_full_log() -> None:
     _, records, _, _ = _snapshots_run(2)
     offset, key, value = records[-1]
     assert value is not None and key == b"~cut:0"
-    newer = value.replace(b'"v":1', b'"v":2')
-    with pytest.raises(S.Unusable, match="version v=2"):
+    newer = value.replace(b'"v":%d' % S.VERSION, b'"v":%d' % (S.VERSION + 1))
+    with pytest.raises(S.Unusable, match=f"version v={S.VERSION + 1}"):
         S.latest([*records[:-1], (offset, key, newer)], 0)
+    older = value.replace(b'"v":%d' % S.VERSION, b'"v":1')  # before `kept`: read it all
+    with pytest.raises(S.Unusable, match="version v=1"):
+        S.latest([*records[:-1], (offset, key, older)], 0)
     with pytest.raises(S.Unusable, match="undecodable"):
         S.latest([*records[:-1], (offset, key, b"{oops")], 0)
     with pytest.raises(S.Unusable, match="no snapshot cut"):
@@ -367,7 +370,9 @@ def test_the_stored_table_record_is_the_documented_table_snapshot_on_the_wire() 
         record = documented.decode(value)
         assert isinstance(record, S.TableSnapshot)
         assert msgspec.json.encode(record) == value
-        assert all(isinstance(o, E.Outcome) for o in record.outcomes)
+        assert record.outcomes == [] and record.kept
+        assert all(isinstance(o, E.Outcome) or all(type(q) is int for q in o)
+                   for o in record.kept.values())
 
 
 def test_the_processors_memory_gives_the_cyclic_collector_nothing_to_walk() -> None:
@@ -391,3 +396,26 @@ def test_without_snapshots_no_record_of_changed_tables_is_kept() -> None:
     with_cuts = Log(finished_window=1)
     with_cuts.play(match("t0"))
     assert with_cuts.tables.dirty == {"t0"}  # kept for the next cut
+
+
+def test_a_plain_accepted_outcome_is_kept_as_its_seqs_and_answered_whole() -> None:
+    log = Log()
+    commands = match("a")[:30]
+    log.play(commands)
+    stale = msgspec.structs.replace(commands[-1], command_id="a-late", seq=0)
+    rejected = log.send(stale).outcome
+    assert rejected is not None and not rejected.accepted
+    kept = log.tables.outcomes["a"]
+    assert all(kept[c.command_id][:1] == b"[" for c in commands)  # seqs only
+    assert kept["a-late"] == E.encode(rejected)  # anything else whole
+    for original in [*log.outcomes[:30], rejected]:
+        assert log.tables.outcome("a", original.command_id) == original
+
+
+def test_a_cut_writes_a_plain_accepted_outcome_in_a_fifth_of_its_bytes() -> None:
+    log = Log()
+    log.play(match("a")[:60])  # mid-match
+    ((key, value), _cut) = log.tables.snapshot(0, 0)
+    assert key == b"a" and value is not None
+    whole = sum(len(E.encode(o)) for o in log.outcomes)
+    assert len(value) < len(E.encode(log.tables.tables["a"])) + whole / 5

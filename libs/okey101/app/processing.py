@@ -65,11 +65,15 @@ class Output(msgspec.Struct):
     state: TableState | None = None  # the table after the events (a finished one too)
 
 
-class _CommandId(msgspec.Struct):
-    command_id: str
+_seqs = msgspec.json.Decoder(list[int])
 
 
-_command_id = msgspec.json.Decoder(_CommandId)  # of a kept outcome, the rest skipped
+def _kept_form(outcome: E.Outcome, encoded: bytes) -> bytes:
+    """How an outcome is kept for retries: a plain accepted one (nothing but its seqs set,
+    most of them) as its seqs, a fifth of the bytes, else as produced."""
+    plain = E.Outcome(table_id=outcome.table_id, command_id=outcome.command_id,
+                      accepted=True, seqs=outcome.seqs)
+    return msgspec.json.encode(outcome.seqs) if outcome == plain else encoded
 
 FINISHED_WINDOW = 1000  # finished tables per partition whose command ids are kept
 OUTCOMES_PER_TABLE = 100  # the last command ids of a table whose outcomes are kept
@@ -96,8 +100,8 @@ class PartitionTables:
         self.seat_events = seat_events
         self.tables: dict[str, TableState] = {}  # live tables only
         # the outcomes by table, then command id (oldest first, at most outcomes_per_table):
-        # live tables and the finished window. Kept encoded: bytes are no work for the
-        # cyclic garbage collector, and a cut writes them as they are
+        # live tables and the finished window. Kept encoded (`_kept_form`): bytes are no
+        # work for the cyclic garbage collector, and a cut writes them as they are
         self.outcomes: dict[str, dict[str, bytes]] = {}
         self.finished: OrderedDict[str, int] = OrderedDict()  # table id: final seq, oldest first
         self.strays: OrderedDict[tuple[str, str], E.Outcome] = OrderedDict()
@@ -115,6 +119,9 @@ class PartitionTables:
         if kept is not None:
             found = kept.get(command_id)
             if found is not None:
+                if found[:1] == b"[":  # a plain accepted one, kept as its seqs
+                    return E.Outcome(table_id=table_id, command_id=command_id,
+                                     accepted=True, seqs=_seqs.decode(found))
                 return E.outcome_decoder.decode(found)
         return self.strays.get((table_id, command_id))
 
@@ -130,7 +137,7 @@ class PartitionTables:
         if table_id in self.tables or table_id in self.finished:
             kept = self.outcomes.setdefault(table_id, {})
             if outcome.command_id not in kept:
-                kept[outcome.command_id] = encoded
+                kept[outcome.command_id] = _kept_form(outcome, encoded)
                 if len(kept) > self.outcomes_per_table:
                     del kept[next(iter(kept))]
             if self.snapshots:
@@ -172,9 +179,9 @@ class PartitionTables:
             if state is None and final is None:
                 out.append((table_id.encode(), None))
                 continue
-            kept = [msgspec.Raw(o) for o in self.outcomes.get(table_id, {}).values()]
+            kept = {c: msgspec.Raw(o) for c, o in self.outcomes.get(table_id, {}).items()}
             record = S.StoredTable(table_id=table_id, state=state,
-                                   final_seq=final or 0, outcomes=kept)
+                                   final_seq=final or 0, kept=kept)
             out.append((table_id.encode(), msgspec.json.encode(record)))
         cut = S.Cut(partition=self.partition, events_offset=events_offset,
                     outcomes_offset=outcomes_offset, finished=list(self.finished),
@@ -190,9 +197,8 @@ class PartitionTables:
         for record in tables.values():
             if record.state is not None:
                 self.tables[record.table_id] = record.state
-            kept = record.outcomes[-self.outcomes_per_table:]  # a larger bound wrote it
-            self.outcomes[record.table_id] = {
-                _command_id.decode(o).command_id: bytes(o) for o in kept}
+            kept = list(record.kept.items())[-self.outcomes_per_table:]  # a larger bound
+            self.outcomes[record.table_id] = {c: bytes(o) for c, o in kept}
         for table_id in cut.finished:
             found = tables.get(table_id)
             if found is None or found.state is not None:
