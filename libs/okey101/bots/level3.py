@@ -17,6 +17,9 @@ What it adds to level 2 (`levels.Level2Play`):
   longer outs), times what a pairs opening saves; playing for pairs, a single is charged
   what it is worth to the points plan (as in the points discard). So a points player does
   not throw a tile of a pair while pairs are near, and a pairs player keeps a run's tile.
+- A pairs opening waits while the points threshold is expected within the draws left (a
+  pairs opener's rack counts twice): the rack keeps its pairs, and a discard that would
+  open by pairs only is not taken. Never on the seat's last draw, nor for okeygg's Siler.
 - After opening, a loose tile is kept by its chance to be used before the deck runs out
   (live kinds that would meld it in the rack, or would extend a run on the table up to
   it); the discard is the tile with the most value at risk.
@@ -97,6 +100,32 @@ class Level3Play(Level2Play):
         super().__init__(s)
         self.k = k
         self._outs: tuple[int, list[tuple[Tile, int, solver.Solution]]] | None = None
+
+    # ------------------------------------------------------------ pairs held back
+    def open(self, s: Seat) -> E.Command | None:
+        if s.taken is None and self.holds_pairs(s.rack):
+            return None
+        return plays.try_open(s)
+
+    def wants(self, top: Tile) -> bool:
+        s = self.s
+        if s.opened is None and self.holds_pairs([*s.rack, top], top):
+            return False
+        return super().wants(top)
+
+    def holds_pairs(self, rack: Sequence[Tile], must: Tile | None = None) -> bool:
+        """Does `rack` open by pairs only (holding `must`), while the points threshold is
+        expected within the draws left? Then the pairs opening waits: a pairs opener's
+        rack counts twice (RULES.md section 8), about 60 points more at the end of the
+        hand than a points opener's. Not on the seat's last draw, nor for a Siler."""
+        s = self.s
+        pairs = plays.pairs_plan(s, rack, must)
+        if pairs is None or plays.points_plan(s, rack, must) is not None:
+            return False
+        if s.p.siler and len(pairs) >= s.p.siler_pairs:
+            return False
+        draws = self.k.draws_left()
+        return draws >= 1 and self.points_draws() <= draws
 
     # ------------------------------------------------------------ the okey finish
     def lay(self, s: Seat) -> E.Command | None:
