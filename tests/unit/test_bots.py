@@ -347,11 +347,11 @@ def test_level3_holds_a_pairs_opening_back_while_points_are_expected_in_the_draw
 ) -> None:
     # a pairs opener's rack counts twice (RULES.md section 8): with five draws left
     # (deck 20) level 3 keeps the pairs and throws a single, where level 2 opens with them;
-    # with three draws left it opens with the pairs too
+    # on its last draw (deck 3) it opens with the pairs too
     assert Level3()(view(HELD_PAIRS, deck=20)) == E.Discard(table_id="", command_id="",
                                                             tile="K1")
     assert kind(level2(view(HELD_PAIRS, deck=20))) == "Open"
-    late = Level3()(view(HELD_PAIRS, deck=12))
+    late = Level3()(view(HELD_PAIRS, deck=3))
     assert isinstance(late, E.Open) and late.pairs and not late.melds
 
 
@@ -360,7 +360,7 @@ def test_level3_does_not_take_a_discard_that_opens_by_pairs_only_while_it_holds_
     rack = HELD_PAIRS.replace(" B9 B9", " B9")  # the top B9 would make the fifth pair
     assert kind(Level3()(view(rack, phase="draw", top="B9", deck=20))) == "Draw"
     assert kind(level2(view(rack, phase="draw", top="B9", deck=20))) == "TakeDiscard"
-    assert kind(Level3()(view(rack, phase="draw", top="B9", deck=12))) == "TakeDiscard"
+    assert kind(Level3()(view(rack, phase="draw", top="B9", deck=3))) == "TakeDiscard"
 
 
 def test_table_melds_read_from_the_view_match_the_engine_notation() -> None:
