@@ -338,6 +338,31 @@ def test_level3_in_pairs_play_keeps_the_run_its_points_plan_needs() -> None:
     assert command == E.Discard(table_id="", command_id="", tile="R8")
 
 
+# five pairs, and 96 points in melds (the 13s, the 12s, K6-K8) that many draws lift to 101
+# (K5, K9, the okey K13, a third 2 or 4, ...): about four draws expected
+HELD_PAIRS = "R13 Y13 B13 R12 Y12 B12 K6 K7 K8 R2 R2 Y2 Y2 R4 R4 Y4 Y4 B9 B9 K1 R7"
+
+
+def test_level3_holds_a_pairs_opening_back_while_points_are_expected_in_the_draws_left(
+) -> None:
+    # a pairs opener's rack counts twice (RULES.md section 8): with five draws left
+    # (deck 20) level 3 keeps the pairs and throws a single, where level 2 opens with them;
+    # on its last draw (deck 3) it opens with the pairs too
+    assert Level3()(view(HELD_PAIRS, deck=20)) == E.Discard(table_id="", command_id="",
+                                                            tile="K1")
+    assert kind(level2(view(HELD_PAIRS, deck=20))) == "Open"
+    late = Level3()(view(HELD_PAIRS, deck=3))
+    assert isinstance(late, E.Open) and late.pairs and not late.melds
+
+
+def test_level3_does_not_take_a_discard_that_opens_by_pairs_only_while_it_holds_them(
+) -> None:
+    rack = HELD_PAIRS.replace(" B9 B9", " B9")  # the top B9 would make the fifth pair
+    assert kind(Level3()(view(rack, phase="draw", top="B9", deck=20))) == "Draw"
+    assert kind(level2(view(rack, phase="draw", top="B9", deck=20))) == "TakeDiscard"
+    assert kind(Level3()(view(rack, phase="draw", top="B9", deck=3))) == "TakeDiscard"
+
+
 def test_table_melds_read_from_the_view_match_the_engine_notation() -> None:
     okey = tiles.parse("K13")
     meld = table_meld(MeldView(index=0, owner=1, kind="run", tiles=["B3", "K13=B4", "B5"],

@@ -17,6 +17,10 @@ What it adds to level 2 (`levels.Level2Play`):
   longer outs), times what a pairs opening saves; playing for pairs, a single is charged
   what it is worth to the points plan (as in the points discard). So a points player does
   not throw a tile of a pair while pairs are near, and a pairs player keeps a run's tile.
+- A pairs opening waits while the points threshold is expected within the draws left,
+  plus `HOLD_SPARE` (a pairs opener's rack counts twice): the rack keeps its pairs, and a
+  discard that would open by pairs only is not taken. Never on the seat's last draw, nor
+  for okeygg's Siler.
 - After opening, a loose tile is kept by its chance to be used before the deck runs out
   (live kinds that would meld it in the rack, or would extend a run on the table up to
   it); the discard is the tile with the most value at risk.
@@ -62,6 +66,8 @@ FEED_WEIGHT = 0.1  # how much the next player's gain counts against this seat's 
 FEED_OPENED = 0.15  # the share of a swing an opened next player gains from a discard
 PAIRS_SWING = 150.0  # about what a pairs opening saves: 202 against twice a rack left
 PAIRS_GAP = 3  # the pairs plan is weighed while at most this many pairs are missing
+HOLD_SPARE = 2.0  # draws the points plan may need beyond the draws left before a pairs
+# opening stops waiting (the previous player's discards are chances the draws leave out)
 
 
 class Level3:
@@ -97,6 +103,33 @@ class Level3Play(Level2Play):
         super().__init__(s)
         self.k = k
         self._outs: tuple[int, list[tuple[Tile, int, solver.Solution]]] | None = None
+
+    # ------------------------------------------------------------ pairs held back
+    def open(self, s: Seat) -> E.Command | None:
+        if s.taken is None and self.holds_pairs(s.rack):
+            return None
+        return plays.try_open(s)
+
+    def wants(self, top: Tile) -> bool:
+        s = self.s
+        if s.opened is None and self.holds_pairs([*s.rack, top], top):
+            return False
+        return super().wants(top)
+
+    def holds_pairs(self, rack: Sequence[Tile], must: Tile | None = None) -> bool:
+        """Does `rack` open by pairs only (holding `must`), while the points threshold is
+        expected within the draws left (and `HOLD_SPARE`)? Then the pairs opening waits:
+        a pairs opener's rack counts twice (RULES.md section 8), about 60 points more at
+        the end of the hand than a points opener's. Not on the seat's last draw, nor for
+        a Siler."""
+        s = self.s
+        pairs = plays.pairs_plan(s, rack, must)
+        if pairs is None or plays.points_plan(s, rack, must) is not None:
+            return False
+        if s.p.siler and len(pairs) >= s.p.siler_pairs:
+            return False
+        draws = self.k.draws_left()
+        return draws >= 1 and self.points_draws() <= draws + HOLD_SPARE
 
     # ------------------------------------------------------------ the okey finish
     def lay(self, s: Seat) -> E.Command | None:

@@ -167,7 +167,7 @@ class Level2Play:
                 return E.TakeDiscard(**BLANK)
             return E.Draw(**BLANK)
         if s.opened is None:
-            command = plays.try_open(s)
+            command = self.open(s)
             if command is not None:
                 return command
             if "put_back" in s.allowed:
@@ -180,6 +180,9 @@ class Level2Play:
         return E.Discard(**BLANK, tile=tiles.name(self.discard()))
 
     # ------------------------------------------------------------ choices
+    def open(self, s: Seat) -> E.Command | None:
+        return plays.try_open(s)
+
     def lay(self, s: Seat) -> E.Command | None:
         return plays.try_lay(s)
 
