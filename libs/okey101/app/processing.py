@@ -68,11 +68,16 @@ class Output(msgspec.Struct):
 _seqs = msgspec.json.Decoder(list[int])
 
 
+def _accepted(table_id: str, command_id: str, seqs: list[int]) -> E.Outcome:
+    """A plain accepted outcome: nothing but its seqs set (what a decision answers, and
+    what a kept list of seqs stands for)."""
+    return E.Outcome(table_id=table_id, command_id=command_id, accepted=True, seqs=seqs)
+
+
 def _kept_form(outcome: E.Outcome, encoded: bytes) -> bytes:
-    """How an outcome is kept for retries: a plain accepted one (nothing but its seqs set,
-    most of them) as its seqs, a fifth of the bytes, else as produced."""
-    plain = E.Outcome(table_id=outcome.table_id, command_id=outcome.command_id,
-                      accepted=True, seqs=outcome.seqs)
+    """How an outcome is kept for retries: a plain accepted one (most of them) as its
+    seqs, a fifth of the bytes, else as produced."""
+    plain = _accepted(outcome.table_id, outcome.command_id, outcome.seqs)
     return msgspec.json.encode(outcome.seqs) if outcome == plain else encoded
 
 FINISHED_WINDOW = 1000  # finished tables per partition whose command ids are kept
@@ -120,8 +125,7 @@ class PartitionTables:
             found = kept.get(command_id)
             if found is not None:
                 if found[:1] == b"[":  # a plain accepted one, kept as its seqs
-                    return E.Outcome(table_id=table_id, command_id=command_id,
-                                     accepted=True, seqs=_seqs.decode(found))
+                    return _accepted(table_id, command_id, _seqs.decode(found))
                 return E.outcome_decoder.decode(found)
         return self.strays.get((table_id, command_id))
 
@@ -310,8 +314,7 @@ class PartitionTables:
                 if seen is not None:
                     views.append(E.SeatEvent(table_id=command.table_id, seat=seat,
                                              event=cast(E.AnyEvent, seen)))
-        outcome = E.Outcome(table_id=command.table_id, command_id=command.command_id,
-                            accepted=True, seqs=[e.seq for e in decision])
+        outcome = _accepted(command.table_id, command.command_id, [e.seq for e in decision])
         if decision:
             self._set(command.table_id, after)
             self.hands_ended += sum(isinstance(e, E.HandEnded) for e in decision)
