@@ -108,7 +108,7 @@ class Level3Play(Level2Play):
     def open(self, s: Seat) -> E.Command | None:
         if s.taken is None and self.holds_pairs(s.rack):
             return None
-        return plays.try_open(s)
+        return super().open(s)
 
     def wants(self, top: Tile) -> bool:
         s = self.s
