@@ -74,12 +74,14 @@ dashboards: $(STAMP) system-deps
 dashboards-check: $(STAMP)
 	$(BIN)/python -m tools.dashboards --check deploy/grafana
 
-# Speed, printed as figures (never timed tests). The Kafka one starts the local broker.
+# Speed, printed as figures (never timed tests). The Kafka one starts the local broker and
+# uses one commands partition a core of this two-core machine (docs/capacity.md: more
+# partitions per processor only add transactions).
 bench: $(STAMP)
 	$(BIN)/python -m tools.bench.solver
 	$(BIN)/python -m tools.bench.engine
 	$(BIN)/python -m tools.bench.bots
-	$(BIN)/python -m tools.bench.kafka
+	$(BIN)/python -m tools.bench.kafka --partitions 2
 	$(BIN)/python -m tools.bench.ratings
 	$(BIN)/python -m tools.bench.standings
 	$(BIN)/python -m tools.bench.disk
@@ -96,7 +98,7 @@ bench: $(STAMP)
 bench-quick: $(STAMP)
 	$(BIN)/python -m tools.bench.solver
 	$(BIN)/python -m tools.bench.engine --matches 10
-	$(BIN)/python -m tools.bench.kafka --seconds 10 --backlog 20000
+	$(BIN)/python -m tools.bench.kafka --seconds 10 --backlog 20000 --partitions 2
 	$(BIN)/python -m tools.bench.ratings --accounts 80 --rounds 12 --calibration 8 --seeds 1
 	$(BIN)/python -m tools.bench.standings --rate 20 --seconds 10 --rebuild 5000
 	nice $(BIN)/python -m tools.bench.replays --events 100000 --samples 50 --scans 2 --hands 1
