@@ -443,17 +443,18 @@ def test_level3_after_opening_counts_a_loose_tile_as_a_step_from_the_finish() ->
 
 
 def test_level3_far_behind_on_the_last_hand_plays_for_the_finish() -> None:
-    # at an even standing R12 goes before the dead K1 (its value outweighs the finish);
+    # two draws left: at an even standing R12 (a 1-in-9 chance to be used) goes before
+    # the dead K1 (its value outweighs the finish);
     # 200 behind the leader on the last hand only a finish can win the match: K1 goes
-    even = Level3()(_last_hand("R11 R12 K1", [0, 0, 0, 0]))
+    even = Level3()(_last_hand("R11 R12 K1", [0, 0, 0, 0], deck=8))
     assert even == E.Discard(table_id="", command_id="", tile="R12")
-    behind = Level3()(_last_hand("R11 R12 K1", [300, 100, 150, 200]))
+    behind = Level3()(_last_hand("R11 R12 K1", [300, 100, 150, 200], deck=8))
     assert behind == E.Discard(table_id="", command_id="", tile="K1")
     # not before the last hand, nor while it leads
-    early = msgspec.structs.replace(_last_hand("R11 R12 K1", [300, 100, 150, 200]),
+    early = msgspec.structs.replace(_last_hand("R11 R12 K1", [300, 100, 150, 200], deck=8),
                                     hand_scores=[[0] * 4] * 9)
     assert Level3()(early) == even
-    assert Level3()(_last_hand("R11 R12 K1", [0, 100, 150, 200])) == even
+    assert Level3()(_last_hand("R11 R12 K1", [0, 100, 150, 200], deck=8)) == even
 
 
 def test_rival_weights_are_even_at_an_even_standing_and_follow_the_leader() -> None:

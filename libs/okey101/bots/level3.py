@@ -70,7 +70,7 @@ FEED_WEIGHT = 0.1  # how much the next player's gain counts against this seat's 
 FEED_OPENED = 0.15  # the share of a swing an opened next player gains from a discard
 PAIRS_SWING = 150.0  # about what a pairs opening saves: 202 against twice a rack left
 PAIRS_GAP = 3  # the pairs plan is weighed while at most this many pairs are missing
-LOOSE_FLAT = 30.0  # after opening, what a loose tile costs on top of its value: one more
+LOOSE_FLAT = 60.0  # after opening, what a loose tile costs on top of its value: one more
 # tile to meld before this seat can finish (-101 against its rack)
 CHASE_GAP = 120  # on the match's last hand, this far behind the best other total (0: off),
 CHASE_FLAT = 50.0  # a loose tile costs this much more: only a finish can win the match
