@@ -425,6 +425,38 @@ def test_level3_keeps_an_okey_for_the_finishing_discard() -> None:
                                                  for t in m)
 
 
+def _last_hand(rack: str, totals: list[int], deck: int = 12) -> PlayerView:
+    """An opened seat 0 holding `rack` on the match's last hand; the next seat has opened
+    (feeding it costs little, so the discard turns on the rack alone)."""
+    opened = {"opened": "points", "opened_turn": 4, "opening_value": 108}
+    nxt = {1: {"opened": "points", "opened_turn": 5, "opening_value": 105}}
+    return msgspec.structs.replace(view(rack, me=opened, others=nxt, deck=deck), totals=totals,
+                                   hand_scores=[[0] * 4] * 10)
+
+
+def test_level3_after_opening_counts_a_loose_tile_as_a_step_from_the_finish() -> None:
+    # R11 R12 wait for R10, R13 or an okey (a 1-in-4 chance in five draws); K2 is dead.
+    # By value alone R12 goes (12 x 3/4 at risk against 2); a loose tile also keeps the
+    # seat from finishing (-101 against its rack), so level 3 throws the dead K2
+    command = Level3()(_last_hand("R11 R12 K2", [0, 0, 0, 0], deck=20))
+    assert command == E.Discard(table_id="", command_id="", tile="K2")
+
+
+def test_level3_far_behind_on_the_last_hand_plays_for_the_finish() -> None:
+    # two draws left: at an even standing R12 (a 1-in-9 chance to be used) goes before
+    # the dead K1 (its value outweighs the finish);
+    # 200 behind the leader on the last hand only a finish can win the match: K1 goes
+    even = Level3()(_last_hand("R11 R12 K1", [0, 0, 0, 0], deck=8))
+    assert even == E.Discard(table_id="", command_id="", tile="R12")
+    behind = Level3()(_last_hand("R11 R12 K1", [300, 100, 150, 200], deck=8))
+    assert behind == E.Discard(table_id="", command_id="", tile="K1")
+    # not before the last hand, nor while it leads
+    early = msgspec.structs.replace(_last_hand("R11 R12 K1", [300, 100, 150, 200], deck=8),
+                                    hand_scores=[[0] * 4] * 9)
+    assert Level3()(early) == even
+    assert Level3()(_last_hand("R11 R12 K1", [0, 100, 150, 200], deck=8)) == even
+
+
 def test_rival_weights_are_even_at_an_even_standing_and_follow_the_leader() -> None:
     assert rival_weights([0, 0, 0, 0], 0, 4) == pytest.approx([0, 1 / 3, 1 / 3, 1 / 3])
     # the last hand: seat 1 leads seat 0 by 100, seat 3 trails it by 400 (out of reach)

@@ -23,7 +23,11 @@ What it adds to level 2 (`levels.Level2Play`):
   for okeygg's Siler.
 - After opening, a loose tile is kept by its chance to be used before the deck runs out
   (live kinds that would meld it in the rack, or would extend a run on the table up to
-  it); the discard is the tile with the most value at risk.
+  it); the discard is the tile with the most at risk: its value plus `LOOSE_FLAT` (every
+  loose tile stands between this seat and a finish, -101 against its rack). On the
+  match's last hand, `CHASE_GAP` or more behind the best other total (public), a rack
+  left over loses the match whatever its value, a finish may win it: a loose tile
+  then costs `CHASE_FLAT` more.
 - The next player takes this seat's discards. From public information only (the live
   kinds, its rack size, what it took from this seat, what it threw away), each discard
   is charged the chance the next player can meld it, times what that would gain it (an
@@ -56,7 +60,7 @@ from .duz import duz_command
 from .inference import Knowledge, Memory, neighbours
 from .levels import Level2Play, feed_charge, feeding_charged, partners, safe_choice
 from .seat import BLANK, Seat, notation, played
-from .standing import EVEN, rivals
+from .standing import EVEN, hands_left, rivals
 
 OPEN_CURVE = 3.0  # utility of an opening value v below the threshold: (v / need) ** curve
 PAIRS_HANDICAP = 1.0  # pairs are played only when this much quicker than points
@@ -66,6 +70,10 @@ FEED_WEIGHT = 0.1  # how much the next player's gain counts against this seat's 
 FEED_OPENED = 0.15  # the share of a swing an opened next player gains from a discard
 PAIRS_SWING = 150.0  # about what a pairs opening saves: 202 against twice a rack left
 PAIRS_GAP = 3  # the pairs plan is weighed while at most this many pairs are missing
+LOOSE_FLAT = 60.0  # after opening, what a loose tile costs on top of its value: one more
+# tile to meld before this seat can finish (-101 against its rack)
+CHASE_GAP = 120  # on the match's last hand, this far behind the best other total (0: off),
+CHASE_FLAT = 50.0  # a loose tile costs this much more: only a finish can win the match
 HOLD_SPARE = 2.0  # draws the points plan may need beyond the draws left before a pairs
 # opening stops waiting (the previous player's discards are chances the draws leave out)
 
@@ -335,7 +343,8 @@ class Level3Play(Level2Play):
             points = self.points_costs(pool)
             cost = {d: self.k.live[d] * scale + points[d] + self.feed_cost(d) for d in pool}
             return min(pool, key=lambda d: (round(cost[d], 9), -s.value(d), d))
-        score = {d: 2 * s.value(d) * float((1 - self.k.live[d] / self.k.unseen) ** draws)
+        flat = self.loose_flat
+        score = {d: (2 * s.value(d) + flat) * float((1 - self.k.live[d] / self.k.unseen) ** draws)
                  - self.feed_cost(d) for d in pool}
         return max(pool, key=lambda d: (round(score[d], 9), s.value(d), -d))
 
@@ -347,8 +356,9 @@ class Level3Play(Level2Play):
         if len(pool) == 1:
             return pool[0]
         draws = self.k.draws_left()
-        scores = {d: s.value(d) * (1 - self.p_used(d, rack, draws)) - self.feed_cost(d)
-                  for d in pool}
+        flat = self.loose_flat
+        scores = {d: (s.value(d) + flat) * (1 - self.p_used(d, rack, draws))
+                  - self.feed_cost(d) for d in pool}
         return max(pool, key=lambda d: (round(scores[d], 9), s.value(d), -d))
 
     def feed_cost(self, d: Tile) -> float:
@@ -373,6 +383,22 @@ class Level3Play(Level2Play):
         one of a seat out of reach counts nothing."""
         v = self.s.v
         return FEED_WEIGHT * rivals(v)[(v.seat + 1) % len(v.totals)] / EVEN
+
+    def behind(self) -> float:
+        """How far this seat's total is above the best other's on the match's last hand
+        (negative: it leads); inf before it, or where partners share a result."""
+        v = self.s.v
+        if hands_left(v) > 1 or (v.profile is not None and v.profile.partners):
+            return float("inf")
+        return v.totals[v.seat] - min(t for i, t in enumerate(v.totals) if i != v.seat)
+
+    @functools.cached_property
+    def loose_flat(self) -> float:
+        """What a loose tile kept after opening costs beyond its value: `LOOSE_FLAT`, plus
+        `CHASE_FLAT` on the match's last hand when this seat trails the best other total by
+        `CHASE_GAP` or more (a rack left over cannot win the match then, a finish can)."""
+        behind = self.behind()
+        return LOOSE_FLAT + (CHASE_FLAT if 0 < CHASE_GAP <= behind < float("inf") else 0.0)
 
     def p_used(self, d: Tile, rack: Sequence[Tile], draws: float) -> float:
         """The chance `d` is melded by a draw still to come (one draw's outs, repeated)."""
