@@ -46,7 +46,10 @@ async def read_all(
     partition: int = 0,
 ) -> list[ConsumerRecord]:
     """Every record of one partition, up to its end as seen by ``isolation_level``
-    (the last stable offset for read_committed), without a consumer group."""
+    (the last stable offset for read_committed), without a consumer group. For
+    read_committed, the transactions already committed are waited for: a commit is
+    acknowledged before the coordinator has written its markers, and until then the last
+    stable offset stays before the transaction's records."""
     tp = TopicPartition(topic, partition)
     consumer = AIOKafkaConsumer(
         bootstrap_servers=bootstrap,
@@ -55,14 +58,25 @@ async def read_all(
         auto_offset_reset="earliest",
     )
     records: list[ConsumerRecord] = []
+    log_end = await _end_offset(bootstrap, tp, "read_uncommitted")
     async with started(consumer):
         consumer.assign([tp])
         end = (await consumer.end_offsets([tp]))[tp]
+        while end < log_end:  # commit markers still being written
+            await asyncio.sleep(0.05)
+            end = (await consumer.end_offsets([tp]))[tp]
         await consumer.seek_to_beginning(tp)
         while await consumer.position(tp) < end:
             batch = await consumer.getmany(tp, timeout_ms=1000)
             records.extend(batch.get(tp, []))
     return records
+
+
+async def _end_offset(bootstrap: str, tp: TopicPartition, isolation_level: str) -> int:
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, isolation_level=isolation_level,
+                                enable_auto_commit=False)
+    async with started(consumer):
+        return int((await consumer.end_offsets([tp]))[tp])
 
 
 async def test_transactions_read_committed_sees_only_committed(
