@@ -9,6 +9,7 @@ where the profile allows 12-13-1; position 14 counts 1 point.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Literal
@@ -52,7 +53,7 @@ class Meld(msgspec.Struct, frozen=True, array_like=True, gc=False):  # acyclic: 
         return sum(s % 13 + 1 for _, s in self.tiles)
 
     def notation(self, okey: Tile) -> list[str]:
-        return [placed_name(p, okey) for p in self.tiles]
+        return list(_notation(self, okey))
 
     def describe(self, okey: Tile) -> str:
         names = self.notation(okey)
@@ -83,6 +84,12 @@ def placed_name(placed: Placed, okey: Tile) -> str:
     if played == okey and stands != okey:
         return f"{tiles.name(played)}={tiles.name(stands)}"
     return tiles.name(played)
+
+
+@functools.lru_cache(maxsize=8192)
+def _notation(meld: Meld, okey: Tile) -> tuple[str, ...]:
+    # every player view names every meld on the table: the same melds, update after update
+    return tuple(placed_name(p, okey) for p in meld.tiles)
 
 
 def place(played: Tile, stands: Tile | None, okey: Tile, token: str = "") -> Placed:

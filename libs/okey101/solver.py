@@ -335,6 +335,15 @@ def meldable(rack: Sequence[Tile], okey: Tile, wraps: bool = False) -> tuple[int
     return naturals + jokers, value + 13 * jokers
 
 
+def holds(rack: Sequence[Tile], tile: Tile, okey: Tile, wraps: bool = False) -> bool:
+    """Could some run or group of `rack` (a rack holding `tile`, not the okey) hold
+    `tile`? Exactly when `_meldable` keeps it: a meld's other tiles meet each test it
+    makes, and each test met names the tiles of a run or group of 3."""
+    counts, jokers, _ = _split(rack, okey)
+    stands = okey if tile == FAKE else tile
+    return _meldable(counts, jokers, wraps)[stands // 13][stands % 13 + 1] > 0
+
+
 def _solve(rack: Sequence[Tile], okey: Tile, wraps: bool, joker_weight: int | None,
            unit: bool = False) -> Solution:
     plan = _plan(rack, okey, wraps, joker_weight, unit)

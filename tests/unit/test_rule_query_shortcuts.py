@@ -3,9 +3,11 @@
 `can_open_with` answers False without a solve when no meld (run or group, a joker
 allowed) can hold the tile, since neither an opening nor an elden opening can then lay
 it, when every tile a meld could hold is worth less than the threshold, and (elden) when
-more than one tile is in no meld; `lay_off_options` asks a meld for its ends only when
-the tile stands for one of the tiles that fit it (an okey: always). Both are checked
-against their plain definitions at every turn of played matches."""
+more than one tile is in no meld or when melds holding every natural tile but one would
+be worth more than the best opening (or, unsolved, every meldable tile);
+`lay_off_options` asks a meld for its ends only when the tile stands for one of the tiles
+that fit it (an okey: always). Both are checked against their plain definitions at every
+turn of played matches."""
 
 from __future__ import annotations
 

@@ -359,3 +359,47 @@ def test_meldable_bounds_every_opening_and_arrangement(
     assert best.value <= most_value
     for sol in (best, solver.arrange(rack, okey, wraps), solver.fewest_left(rack, okey, wraps)):
         assert len(rack) - len(sol.leftover) <= most_tiles
+
+
+@SMALL
+@given(small_racks(most=10))
+def test_holds_is_true_exactly_when_some_run_or_group_holds_the_tile(
+        case: tuple[list[Tile], Tile]) -> None:
+    """The take-discard gate answers False on `holds` without listing the melds."""
+    rack, okey = case
+    for wraps in WRAPS:
+        for tile in set(rack) - {okey}:
+            assert solver.holds(rack, tile, okey, wraps) == \
+                bool(melds.melds_with(rack, tile, okey, wraps)), (tiles.names(rack), tile)
+
+
+@settings(max_examples=40, deadline=None)
+@given(dealt_racks(), st.sampled_from(WRAPS))
+def test_holds_agrees_with_the_melds_listed_on_dealt_racks(
+        case: tuple[list[Tile], Tile], wraps: bool) -> None:
+    rack, okey = case
+    for tile in set(rack) - {okey}:
+        assert solver.holds(rack, tile, okey, wraps) == \
+            bool(melds.melds_with(rack, tile, okey, wraps))
+
+
+@SMALL
+@given(small_racks(most=10))
+def test_a_rack_laid_whole_bar_one_tile_has_an_opening_worth_its_naturals_less_the_highest(
+        case: tuple[list[Tile], Tile]) -> None:
+    """The elden check of the take-discard gate skips its solves below this bound."""
+    rack, okey = case
+    naturals = [tiles.face_value(t, okey) for t in rack if t != okey]
+    assume(naturals)
+    for wraps in WRAPS:
+        if any(not solver.arrange(without_one(rack, u), okey, wraps).leftover
+               for u in set(rack)):
+            best = solver.opening(rack, okey, wraps).value
+            assert best >= sum(naturals) - max(naturals)
+            assert solver.meldable(rack, okey, wraps)[1] >= best
+
+
+def without_one(rack: Sequence[Tile], tile: Tile) -> list[Tile]:
+    rest = list(rack)
+    rest.remove(tile)
+    return rest

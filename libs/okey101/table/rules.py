@@ -569,10 +569,15 @@ def discard_penalty(s: TableState, seat: int, tile: Tile) -> tuple[int, PenaltyR
     assert hand is not None
     if not p.penalties or len(hand.seats[seat].rack) == 1:
         return None
+    return _penalty(p, hand, [m.meld for m in hand.melds], tile)
+
+
+def _penalty(p: Profile, hand: HandState, table: list[M.Meld], tile: Tile
+             ) -> tuple[int, PenaltyReason] | None:
     if tile == hand.okey:
         return (p.okey_discard_penalty, "okey_discarded") if p.okey_discard_penalty else None
-    if p.playable_discard_penalty and M.is_playable(
-                tile, [m.meld for m in hand.melds], hand.okey, p.run_wraps_13_to_1):
+    if p.playable_discard_penalty and M.is_playable(tile, table, hand.okey,
+                                                    p.run_wraps_13_to_1):
         return (p.playable_discard_penalty, "playable_discard")
     return None
 
@@ -614,10 +619,10 @@ def can_open_with(s: TableState, seat: int, tile: Tile) -> bool:
     rack = [*hand.seats[seat].rack, tile]
     if can_open_pairs_with(s, seat, rack, tile):
         return True
-    holding = M.melds_with(rack, tile, hand.okey, _profile(s).run_wraps_13_to_1)
-    if tile != hand.okey and not holding:
+    if tile != hand.okey and not solver.holds(rack, tile, hand.okey,
+                                              _profile(s).run_wraps_13_to_1):
         return False  # no meld holds `tile`: neither an opening nor an elden one can
-    return can_open_points_with(s, seat, rack, tile, holding)
+    return can_open_points_with(s, seat, rack, tile)
 
 
 def can_open_pairs_with(s: TableState, seat: int, rack: list[Tile], tile: Tile) -> bool:
@@ -635,10 +640,8 @@ def can_open_pairs_with(s: TableState, seat: int, rack: list[Tile], tile: Tile) 
     return twin and solver.most_pairs(pool, hand.okey, extra) >= threshold(s, seat, "pairs")
 
 
-def can_open_points_with(s: TableState, seat: int, rack: list[Tile], tile: Tile,
-                         holding: Sequence[M.Meld]) -> bool:
-    """Could `rack` (holding the taken `tile`) open with points, or elden, `tile` laid?
-    `holding`: the melds of `rack` that use `tile` (`melds.melds_with`)."""
+def can_open_points_with(s: TableState, seat: int, rack: list[Tile], tile: Tile) -> bool:
+    """Could `rack` (holding the taken `tile`) open with points, or elden, `tile` laid?"""
     p, hand = _profile(s), s.hand
     assert hand is not None
     need = threshold(s, seat, "points")
@@ -648,13 +651,14 @@ def can_open_points_with(s: TableState, seat: int, rack: list[Tile], tile: Tile,
     if best is not None and best.value >= need:
         if any(pl[0] == tile for m in best.melds for pl in m.tiles):
             return True
-        for m in holding:
+        for m in M.melds_with(rack, tile, hand.okey, wraps):
             rest = without(tuple(rack), [pl[0] for pl in m.tiles])
             value = M.counted_value(m, count)
             found = opening_within(rest, hand.okey, wraps, count, need - value)
             if found is not None and value + found.value >= need:
                 return True
-    return _can_go_elden_with(s, seat, rack, tile, held)
+    most = best.value if best is not None and count == "face" else ceiling
+    return _can_go_elden_with(s, seat, rack, tile, held, most)
 
 
 def opening_within(rack: Sequence[Tile], okey: Tile, wraps: bool, count: MeldCount,
@@ -676,10 +680,11 @@ def opening_within(rack: Sequence[Tile], okey: Tile, wraps: bool, count: MeldCou
 
 
 def _can_go_elden_with(s: TableState, seat: int, rack: list[Tile], tile: Tile,
-                       held: int) -> bool:
+                       held: int, most: int) -> bool:
     """Could `rack` (holding the taken `tile`) be laid whole bar one discard, `tile` laid?
     An elden opening is an opening, with no threshold (section 7). `held`: how many of
-    `rack`'s tiles some meld could hold (`solver.meldable`)."""
+    `rack`'s tiles some meld could hold (`solver.meldable`); `most`: a bound on the face
+    value of any melds of `rack` (its best opening's, or `solver.meldable`'s ceiling)."""
     p, hand = _profile(s), s.hand
     assert hand is not None
     if not is_elden_open(s, seat):
@@ -687,6 +692,9 @@ def _can_go_elden_with(s: TableState, seat: int, rack: list[Tile], tile: Tile,
     wraps = p.run_wraps_13_to_1
     if held < len(rack) - 1:
         return False  # more than one tile no meld could hold
+    naturals = [tiles.face_value(t, hand.okey) for t in rack if t != hand.okey]
+    if naturals and most < sum(naturals) - max(naturals):
+        return False  # melds holding every natural tile but one would be worth more
     first = solver.arrange(rack, hand.okey, wraps)
     if len(first.leftover) == 1 and (first.leftover[0] != tile or rack.count(tile) > 1):
         return True
@@ -756,9 +764,12 @@ def okey_take_options(s: TableState, seat: int) -> list[tuple[int, list[Tile]]]:
     assert hand is not None
     have = Counter(me.rack)
     out: list[tuple[int, list[Tile]]] = []
+    p = _profile(s)
     for i, tm in enumerate(hand.melds):
+        if all(played != hand.okey for played, _ in tm.meld.tiles):
+            continue  # most melds: no okey to take, without building the refusal
         try:
-            put = okey_take_tiles(_profile(s), tm.meld, hand.okey, i)
+            put = okey_take_tiles(p, tm.meld, hand.okey, i)
         except IllegalMove:
             continue
         if all(have[t] >= n for t, n in Counter(put).items()):
@@ -781,11 +792,15 @@ def okey_take_tiles(p: Profile, meld: M.Meld, okey: Tile, index: int) -> list[Ti
 
 def penalised_discards(s: TableState, seat: int) -> list[tuple[Tile, int, PenaltyReason]]:
     """The rack's tiles that would cost a penalty if discarded now."""
-    hand = s.hand
+    p, hand = _profile(s), s.hand
     assert hand is not None
+    rack = hand.seats[seat].rack
+    if not p.penalties or len(rack) == 1:
+        return []
+    table = [m.meld for m in hand.melds]
     out = []
-    for tile in sorted(set(hand.seats[seat].rack)):
-        penalty = discard_penalty(s, seat, tile)
+    for tile in sorted(set(rack)):
+        penalty = _penalty(p, hand, table, tile)
         if penalty is not None:
             out.append((tile, *penalty))
     return out

@@ -221,6 +221,7 @@ def player_updates(state: TableState, previous: int, events: list[E.Event]
     `previous` to `state`: the spectators' first (a reader learns who sits where before a
     seat's own update), then each human seat's. The public hand view is built once."""
     hand = _hand_view(state, state.hand) if state.hand is not None else None
+    totals = state.totals()
     seats = [SPECTATOR, *(seat for seat in range(SEATS)
                           if state.players[seat] and not state.bots[seat])]
     out = []
@@ -228,7 +229,7 @@ def player_updates(state: TableState, previous: int, events: list[E.Event]
         seen = [e for e in (event_for(event, seat) for event in events) if e is not None]
         out.append(PlayerUpdate(table_id=state.table_id, seat=seat, version=state.seq,
                                 previous=previous, events=cast(list[E.AnyEvent], seen),
-                                view=_player_view(state, seat, hand)))
+                                view=_player_view(state, seat, hand, totals)))
     return out
 
 
@@ -241,9 +242,10 @@ def player_view(state: TableState, seat: int) -> PlayerView:
     return _player_view(state, seat, _hand_view(state, hand) if hand is not None else None)
 
 
-def _player_view(state: TableState, seat: int, hand_view: HandView | None) -> PlayerView:
+def _player_view(state: TableState, seat: int, hand_view: HandView | None,
+                 totals: list[int] | None = None) -> PlayerView:
     hand = state.hand
-    totals = state.totals()
+    totals = state.totals() if totals is None else totals
     rack: list[str] = []
     if hand is not None and 0 <= seat < len(hand.seats):
         rack = tiles.names(hand.seats[seat].rack)
@@ -252,7 +254,7 @@ def _player_view(state: TableState, seat: int, hand_view: HandView | None) -> Pl
         profile=state.profile, players=list(state.players), bots=_bot_labels(state),
         hands_total=state.hands_total, turn=state.turn, rack=rack, hand=hand_view,
         hand_scores=[list(s) for s in state.hand_scores], penalties=list(state.penalties),
-        totals=totals, rules=seat_rules(state, seat), private=state.private,
+        totals=list(totals), rules=seat_rules(state, seat), private=state.private,
         owner=state.owner, bots_requested=state.bots_requested,
         bots_may_sit=state.profile is not None and R.may_seat_bot(state),
         reconnect_by=[d.reconnect_by if d is not None else None for d in state.disconnected],
