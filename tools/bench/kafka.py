@@ -244,6 +244,17 @@ async def run_load(bootstrap: str, prefix: str, commands: list[E.Command], rate:
     return len(arrivals) / max(arrivals[-1] - ready.result(), 1e-9), latencies, len(latencies)
 
 
+CPU_NAMES = ("processor", "views service", "this client")
+
+
+def _cpu(processor: Processor, views: Processor | None) -> tuple[float | None, ...]:
+    """CPU seconds used so far by the processor, the views service and this process (the
+    client producing and reading): per command, a cost the machine's load moves far less
+    than the latencies."""
+    return (processor.cpu_seconds(), views.cpu_seconds() if views is not None else None,
+            time.process_time())
+
+
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
@@ -285,6 +296,7 @@ async def main_async(args: argparse.Namespace) -> None:
         for rate in args.rates:
             n = min(len(stream), int(rate * args.seconds))
             batch, stream = stream[:n], stream[n:]
+            before = _cpu(processor, views)
             rps, lat, count = await run_load(bootstrap, prefix, batch, rate, watch)
             print(f"offered {rate:>5}/s for {args.seconds:.0f} s: sustained {rps:7.0f} commands/s"
                   f"  latency p50 {statistics.median(lat):6.1f} ms  p99 {pct(lat, 0.99):6.1f} ms"
@@ -294,6 +306,11 @@ async def main_async(args: argparse.Namespace) -> None:
                 print(f"{'':>28}to the player view: p50 {statistics.median(shown):6.1f} ms  "
                       f"p99 {pct(shown, 0.99):6.1f} ms  max {max(shown):7.1f} ms  "
                       f"({len(shown)} commands)")
+            print(f"{'':>28}CPU a command: " + ", ".join(
+                f"{name} {1000 * (after - start) / max(count, 1):.3f} ms"
+                for name, start, after in zip(CPU_NAMES, before, _cpu(processor, views),
+                                              strict=True)
+                if start is not None and after is not None))
         if watch is not None:
             await watch.stop()
         processor.stop()
