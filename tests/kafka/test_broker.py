@@ -58,7 +58,9 @@ async def read_all(
         auto_offset_reset="earliest",
     )
     records: list[ConsumerRecord] = []
-    log_end = await _end_offset(bootstrap, tp, "read_uncommitted")
+    log_end = 0  # read_uncommitted: the log's end is the end
+    if isolation_level == "read_committed":
+        log_end = await _end_offset(bootstrap, tp, "read_uncommitted")
     async with started(consumer):
         consumer.assign([tp])
         end = (await consumer.end_offsets([tp]))[tp]

@@ -567,9 +567,14 @@ def discard_penalty(s: TableState, seat: int, tile: Tile) -> tuple[int, PenaltyR
     table, costs 101 in every house, opened or not. The finishing discard never costs."""
     p, hand = _profile(s), s.hand
     assert hand is not None
-    if not p.penalties or len(hand.seats[seat].rack) == 1:
+    if not _charges_discards(p, hand.seats[seat].rack):
         return None
     return _penalty(p, hand, [m.meld for m in hand.melds], tile)
+
+
+def _charges_discards(p: Profile, rack: Sequence[Tile]) -> bool:
+    """Whether the house charges discards at all, and this one is not the finishing one."""
+    return p.penalties and len(rack) != 1
 
 
 def _penalty(p: Profile, hand: HandState, table: list[M.Meld], tile: Tile
@@ -766,7 +771,7 @@ def okey_take_options(s: TableState, seat: int) -> list[tuple[int, list[Tile]]]:
     out: list[tuple[int, list[Tile]]] = []
     p = _profile(s)
     for i, tm in enumerate(hand.melds):
-        if all(played != hand.okey for played, _ in tm.meld.tiles):
+        if not tm.meld.jokers(hand.okey):
             continue  # most melds: no okey to take, without building the refusal
         try:
             put = okey_take_tiles(p, tm.meld, hand.okey, i)
@@ -795,7 +800,7 @@ def penalised_discards(s: TableState, seat: int) -> list[tuple[Tile, int, Penalt
     p, hand = _profile(s), s.hand
     assert hand is not None
     rack = hand.seats[seat].rack
-    if not p.penalties or len(rack) == 1:
+    if not _charges_discards(p, rack):
         return []
     table = [m.meld for m in hand.melds]
     out = []
