@@ -5,8 +5,10 @@ its exactly-once mode duplicates on rebalance) reads with isolation_level=read_u
 and offers no setting to change it, so a faust agent folds events of ABORTED processor
 transactions (a fenced or killed processor's), and the re-decided match that follows has
 another seed. tests/kafka/test_faust_isolation.py shows it on our broker. Faust's consumer
-also fixes fetch.max.wait.ms at 1,500 ms, and a read_committed fetch is not woken by a
-commit marker, which alone would break the 1 s goal from match_ended to the standing.
+also fixes fetch.max.wait.ms at 1,500 ms: an idle fetch then answers up to 1.5 s late,
+which alone would break the 1 s goal from match_ended to the standing (on Kafka 3.9 a
+commit marker does wake a parked read_committed fetch, docs/capacity.md, so the 20 ms
+wait below only bounds an idle poll).
 
 So every instance reads every events partition itself (no consumer group, read_committed,
 fetch wait 20 ms) from the beginning, as the timers do: the log is the only state, and the

@@ -1,7 +1,7 @@
 """What a gateway remembers of the player-views topic: each seat's newest view, the recent
 events for resuming, and the lobby's directory of tables. Pure (no I/O, no clock).
 
-The processor publishes whole views with a version (`PlayerUpdate`); the cache never folds
+The views service publishes whole views with a version (`PlayerUpdate`); the cache never folds
 an engine event. Views and events stay encoded (`msgspec.Raw`): a frame for the clients is
 built once per update by splicing them, however many connections receive it.
 """

@@ -204,7 +204,7 @@ class PlayerUpdate(msgspec.Struct, frozen=True, kw_only=True):
     events that made it as that seat may see them (the player-views topic): what gateways
     serve. `version` is the table seq the view shows; `previous` the version of this
     table's update before it, so a reader that holds `previous` missed nothing. The
-    processor publishes one per changed table and seat per transaction (the last view)."""
+    views service publishes one per changed table and seat per poll (the last view)."""
 
     v: int = E.VERSION
     table_id: str
