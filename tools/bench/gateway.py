@@ -20,7 +20,6 @@ import json
 import os
 import re
 import socket
-import statistics
 import subprocess
 import sys
 import time
@@ -33,6 +32,7 @@ import msgspec
 from okey101.app import identity
 from services.common.kafka import bootstrap_servers, provision
 from tools.bench import scratch
+from tools.bench.stats import percentile
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "bench-" + "0123456789abcdef" * 3
@@ -267,8 +267,8 @@ def summary(latencies: list[float]) -> str:
     if not latencies:
         return "no commands measured"
     ordered = sorted(latencies)
-    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-    return (f"p50 {statistics.median(ordered):6.1f} ms  p99 {p99:6.1f} ms  max "
+    p50, p99 = percentile(ordered, 0.5), percentile(ordered, 0.99)
+    return (f"p50 {p50:6.1f} ms  p99 {p99:6.1f} ms  max "
             f"{ordered[-1]:6.1f} ms  ({len(ordered)} commands)")
 
 

@@ -20,7 +20,6 @@ import asyncio
 import contextlib
 import gc
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -37,6 +36,7 @@ from okey101.table.simulate import match_seeds, play_match
 from services.common.kafka import bootstrap_servers, provision
 from services.common.ports import free_port
 from tools.bench import scratch
+from tools.bench.stats import percentile
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -255,11 +255,6 @@ def _cpu(processor: Processor, views: Processor | None) -> tuple[float | None, .
             time.process_time())
 
 
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
-
-
 async def main_async(args: argparse.Namespace) -> None:
     if not os.environ.get("KAFKA_BOOTSTRAP"):
         subprocess.run(["bash", str(ROOT / "tools" / "kafka" / "broker.sh"), "start"],
@@ -298,13 +293,14 @@ async def main_async(args: argparse.Namespace) -> None:
             batch, stream = stream[:n], stream[n:]
             before = _cpu(processor, views)
             rps, lat, count = await run_load(bootstrap, prefix, batch, rate, watch)
+            p50, p99 = percentile(lat, 0.5), percentile(lat, 0.99)
             print(f"offered {rate:>5}/s for {args.seconds:.0f} s: sustained {rps:7.0f} commands/s"
-                  f"  latency p50 {statistics.median(lat):6.1f} ms  p99 {pct(lat, 0.99):6.1f} ms"
+                  f"  latency p50 {p50:6.1f} ms  p99 {p99:6.1f} ms"
                   f"  max {max(lat):7.1f} ms  ({count} commands)")
             shown = await watch.take() if watch is not None else []
             if shown:
-                print(f"{'':>28}to the player view: p50 {statistics.median(shown):6.1f} ms  "
-                      f"p99 {pct(shown, 0.99):6.1f} ms  max {max(shown):7.1f} ms  "
+                print(f"{'':>28}to the player view: p50 {percentile(shown, 0.5):6.1f} ms  "
+                      f"p99 {percentile(shown, 0.99):6.1f} ms  max {max(shown):7.1f} ms  "
                       f"({len(shown)} commands)")
             print(f"{'':>28}CPU a command: " + ", ".join(
                 f"{name} {1000 * (after - start) / max(count, 1):.3f} ms"

@@ -63,15 +63,11 @@ from services.replays.reading import (
     read_range,
 )
 from tools.bench import scratch
+from tools.bench.stats import percentile
 
 ROOT = Path(__file__).resolve().parents[2]
 HOUSES = ("north-sultan", "okeygg", "classic", "okey-oyna")
 T0 = 1_764_500_000_000
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
 
 
 class Service:
@@ -332,10 +328,10 @@ async def main_async(args: argparse.Namespace) -> None:
         lat = await replay_latencies(f"http://127.0.0.1:{port}", sample)
         scans = [await full_scan(bootstrap, topics.EVENTS.name(prefix), partitions, t)
                  for t in sample[: args.scans]]
-        p95, scan = pct(lat, 0.95), statistics.fmean(scans)
+        p95, scan = percentile(lat, 0.95), statistics.fmean(scans)
         print(f"single-table replay over HTTP ({len(lat)} tables, state at the end; offset "
               f"ranges of {statistics.median(spans):,.0f} records median): p50 "
-              f"{statistics.median(lat):.1f} ms  p95 {p95:.1f} ms  max {max(lat):.1f} ms; "
+              f"{percentile(lat, 0.5):.1f} ms  p95 {p95:.1f} ms  max {max(lat):.1f} ms; "
               f"full scan {scan:,.0f} ms (mean of {len(scans)}): p95 is {scan / p95:.0f}x "
               "faster", flush=True)
     finally:
@@ -364,8 +360,8 @@ async def main_async(args: argparse.Namespace) -> None:
         lags = await lag_under_demo(bootstrap, args.hands)
         print(f"directory lag under the demo's load ({len(profiles.HOUSES)} bot tables, "
               f"{args.hands} hand(s) a "
-              f"match, {len(lags)} events): p50 {statistics.median(lags) * 1000:.0f} ms  "
-              f"p99 {pct(lags, 0.99) * 1000:.0f} ms  max {max(lags) * 1000:.0f} ms")
+              f"match, {len(lags)} events): p50 {percentile(lags, 0.5) * 1000:.0f} ms  "
+              f"p99 {percentile(lags, 0.99) * 1000:.0f} ms  max {max(lags) * 1000:.0f} ms")
 
 
 def main() -> None:

@@ -18,10 +18,10 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import statistics
 import time
 
 from okey101 import solver, tiles
+from tools.bench.stats import percentile
 
 
 def deal_racks(count: int, seed: int) -> list[tuple[list[int], int]]:
@@ -48,9 +48,8 @@ def timed(racks: list[tuple[list[int], int]], wraps: bool) -> tuple[list[float],
 
 
 def summary(ms: list[float]) -> str:
-    ms = sorted(ms)
-    p95 = ms[-(-len(ms) * 95 // 100) - 1]  # nearest rank
-    return f"p50 {statistics.median(ms):.3f}  p95 {p95:.3f}  max {ms[-1]:.3f} ms"
+    return (f"p50 {percentile(ms, 0.5):.3f}  p95 {percentile(ms, 0.95):.3f}  "
+            f"max {max(ms):.3f} ms")
 
 
 def report(label: str, times: tuple[list[float], list[float]]) -> None:

@@ -23,7 +23,6 @@ import asyncio
 import json
 import os
 import socket
-import statistics
 import subprocess
 import sys
 import time
@@ -38,6 +37,7 @@ from okey101.standings import Ledger
 from services.common.kafka import bootstrap_servers, provision
 from services.leaderboards.reading import read_records
 from tools.bench import scratch
+from tools.bench.stats import percentile
 from tools.standings_feed import interleave, population, publish
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -86,11 +86,6 @@ class Service:
         self.proc.wait(30)
 
 
-def percentile(values: list[float], q: float) -> float:
-    return statistics.quantiles(values, n=100, method="inclusive")[int(q) - 1] \
-        if len(values) > 1 else values[0]
-
-
 async def live(bootstrap: str, rate: float, seconds: float, seed: int) -> None:
     prefix = scratch.prefix("benchlb", bootstrap)
     partitions = await provision(bootstrap, prefix)
@@ -124,8 +119,8 @@ async def live(bootstrap: str, rate: float, seconds: float, seed: int) -> None:
     print(f"live: {matches} matches ({len(records)} event records) offered at {rate:g} "
           f"matches/s for {seconds:g} s; all applied in {elapsed:.1f} s "
           f"({matches / elapsed:.1f} matches/s)")
-    print(f"  match_ended -> standings record: p50 {percentile(delays, 50) * 1000:.0f} ms, "
-          f"p99 {percentile(delays, 99) * 1000:.0f} ms, max {max(delays) * 1000:.0f} ms "
+    print(f"  match_ended -> standings record: p50 {percentile(delays, 0.5) * 1000:.0f} ms, "
+          f"p99 {percentile(delays, 0.99) * 1000:.0f} ms, max {max(delays) * 1000:.0f} ms "
           f"over {len(delays)} matches (goal: p99 <= 1000 ms)")
 
 
