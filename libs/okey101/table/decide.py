@@ -31,15 +31,7 @@ Decision = list[E.Event] | E.Rejection
 
 def decide(state: TableState, command: E.Command) -> Decision:
     """The events `command` causes on `state`, or why it is rejected (state unchanged)."""
-    try:  # decide_and_fold's body: a call less per command
-        ctx = _Ctx(state, command)
-        _check_envelope(state, command)
-        _handle(ctx, command)
-        return ctx.events
-    except IllegalMove as exc:
-        return E.Rejection(code=exc.code, message=exc.message)
-    except MalformedInput as exc:
-        return E.Rejection(code="malformed", message=str(exc))
+    return decide_and_fold(state, command)[1]
 
 
 def decide_and_fold(state: TableState, command: E.Command) -> tuple[TableState, Decision]:
