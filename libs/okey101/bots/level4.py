@@ -27,8 +27,8 @@ the search cannot tell the candidates apart, it plays level 3's move.
   least `MIN_WORLDS` worlds.
 - **Budget.** At most `playouts` playouts a decision, and, with a `clock` (a callable the
   shell injects, e.g. `time.process_time`; the pure code reads none), no playout is started
-  that would likely end past `budget` seconds: the search is anytime, it returns the best
-  move found so far.
+  that could end past `budget` seconds (it may take as long as the longest yet): the search
+  is anytime, it returns the best move found so far.
 - **Seeded.** The worlds come from a `random.Random` seeded with a hash of the view and the
   bot's `seed`: the same view gives the same move (with a playout count as the budget).
 """
@@ -55,13 +55,15 @@ from .inference import Knowledge
 from .level0 import level0
 from .level3 import Level3
 from .levels import partners, safe_choice
+from .quick import Racks, quick
 from .seat import BLANK, Seat, table_meld
 from .standing import rivals
 
 Clock = Callable[[], float]
-PLAYOUTS = 200  # most playouts a decision (the clock usually stops it first)
+PLAYOUTS = 8  # most playouts a decision without a clock (about 40 ms of CPU here);
+# with one (the bots service), the clock stops it first: `services.bots` passes a cap of 200
 BUDGET = 0.040  # seconds of the injected clock a decision (level 3's own move included)
-CANDIDATES = 4  # discards weighed (level 3's among them)
+CANDIDATES = 3  # discards weighed (level 3's among them)
 MIN_WORLDS = 3  # worlds before a candidate may replace level 3's move
 Z = 1.0  # standard errors by which it must be better
 PLAYOUT_CAP = 400  # commands a playout may take (a hand takes about 60)
@@ -204,10 +206,12 @@ def world(v: PlayerView, s: Seat, rng: random.Random,
                       penalties=tuple(v.penalties))
 
 
-def playout(state: TableState, first: E.Command, cap: int = PLAYOUT_CAP) -> list[int] | None:
+def playout(state: TableState, first: E.Command, cap: int = PLAYOUT_CAP,
+            racks: Racks | None = None) -> list[int] | None:
     """`first` for the seat to act in `state`, then level 0 in every seat until the hand
-    ends: each seat's total change (the hand's scores and the penalties imposed), or None
-    when the engine refuses `first`."""
+    ends (`quick` where its move is plain): each seat's total change (the hand's scores
+    and the penalties imposed), or None when the engine refuses `first`."""
+    racks = racks if racks is not None else Racks()
     before = state.totals()
     seat = state.hand.to_act if state.hand is not None else 0
     command = msgspec.structs.replace(first, table_id=state.table_id, command_id="w",
@@ -219,11 +223,12 @@ def playout(state: TableState, first: E.Command, cap: int = PLAYOUT_CAP) -> list
         if _ended(decision) or state.status != "playing" or state.hand is None:
             break
         seat = state.hand.to_act
-        intent = level0(player_view(state, seat))
-        command = msgspec.structs.replace(intent, table_id=state.table_id, command_id="w",
-                                          seat=seat, player_id=state.players[seat],
-                                          seq=state.seq)
-        state, decision = decide_and_fold(state, command)
+        plain = quick(state, seat, racks)
+        intent = plain or level0(player_view(state, seat))
+        state, decision = decide_and_fold(state, _envelope(intent, state, seat))
+        if isinstance(decision, E.Rejection) and plain is not None:
+            intent = level0(player_view(state, seat))
+            state, decision = decide_and_fold(state, _envelope(intent, state, seat))
         if isinstance(decision, E.Rejection):  # as the table would: the turn times out
             state, decision = decide_and_fold(state, E.TimeOut(
                 table_id=state.table_id, command_id="w", seat=seat, seq=state.seq,
@@ -232,6 +237,11 @@ def playout(state: TableState, first: E.Command, cap: int = PLAYOUT_CAP) -> list
                 break
     after = state.totals()
     return [a - b for a, b in zip(after, before, strict=True)]
+
+
+def _envelope(intent: E.Command, state: TableState, seat: int) -> E.Command:
+    return msgspec.structs.replace(intent, table_id=state.table_id, command_id="w", seat=seat,
+                                   player_id=state.players[seat], seq=state.seq)
 
 
 def _ended(decision: list[E.Event] | E.Rejection) -> bool:
@@ -266,12 +276,13 @@ class Search:
         self.weights = rivals(v)
         self.teams = bool(v.profile is not None and v.profile.partners)
         self.scores: list[list[float]] = [[] for _ in self.candidates]  # by world
+        self.racks = Racks()
         self.playouts = 0
 
     def run(self, playouts: int, clock: Clock | None, start: float, budget: float) -> int:
         """The index of the chosen candidate (0: level 3's)."""
         live = list(range(len(self.candidates)))
-        spent = 0.0  # clock time in playouts
+        longest = 0.0  # the longest playout yet, by the clock: the next may take as long
         while self.playouts + len(live) <= playouts and len(live) > 1:
             w = world(self.v, self.s, self.rng, self.pinned)
             if w is None:
@@ -280,13 +291,12 @@ class Search:
             for k in live:
                 if clock is not None:
                     now = clock()
-                    each = spent / self.playouts if self.playouts else 0.0
-                    if now - start + each > budget:
+                    if now - start + longest > budget:
                         return self.best()
-                    change = playout(w, self.candidates[k])
-                    spent += clock() - now
+                    change = playout(w, self.candidates[k], racks=self.racks)
+                    longest = max(longest, clock() - now)
                 else:
-                    change = playout(w, self.candidates[k])
+                    change = playout(w, self.candidates[k], racks=self.racks)
                 self.playouts += 1
                 if change is None:  # the engine refused it: not a candidate after all
                     if k == 0:
