@@ -139,7 +139,8 @@ class Bots:
                                             E.encode(command), key=command.table_id.encode())
         finally:
             await _close_quietly(consumer, producer)
-            log.info("bots_stopped")
+            log.info("bots_stopped", level4_searched=self.level4.searched,
+                     level4_overruled=self.level4.overruled)
 
     def respond(self, update: ViewUpdate) -> E.Command | None:
         """The command a view calls for, if any (pure apart from the acted-on memory)."""

@@ -12,9 +12,11 @@ the search cannot tell the candidates apart, it plays level 3's move.
   shown: level 3's memory) are put there first. A world's own view for this seat is the
   seat's view itself (`world`, tested).
 - **Candidates.** Level 3's move first (the reference), then: in the draw phase the other
-  of draw and take; for a discard, up to `CANDIDATES` tiles of the rack's loose tiles that
-  the engine would not penalise (the highest, the highest without a partner, the next).
-  Only moves the view's `rules` allow are offered.
+  of draw and take (a take only where level 3, which plays the rest of the turn, can carry
+  it through: unopened, a tile it can open with; opened by points, a free take); for a
+  discard, `CANDIDATES` tiles in all of the rack's loose tiles that the engine would not
+  penalise (the highest, the highest without a partner, the next). Only moves the view's
+  `rules` allow are offered.
 - **Playouts.** In each world every candidate is played on the pure engine
   (`decide_and_fold`), then the hand is played out by level 0 in every seat (each from its
   own view of the world) until `HandEnded`. The score of a playout is the change of each
@@ -51,6 +53,7 @@ from okey101.table.views import PlayerView, player_view
 from okey101.terms import SEATS
 from okey101.tiles import COPIES, KINDS, Tile
 
+from . import plays
 from .inference import Knowledge
 from .level0 import level0
 from .level3 import Level3
@@ -81,6 +84,7 @@ class Level4:
         self.budget = budget
         self.seed = seed
         self.level3 = Level3()
+        self.longest = 0.0  # by the clock: about the longest playout of late
         self.searched = 0  # decisions searched
         self.overruled = 0  # ... where a candidate replaced level 3's move
 
@@ -101,28 +105,40 @@ class Level4:
         memory = self.level3._memory.get((v.table_id, v.seat))
         pinned = Knowledge(s, memory).hidden
         self.searched += 1
-        best = Search(v, s, candidates, pinned, self.seed).run(self.playouts, self.clock,
-                                                                 start, self.budget)
+        search = Search(v, s, candidates, pinned, self.seed)
+        best = search.run(self.playouts, self.clock, start, self.budget, self.longest)
+        # the next decision's first playout may take as long as this one's longest
+        self.longest = max(search.longest, 0.5 * self.longest)
         if best != 0:
             self.overruled += 1
         return candidates[best]
 
     # ------------------------------------------------------------ candidates
+    @staticmethod
+    def may_take(s: Seat, top: Tile) -> bool:
+        """Is taking `top` a move level 3 can carry through this turn (it plays the rest
+        of the turn)? Unopened: only a take it can open with; opened: a free take, where
+        the house does not want the tile laid this turn (okey-oyna)."""
+        if s.opened is None:
+            return plays.can_open_with(s, top, pairs=s.pairs_open_to_me())
+        return s.opened == "points" and not s.p.opened_take_must_use and top != s.okey
+
     def candidates(self, s: Seat, default: E.Command) -> list[E.Command]:
         """Level 3's move first, then the alternatives worth a search (none: no search)."""
         if s.drawing:
-            if isinstance(default, (E.Draw, E.TakeDiscard)) and s.may_take() and \
-                    "draw" in s.allowed and s.top is not None:
-                other: E.Command = E.Draw(**BLANK) if isinstance(default, E.TakeDiscard) \
-                    else E.TakeDiscard(**BLANK)
-                return [default, other]
+            if isinstance(default, E.TakeDiscard) and "draw" in s.allowed:
+                return [default, E.Draw(**BLANK)]
+            if isinstance(default, E.Draw) and s.may_take() and s.top is not None and \
+                    self.may_take(s, s.top):
+                return [default, E.TakeDiscard(**BLANK)]
             return [default]
         if not isinstance(default, E.Discard) or "discard" not in s.allowed or \
                 len(s.rack) < 3:
             return [default]
         chosen = tiles.parse(default.tile)
         loose = list(s.arrange(s.rack).leftover)
-        pool = sorted(set(safe_choice(s, loose)), key=lambda t: (-s.value(t), t))
+        pool = sorted({t for t in safe_choice(s, loose) if not s.penalised(t)},
+                      key=lambda t: (-s.value(t), t))
         if s.owed is not None:
             pool = [t for t in pool if t != s.owed]
         alone = [t for t in pool if not partners(s, t, s.rack)]
@@ -277,12 +293,15 @@ class Search:
         self.teams = bool(v.profile is not None and v.profile.partners)
         self.scores: list[list[float]] = [[] for _ in self.candidates]  # by world
         self.racks = Racks()
+        self.longest = 0.0  # the longest playout of this search, by the clock
         self.playouts = 0
 
-    def run(self, playouts: int, clock: Clock | None, start: float, budget: float) -> int:
-        """The index of the chosen candidate (0: level 3's)."""
+    def run(self, playouts: int, clock: Clock | None, start: float, budget: float,
+            longest: float = 0.0) -> int:
+        """The index of the chosen candidate (0: level 3's). `longest`: how long a playout
+        may take, by the clock (the next may take as long as the longest yet)."""
         live = list(range(len(self.candidates)))
-        longest = 0.0  # the longest playout yet, by the clock: the next may take as long
+        self.longest = 0.0
         while self.playouts + len(live) <= playouts and len(live) > 1:
             w = world(self.v, self.s, self.rng, self.pinned)
             if w is None:
@@ -294,7 +313,8 @@ class Search:
                     if now - start + longest > budget:
                         return self.best()
                     change = playout(w, self.candidates[k], racks=self.racks)
-                    longest = max(longest, clock() - now)
+                    self.longest = max(self.longest, clock() - now)
+                    longest = max(longest, self.longest)
                 else:
                     change = playout(w, self.candidates[k], racks=self.racks)
                 self.playouts += 1
