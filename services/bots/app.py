@@ -50,7 +50,7 @@ def mint_id() -> str:
 class Bots:
     def __init__(self, bootstrap: str, prefix: str = "okey", group: str = "okey-bots",
                  level: int = 2, think: float = 0.0, fill_seats: bool = True,
-                 new_id: Callable[[], str] = mint_id, level4_budget: float = 0.040,
+                 new_id: Callable[[], str] = mint_id, level4_budget: float = 0.035,
                  level4_playouts: int = 200) -> None:
         self.bootstrap = bootstrap
         self.prefix = prefix

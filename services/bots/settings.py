@@ -19,7 +19,7 @@ class BotsSettings(ServiceSettings):
     metrics_port: int = Field(9103, ge=0, le=65535, description="port of /metrics, "
                               "/healthz and /readyz (0: no endpoint)")
     level: Literal[1, 2, 3, 4] = Field(2, description="level of the bots this service seats")
-    level4_budget_ms: float = Field(40.0, gt=0, le=200, description="level 4: the CPU "
+    level4_budget_ms: float = Field(35.0, gt=0, le=200, description="level 4: the CPU "
                                     "time a decision may search for (this process's)")
     level4_playouts: int = Field(200, ge=0, le=100000, description="level 4: the most "
                                  "playouts a decision (0: level 3's moves, no search)")

@@ -53,7 +53,7 @@ PARTNER_HOUSES = ("okeygg", "classic", "okey-oyna-duz")  # partners_allowed
 PAIRINGS: dict[str, tuple[int, int]] = {"L2 vs 3 x L1": (2, 1), "L3 vs 3 x L2": (3, 2),
                                         "L4 vs 3 x L3": (4, 3), "L4 vs 3 x L2": (4, 2)}
 SHORT = {"L4 vs 3 x L3": "L4v3", "L4 vs 3 x L2": "L4v2"}
-L4_BUDGET = 0.040  # s of CPU a decision (the bots service's default)
+L4_BUDGET = 0.035  # s of CPU a decision (the bots service's default)
 L4_PLAYOUTS = 200
 Z95 = 1.959964
 

@@ -65,7 +65,8 @@ from .standing import rivals
 Clock = Callable[[], float]
 PLAYOUTS = 8  # most playouts a decision without a clock (about 40 ms of CPU here);
 # with one (the bots service), the clock stops it first: `services.bots` passes a cap of 200
-BUDGET = 0.040  # seconds of the injected clock a decision (level 3's own move included)
+BUDGET = 0.035  # seconds of the injected clock a decision (level 3's own move included;
+# 40 left düz's CPU p99 at 50-54 ms here, its first playouts the longest)
 CANDIDATES = 3  # discards weighed (level 3's among them)
 MIN_WORLDS = 3  # worlds before a candidate may replace level 3's move
 Z = 1.0  # standard errors by which it must be better
