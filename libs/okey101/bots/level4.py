@@ -67,6 +67,8 @@ PLAYOUTS = 8  # most playouts a decision without a clock (about 40 ms of CPU her
 # with one (the bots service), the clock stops it first: `services.bots` passes a cap of 200
 BUDGET = 0.035  # seconds of the injected clock a decision (level 3's own move included;
 # 40 left düz's CPU p99 at 50-54 ms here, its first playouts the longest)
+DUZ_SHARE = 0.6  # of the budget in düz: its playouts (the whole deck) run longest and
+# the most over the budget (CPU p99 53 ms at 35 ms); 700 paired düz matches never changed
 CANDIDATES = 3  # discards weighed (level 3's among them)
 MIN_WORLDS = 3  # worlds before a candidate may replace level 3's move
 Z = 1.0  # standard errors by which it must be better
@@ -106,8 +108,9 @@ class Level4:
         memory = self.level3._memory.get((v.table_id, v.seat))
         pinned = Knowledge(s, memory).hidden
         self.searched += 1
+        budget = self.budget * (DUZ_SHARE if s.p.game == "duz" else 1.0)
         search = Search(v, s, candidates, pinned, self.seed)
-        best = search.run(self.playouts, self.clock, start, self.budget, self.longest)
+        best = search.run(self.playouts, self.clock, start, budget, self.longest)
         # the next decision's first playout may take as long as this one's longest
         self.longest = max(search.longest, 0.5 * self.longest)
         if best != 0:
