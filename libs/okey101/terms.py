@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Final, Literal, TypeAlias
 
 SEATS: Final = 4  # RULES.md section 2: four seats; partners face each other (s, s + 2)
-BOT_LEVELS: Final = (0, 1, 2, 3)  # okey101.bots: 0 plain rule-follower, 1-3 houses' bots
+BOT_LEVELS: Final = (0, 1, 2, 3, 4)  # okey101.bots: 0 plain rule-follower, 1-4 houses' bots
 DEFAULT_BOT_LEVEL: Final = 2  # a bot seated without a level is played at this one
 
 Game: TypeAlias = Literal[

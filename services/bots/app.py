@@ -50,7 +50,8 @@ def mint_id() -> str:
 class Bots:
     def __init__(self, bootstrap: str, prefix: str = "okey", group: str = "okey-bots",
                  level: int = 2, think: float = 0.0, fill_seats: bool = True,
-                 new_id: Callable[[], str] = mint_id) -> None:
+                 new_id: Callable[[], str] = mint_id, level4_budget: float = 0.035,
+                 level4_playouts: int = 200) -> None:
         self.bootstrap = bootstrap
         self.prefix = prefix
         self.group = group
@@ -59,8 +60,12 @@ class Bots:
         self.fill_seats = fill_seats
         self.new_id = new_id
         self.level3 = bots.Level3()
+        # the search's budget is this process's CPU time: the shell's clock (the pure code
+        # reads none), capped at 200 ms by the settings, far inside any turn's time
+        self.level4 = bots.Level4(playouts=level4_playouts, clock=time.process_time,
+                                  budget=level4_budget)
         self.policies: dict[int, Callable[[PlayerView], E.Command]] = {
-            0: bots.level0, 1: bots.level1, 2: bots.level2, 3: self.level3}
+            0: bots.level0, 1: bots.level1, 2: bots.level2, 3: self.level3, 4: self.level4}
         self.acted = ActedOn()  # per live table: the seq each seat acted on
         self.consumer: AIOKafkaConsumer | None = None
         self.producer: AIOKafkaProducer | None = None
@@ -70,7 +75,9 @@ class Bots:
     def from_settings(cls, settings: BotsSettings) -> Bots:
         return cls(settings.bootstrap, prefix=settings.prefix, group=settings.group,
                    level=settings.level, think=settings.think_ms / 1000,
-                   fill_seats=settings.fill_seats)
+                   fill_seats=settings.fill_seats,
+                   level4_budget=settings.level4_budget_ms / 1000,
+                   level4_playouts=settings.level4_playouts)
 
     def stop(self) -> None:
         self._stopping.set()
@@ -132,7 +139,8 @@ class Bots:
                                             E.encode(command), key=command.table_id.encode())
         finally:
             await _close_quietly(consumer, producer)
-            log.info("bots_stopped")
+            log.info("bots_stopped", level4_searched=self.level4.searched,
+                     level4_overruled=self.level4.overruled)
 
     def respond(self, update: ViewUpdate) -> E.Command | None:
         """The command a view calls for, if any (pure apart from the acted-on memory)."""
@@ -140,6 +148,7 @@ class Bots:
         if view.status == "over":  # the table leaves memory (issue 13)
             if self.acted.finish(view.table_id):
                 self.level3.forget(view.table_id)
+                self.level4.forget(view.table_id)
             return None
         if update.seat < 0:
             return self._fill(view) if self.fill_seats else None

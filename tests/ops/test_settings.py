@@ -57,7 +57,7 @@ def test_okey_bootstrap_beats_kafka_bootstrap(monkeypatch: pytest.MonkeyPatch) -
 def test_every_bad_value_is_one_line_naming_its_flag_and_variable(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OKEY_THINK_MS", "-5")
-    got = load(BotsSettings, ["--level", "4", "--metrics-port", "70000", "--bootstrap", "nohost",
+    got = load(BotsSettings, ["--level", "5", "--metrics-port", "70000", "--bootstrap", "nohost",
                               "--prefix", "a b"])
     assert isinstance(got, list)
     assert sorted(got) == sorted([
@@ -66,7 +66,7 @@ def test_every_bad_value_is_one_line_naming_its_flag_and_variable(
         "bad setting --prefix (OKEY_PREFIX) = 'a b': letters, digits, '.', '_' and '-' only",
         "bad setting --metrics-port (OKEY_METRICS_PORT) = '70000': Input should be less than "
         "or equal to 65535",
-        "bad setting --level (OKEY_LEVEL) = '4': Input should be 1, 2 or 3",
+        "bad setting --level (OKEY_LEVEL) = '5': Input should be 1, 2, 3 or 4",
         "bad setting --think-ms (OKEY_THINK_MS) = '-5': Input should be greater than or "
         "equal to 0",
     ])

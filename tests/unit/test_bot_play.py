@@ -28,7 +28,7 @@ HOUSES = {
 
 def _levels() -> dict[str, Callable[[], Callable[[PlayerView], E.Command]]]:
     return {"level1": lambda: bots.level1, "level2": lambda: bots.level2,
-            "level3": bots.Level3}
+            "level3": bots.Level3, "level4": lambda: bots.Level4(playouts=6)}
 
 
 @pytest.mark.parametrize("house", sorted(HOUSES))

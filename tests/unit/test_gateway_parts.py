@@ -105,6 +105,20 @@ def test_a_person_may_send_every_command_a_seat_or_owner_sends(
                            seq=4, **fields)
 
 
+def test_a_person_seating_a_bot_chooses_its_level_up_to_the_searching_level_4() -> None:
+    message = W.client_decoder.decode(b'{"type":"command","id":"c1","table_id":"t","command":'
+                                      b'{"type":"replace_with_bot","seat":3,"bot_level":4}}')
+    assert isinstance(message, W.SendCommand)
+    command = W.to_command(message.command, table_id="t", command_id="ayse/c1",
+                           player_id="ayse", seat=3, seq=4, bot_id="b1")
+    assert isinstance(command, E.ReplaceWithBot) and command.bot_level == 4
+    for level in (b"0", b"5"):  # level 0 drives simulations, it is no house's bot
+        with pytest.raises(msgspec.ValidationError, match="bot_level"):
+            W.client_decoder.decode(b'{"type":"command","id":"c1","table_id":"t","command":'
+                                    b'{"type":"replace_with_bot","seat":3,"bot_level":'
+                                    + level + b'}}')
+
+
 @pytest.mark.parametrize("frame", [b'{"type":"command","id":"x","command":{"type":"timeout",'
                                    b'"turn":3}}',
                                    b'{"type":"command","id":"x","command":{"type":"sit",'

@@ -115,7 +115,7 @@ def test_the_engine_never_invents_a_bot_id() -> None:
     assert t.state.players == ("", "", "", "")
 
 
-@pytest.mark.parametrize("level", [-1, 4, 99])
+@pytest.mark.parametrize("level", [-1, 5, 99])
 def test_a_bot_level_the_bots_cannot_play_is_malformed(level: int) -> None:
     t = new_table("okey-oyna")
     decision = t.send(sit(0, "b", bot=True, bot_level=level))

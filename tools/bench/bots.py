@@ -1,10 +1,17 @@
 """Benchmark: the bot levels' strength, in process (no Kafka), seeded and reproducible.
 
-Two pairings, each played over whole matches through the real engine (`play_match`):
+Four pairings, each played over whole matches through the real engine (`play_match`):
 - level 2 in one seat against three level 1;
-- level 3 in one seat against three level 2.
+- level 3 in one seat against three level 2;
+- level 4 (the search) in one seat against three level 3, and against three level 2.
 The strong bot's seat turns with the match (match k: seat k mod 4), so it meets every
-starting order equally. For each pairing it prints:
+starting order equally. Level 4 searches within `--l4-budget-ms` of its thread's CPU time
+(`time.thread_time`, as the bots service gives it `time.process_time`) and at most
+`--l4-playouts` playouts a decision: a CPU budget makes a run not exactly reproducible.
+The level-4 pairings against level 3 are also played with level 3 in the strong seat on the
+same match seeds (the same deals: `--paired`), so that the seat's advantage is measured
+against the deals' own: the "paired" line is level 4's win rate less level 3's there.
+For each pairing it prints:
 - the mean hand score of each level, with a 95% confidence interval (lower is better;
   in-game penalties included, so the hand scores add up to the match totals). The weaker
   level's sample is the mean of its three seats in each hand;
@@ -20,7 +27,8 @@ Defaults: 2000 hands per pairing in each of the four houses, 4-hand matches (oke
 its minimum), seed 1, two worker processes: about 6 minutes on two cores.
 
 Run: .venv/bin/python -m tools.bench.bots [--hands N] [--seed S] [--match-hands H]
-     [--house NAME|all] [--workers W] [--pairing L2|L3|all]
+     [--house NAME|all] [--workers W] [--pairing L2|L3|L4|L4v2|L4v3|all] [--partners]
+     [--l4-budget-ms MS] [--l4-playouts N] [--paired]
 """
 
 from __future__ import annotations
@@ -34,14 +42,19 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
-from okey101.bots import bot
+from okey101.bots import Level4, bot
 from okey101.profiles import house
 from okey101.table import messages as E
 from okey101.table.simulate import Player, match_seeds, play_match
 from okey101.table.views import PlayerView
 
-HOUSES = ("north-sultan", "okeygg", "classic", "okey-oyna")
-PAIRINGS: dict[str, tuple[int, int]] = {"L2 vs 3 x L1": (2, 1), "L3 vs 3 x L2": (3, 2)}
+HOUSES = ("north-sultan", "okeygg", "classic", "okey-oyna", "okey-oyna-duz")
+PARTNER_HOUSES = ("okeygg", "classic", "okey-oyna-duz")  # partners_allowed
+PAIRINGS: dict[str, tuple[int, int]] = {"L2 vs 3 x L1": (2, 1), "L3 vs 3 x L2": (3, 2),
+                                        "L4 vs 3 x L3": (4, 3), "L4 vs 3 x L2": (4, 2)}
+SHORT = {"L4 vs 3 x L3": "L4v3", "L4 vs 3 x L2": "L4v2"}
+L4_BUDGET = 0.035  # s of CPU a decision (the bots service's default)
+L4_PLAYOUTS = 200
 Z95 = 1.959964
 
 
@@ -56,13 +69,41 @@ class MatchResult:
     penalties: list[dict[str, int]] = field(default_factory=list)  # per seat, by reason
     latencies: list[float] = field(default_factory=list)  # the strong bot's decisions, s
     cpu: list[float] = field(default_factory=list)  # the same decisions' CPU time, s
+    partners: bool = False
+
+    def won(self) -> float:
+        """The strong seat's share of the match win (its team's, with partners)."""
+        seat, totals = self.strong_seat, self.totals
+        if self.partners:
+            mine, theirs = totals[seat] + totals[(seat + 2) % 4], \
+                totals[(seat + 1) % 4] + totals[(seat + 3) % 4]
+            return 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
+        best = min(totals)
+        firsts = [i for i in range(4) if totals[i] == best]
+        return 1 / len(firsts) if seat in firsts else 0.0
+
+    def margin(self) -> float:
+        """The strong seat's total less the mean of the others' (lower is better)."""
+        seat = self.strong_seat
+        return self.totals[seat] - statistics.fmean(
+            self.totals[i] for i in range(4) if i != seat)
 
 
-def play_one(task: tuple[str, int, int, str, int, int]) -> MatchResult:
-    """One match of a pairing: (house, match hands, strong level, seed, seat, weak level)."""
-    name, hands, strong, seed, seat, weak = task
+Task = tuple[str, int, int, str, int, int, bool, float, int]
+
+
+def make_bot(level: int, budget: float, playouts: int) -> Player:
+    if level == 4:
+        return Level4(playouts=playouts, clock=time.thread_time, budget=budget)
+    return bot(level)
+
+
+def play_one(task: Task) -> MatchResult:
+    """One match of a pairing: (house, match hands, strong level, seed, seat, weak level,
+    partners, level 4's budget, its playouts)."""
+    name, hands, strong, seed, seat, weak, partners, budget, playouts = task
     players: list[Player] = [bot(weak) for _ in range(4)]
-    strong_bot = bot(strong)
+    strong_bot = make_bot(strong, budget, playouts)
     latencies: list[float] = []
     cpu: list[float] = []
 
@@ -74,8 +115,10 @@ def play_one(task: tuple[str, int, int, str, int, int]) -> MatchResult:
         return command
 
     players[seat] = timed
-    record = play_match({"base": name, "options": {"hands_per_match": hands}}, seed,
-                        players=players)
+    options: dict[str, object] = {"hands_per_match": hands}
+    if partners:
+        options["partners"] = True
+    record = play_match({"base": name, "options": options}, seed, players=players)
     per_hand: list[list[int]] = []
     pending = [0, 0, 0, 0]  # penalties since the last scored hand (a void deal's too)
     by_reason: list[dict[str, int]] = [{} for _ in range(4)]
@@ -94,7 +137,7 @@ def play_one(task: tuple[str, int, int, str, int, int]) -> MatchResult:
     return MatchResult(hands=per_hand, totals=totals, rejections=record.rejections,
                        codes=record.rejection_codes, capped=record.capped, strong_seat=seat,
                        penalties=by_reason, latencies=latencies,
-                       cpu=cpu)
+                       cpu=cpu, partners=partners)
 
 
 @dataclass
@@ -104,6 +147,9 @@ class PairingResult:
     match_hands: int
     matches: list[MatchResult] = field(default_factory=list)
     seconds: float = 0.0
+    partners: bool = False
+    baseline: list[MatchResult] = field(default_factory=list)  # the weak level in the
+    # strong seat on the same seeds (`--paired`)
 
 
 def mean_ci(xs: Sequence[float]) -> tuple[float, float]:
@@ -137,10 +183,7 @@ def report(r: PairingResult) -> list[str]:
             strong.append(h[seat])
             weak.append(statistics.fmean(others))
             diff.append(weak[-1] - strong[-1])
-        best = min(m.totals)
-        firsts = [i for i in range(4) if m.totals[i] == best]
-        if seat in firsts:
-            wins += 1 / len(firsts)
+        wins += m.won()
     n = len(r.matches)
     sm, sh = mean_ci(strong)
     wm, wh = mean_ci(weak)
@@ -170,24 +213,38 @@ def report(r: PairingResult) -> list[str]:
                 f"p99 {pct(wall, 0.99):.2f} ms, max {pct(wall, 1.0):.1f} ms; "
                 f"CPU p50 {pct(cpu, 0.5):.2f} ms, p99 {pct(cpu, 0.99):.2f} ms, "
                 f"max {pct(cpu, 1.0):.1f} ms")
-    return [
-        f"{r.name}  ({r.house}, {n} matches of {r.match_hands} hands = {len(strong)} hands, "
-        f"{r.seconds:.0f} s)",
+    parity = "50% (teams)" if r.partners else "25%"
+    lines = [
+        f"{r.name}  ({r.house}{' partners' if r.partners else ''}, {n} matches of "
+        f"{r.match_hands} hands = {len(strong)} hands, {r.seconds:.0f} s)",
         f"  mean hand score  level {strong_level}: {sm:7.1f} +/- {sh:5.1f}   "
         f"level {weak_level}: {wm:7.1f} +/- {wh:5.1f}   (lower is better)",
         f"  level {strong_level} better by {dm:6.1f} +/- {dh:5.1f} points a hand",
         f"  level {strong_level} match wins: {wins:.1f} / {n} = {wins / n:6.1%}  "
-        f"(95% CI {lo:.1%} - {hi:.1%}; parity 25%)",
+        f"(95% CI {lo:.1%} - {hi:.1%}; parity {parity})",
         f"  rejected commands: {rejections}"
         + (f" {dict(codes)}" if codes else "") + f"; capped matches: {capped}",
         pen_line,
         lat_line,
     ]
+    if r.baseline:
+        pairs = list(zip(r.matches, r.baseline, strict=True))
+        base = sum(b.won() for b in r.baseline)
+        blo, bhi = wilson(base, len(r.baseline))
+        gm, gh = mean_ci([m.won() - b.won() for m, b in pairs])
+        mm, mh = mean_ci([m.margin() - b.margin() for m, b in pairs])
+        lines += [
+            f"  paired (the same deals, level {weak_level} in the seat): level {weak_level} "
+            f"wins {base / len(r.baseline):.1%} (95% CI {blo:.1%} - {bhi:.1%}); level "
+            f"{strong_level} less level {weak_level}: {gm:+.1%} +/- {gh:.1%} match wins, "
+            f"{mm:+.1f} +/- {mh:.1f} points of match margin (seat less the others' mean)"]
+    return lines
 
 
 def run(houses: Sequence[str], hands: int, seed: int, match_hands: int, workers: int,
-        out: Callable[[str], None] = print, pairings: Sequence[str] = tuple(PAIRINGS)
-        ) -> list[PairingResult]:
+        out: Callable[[str], None] = print, pairings: Sequence[str] = tuple(PAIRINGS),
+        partners: bool = False, budget: float = L4_BUDGET, playouts: int = L4_PLAYOUTS,
+        paired: bool = False) -> list[PairingResult]:
     results: list[PairingResult] = []
     pool = ProcessPoolExecutor(workers) if workers > 1 else None
     try:
@@ -199,12 +256,18 @@ def run(houses: Sequence[str], hands: int, seed: int, match_hands: int, workers:
                 if pairing not in pairings:
                     continue
                 seeds = match_seeds(seed * 1000 + k * 10 + j, matches)
-                tasks = [(name, length, strong, s, i % 4, weak) for i, s in enumerate(seeds)]
+                tasks: list[Task] = [(name, length, strong, s, i % 4, weak, partners, budget,
+                                      playouts) for i, s in enumerate(seeds)]
                 start = time.perf_counter()
                 played = list(pool.map(play_one, tasks, chunksize=4)) if pool else \
                     [play_one(t) for t in tasks]
+                baseline: list[MatchResult] = []
+                if paired and strong == 4:
+                    same = [(*t[:2], weak, *t[3:]) for t in tasks]
+                    baseline = list(pool.map(play_one, same, chunksize=4)) if pool else \
+                        [play_one(t) for t in same]
                 result = PairingResult(pairing, name, length, played,
-                                       time.perf_counter() - start)
+                                       time.perf_counter() - start, partners, baseline)
                 results.append(result)
                 for line in report(result):
                     out(line)
@@ -225,16 +288,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--house", default="all",
                         help=f"one of {', '.join(HOUSES)}, or all (all)")
     parser.add_argument("--workers", type=int, default=2, help="processes (2)")
-    parser.add_argument("--pairing", choices=("all", "L2", "L3"), default="all",
-                        help="L2 (level 2 vs 3 x level 1), L3 (level 3 vs 3 x level 2) "
-                             "or all (all)")
+    parser.add_argument("--pairing", choices=("all", "L2", "L3", "L4", "L4v3", "L4v2"),
+                        default="all",
+                        help="L2 (level 2 vs 3 x level 1), L3 (level 3 vs 3 x level 2), "
+                             "L4v3, L4v2 (level 4 vs 3 x level 3, 2), L4 (both) or all (all)")
+    parser.add_argument("--partners", action="store_true",
+                        help="partners (eşli) play, in the houses that have it")
+    parser.add_argument("--l4-budget-ms", type=float, default=L4_BUDGET * 1000,
+                        help=f"level 4's CPU time a decision ({L4_BUDGET * 1000:.0f})")
+    parser.add_argument("--l4-playouts", type=int, default=L4_PLAYOUTS,
+                        help=f"level 4's most playouts a decision ({L4_PLAYOUTS})")
+    parser.add_argument("--paired", action="store_true",
+                        help="also play level 3 in level 4's seat on the same seeds")
     args = parser.parse_args(argv)
-    houses = HOUSES if args.house == "all" else (args.house,)
-    pairings = tuple(p for p in PAIRINGS if args.pairing == "all" or p.startswith(args.pairing))
+    houses: tuple[str, ...] = HOUSES if args.house == "all" else (args.house,)
+    if args.partners:
+        houses = tuple(h for h in houses if h in PARTNER_HOUSES)
+    pairings = tuple(p for p in PAIRINGS if args.pairing == "all" or
+                     SHORT.get(p, p).startswith(args.pairing))
     start = time.perf_counter()
     print(f"bot strength: {args.hands} hands per pairing, seed {args.seed}, "
-          f"{args.workers} worker(s)\n")
-    run(houses, args.hands, args.seed, args.match_hands, args.workers, pairings=pairings)
+          f"{args.workers} worker(s)" + (", partners" if args.partners else "")
+          + (f"; level 4: {args.l4_budget_ms:g} ms CPU, {args.l4_playouts} playouts"
+             if any(PAIRINGS[p][0] == 4 for p in pairings) else "") + "\n", flush=True)
+    run(houses, args.hands, args.seed, args.match_hands, args.workers,
+        out=lambda line: print(line, flush=True), pairings=pairings,
+        partners=args.partners, budget=args.l4_budget_ms / 1000, playouts=args.l4_playouts,
+        paired=args.paired)
     print(f"elapsed: {time.perf_counter() - start:.0f} s")
     return 0
 

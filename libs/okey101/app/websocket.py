@@ -14,14 +14,14 @@ proto/asyncapi.json describes the channel; the structs here generate its schemas
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
 from okey101.table import messages as E
 from okey101.table.messages import MeldToken, TileName
 from okey101.table.views import PlayerView
-from okey101.terms import RunEnd
+from okey101.terms import DEFAULT_BOT_LEVEL, RunEnd
 
 VERSION = 1
 
@@ -47,9 +47,11 @@ class LeaveMove(Move, tag="leave", frozen=True, kw_only=True):
 
 
 class ReplaceWithBotMove(Move, tag="replace_with_bot", frozen=True, kw_only=True):
-    """Hand an empty seat (or one's own) to a bot, where the house allows bots."""
+    """Hand an empty seat (or one's own) to a bot, where the house allows bots, at
+    `bot_level` (1-4; 4, the searching bot, is the strongest)."""
 
     seat: int
+    bot_level: Annotated[int, msgspec.Meta(ge=1, le=4)] = DEFAULT_BOT_LEVEL
 
 
 class RequestBotsMove(Move, tag="request_bots", frozen=True, kw_only=True):

@@ -496,7 +496,8 @@ $("back-to-lobby").onclick = showLobby;
 $("fill-bots").onclick = async () => {
   for (let seat = 0; seat < 4; seat++)
     if (state.view && !state.view.players[seat]) {
-      const outcome = await command({ type: "replace_with_bot", seat });
+      const outcome = await command({ type: "replace_with_bot", seat,
+        bot_level: Number($("bot-level").value) });
       if (!outcome.accepted) break;
     }
 };

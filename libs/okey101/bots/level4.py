@@ -1,0 +1,355 @@
+"""Level 4: a determinized Monte Carlo search over the moves level 3 weighs.
+
+At a decision with a real choice (draw or take the previous discard; which tile to
+discard), level 4 plays each candidate move forward to the end of the hand in sampled
+worlds and keeps the one with the best expected hand score; everywhere else, and whenever
+the search cannot tell the candidates apart, it plays level 3's move.
+
+- **Worlds.** The hidden tiles are the 106 less what the seat's view shows (its rack, every
+  discard pile, the melds on the table, the indicator). A world deals them out again at
+  random: the other racks at their public sizes, the rest as the deck; the tiles this seat
+  knows to sit in the next player's rack (its discards the next player took and has not
+  shown: level 3's memory) are put there first. A world's own view for this seat is the
+  seat's view itself (`world`, tested).
+- **Candidates.** Level 3's move first (the reference), then: in the draw phase the other
+  of draw and take (a take only where level 3, which plays the rest of the turn, can carry
+  it through: unopened, a tile it can open with; opened by points, a free take); for a
+  discard, `CANDIDATES` tiles in all of the rack's loose tiles that the engine would not
+  penalise (the highest, the highest without a partner, the next). Only moves the view's
+  `rules` allow are offered.
+- **Playouts.** In each world every candidate is played on the pure engine
+  (`decide_and_fold`), then the hand is played out by level 0 in every seat (each from its
+  own view of the world) until `HandEnded`. The score of a playout is the change of each
+  seat's total: the hand's scores and every penalty the engine imposed (okeygg's feeding
+  charge, RULES.md section 6), nothing weighed by hand.
+- **Choice.** A playout's utility is this seat's change less its rivals', weighted by the
+  match standing (`standing.rivals`); with partners, the team's change less the other
+  team's. The candidates are compared paired by world (the same deal for each); one
+  replaces level 3's move only when its mean advantage exceeds `Z` standard errors after at
+  least `MIN_WORLDS` worlds.
+- **Budget.** At most `playouts` playouts a decision, and, with a `clock` (a callable the
+  shell injects, e.g. `time.process_time`; the pure code reads none), no playout is started
+  that could end past `budget` seconds (it may take as long as the longest yet): the search
+  is anytime, it returns the best move found so far.
+- **Seeded.** The worlds come from a `random.Random` seeded with a hash of the view and the
+  bot's `seed`: the same view gives the same move (with a playout count as the budget).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import random
+from collections import Counter
+from collections.abc import Callable, Sequence
+
+import msgspec
+
+from okey101 import tiles
+from okey101.table import messages as E
+from okey101.table.decide import decide_and_fold
+from okey101.table.state import HandState, SeatHand, TableMeld, TableState, TurnScratch
+from okey101.table.views import PlayerView, player_view
+from okey101.terms import SEATS
+from okey101.tiles import COPIES, KINDS, Tile
+
+from . import plays
+from .inference import Knowledge
+from .level0 import level0
+from .level3 import Level3
+from .levels import partners, safe_choice
+from .quick import Racks, quick
+from .seat import BLANK, Seat, table_meld
+from .standing import rivals
+
+Clock = Callable[[], float]
+PLAYOUTS = 8  # most playouts a decision without a clock (about 40 ms of CPU here);
+# with one (the bots service), the clock stops it first: `services.bots` passes a cap of 200
+BUDGET = 0.035  # seconds of the injected clock a decision (level 3's own move included;
+# 40 left düz's CPU p99 at 50-54 ms here, its first playouts the longest)
+DUZ_SHARE = 0.6  # of the budget in düz: its playouts (the whole deck) run longest and
+# the most over the budget (CPU p99 53 ms at 35 ms); in 200 paired düz matches the
+# search changed no match result
+CANDIDATES = 3  # discards weighed (level 3's among them)
+MIN_WORLDS = 3  # worlds before a candidate may replace level 3's move
+Z = 1.0  # standard errors by which it must be better
+PLAYOUT_CAP = 400  # commands a playout may take (a hand takes about 60)
+
+
+class Level4:
+    """The level-4 bot: callable on views; level 3's memory per seat, a search per move."""
+
+    def __init__(self, playouts: int = PLAYOUTS, clock: Clock | None = None,
+                 budget: float = BUDGET, seed: int = 0) -> None:
+        if playouts < 0 or budget < 0:
+            raise ValueError(f"playouts {playouts} and budget {budget} must be >= 0")
+        self.playouts = playouts
+        self.clock = clock
+        self.budget = budget
+        self.seed = seed
+        self.level3 = Level3()
+        self.longest = 0.0  # by the clock: about the longest playout of late
+        self.searched = 0  # decisions searched
+        self.overruled = 0  # ... where a candidate replaced level 3's move
+
+    def forget(self, table_id: str) -> None:
+        self.level3.forget(table_id)
+
+    @property
+    def remembered(self) -> int:
+        return self.level3.remembered
+
+    def __call__(self, v: PlayerView) -> E.Command:
+        start = self.clock() if self.clock is not None else 0.0
+        default = self.level3(v)
+        s = Seat(v)
+        candidates = self.candidates(s, default)
+        if len(candidates) < 2 or self.playouts < 2:
+            return default
+        memory = self.level3._memory.get((v.table_id, v.seat))
+        pinned = Knowledge(s, memory).hidden
+        self.searched += 1
+        budget = self.budget * (DUZ_SHARE if s.p.game == "duz" else 1.0)
+        search = Search(v, s, candidates, pinned, self.seed)
+        best = search.run(self.playouts, self.clock, start, budget, self.longest)
+        # the next decision's first playout may take as long as this one's longest
+        self.longest = max(search.longest, 0.5 * self.longest)
+        if best != 0:
+            self.overruled += 1
+        return candidates[best]
+
+    # ------------------------------------------------------------ candidates
+    @staticmethod
+    def may_take(s: Seat, top: Tile) -> bool:
+        """Is taking `top` a move level 3 can carry through this turn (it plays the rest
+        of the turn)? Unopened: only a take it can open with; opened: a free take, where
+        the house does not want the tile laid this turn (okey-oyna)."""
+        if s.opened is None:
+            return plays.can_open_with(s, top, pairs=s.pairs_open_to_me())
+        return s.opened == "points" and not s.p.opened_take_must_use and top != s.okey
+
+    def candidates(self, s: Seat, default: E.Command) -> list[E.Command]:
+        """Level 3's move first, then the alternatives worth a search (none: no search)."""
+        if s.drawing:
+            if isinstance(default, E.TakeDiscard) and "draw" in s.allowed:
+                return [default, E.Draw(**BLANK)]
+            if isinstance(default, E.Draw) and s.may_take() and s.top is not None and \
+                    self.may_take(s, s.top):
+                return [default, E.TakeDiscard(**BLANK)]
+            return [default]
+        if not isinstance(default, E.Discard) or "discard" not in s.allowed or \
+                len(s.rack) < 3:
+            return [default]
+        chosen = tiles.parse(default.tile)
+        loose = list(s.arrange(s.rack).leftover)
+        pool = sorted({t for t in safe_choice(s, loose) if not s.penalised(t)},
+                      key=lambda t: (-s.value(t), t))
+        if s.owed is not None:
+            pool = [t for t in pool if t != s.owed]
+        alone = [t for t in pool if not partners(s, t, s.rack)]
+        picks: list[Tile] = [chosen]
+        for t in (*pool[:1], *alone[:1], *pool):
+            if len(picks) >= CANDIDATES:
+                break
+            if t not in picks:
+                picks.append(t)
+        return [default, *(E.Discard(**BLANK, tile=tiles.name(t)) for t in picks[1:])]
+
+
+# ---------------------------------------------------------------- worlds
+def hidden_tiles(s: Seat) -> Counter[Tile] | None:
+    """The tiles this seat cannot see (106 less its rack, the piles, the table and the
+    indicator), or None when the view shows more copies of a kind than exist."""
+    seen: Counter[Tile] = Counter(s.rack)
+    for seat in s.h.seats:
+        seen.update(tiles.parse_many(seat.discards))
+    for m in s.table:
+        seen.update(t for t, _ in m.tiles)
+    seen[s.indicator] += 1
+    if any(n > COPIES for n in seen.values()):
+        return None
+    return Counter({t: COPIES - seen[t] for t in range(KINDS) if seen[t] < COPIES})
+
+
+def world(v: PlayerView, s: Seat, rng: random.Random,
+          pinned: Counter[Tile] | None = None) -> TableState | None:
+    """A table state this seat's view is consistent with: the hidden tiles dealt at random
+    into the other racks (at their sizes; `pinned` into the next player's first) and the
+    deck. None when the view's counts do not add up (106 tiles)."""
+    h = v.hand
+    assert h is not None and v.profile is not None
+    unseen = hidden_tiles(s)
+    if unseen is None:
+        return None
+    others = [i for i in range(SEATS) if i != s.seat]
+    if sum(unseen.values()) != sum(h.seats[i].rack_size for i in others) + h.deck_count:
+        return None
+    racks: dict[int, list[Tile]] = {i: [] for i in others}
+    nxt = (s.seat + 1) % SEATS
+    for t, n in sorted((pinned or Counter()).items()):
+        for _ in range(min(n, unseen[t])):
+            if len(racks[nxt]) < h.seats[nxt].rack_size:
+                racks[nxt].append(t)
+                unseen[t] -= 1
+    pool = sorted(unseen.elements())
+    rng.shuffle(pool)
+    at = 0
+    for i in others:
+        need = h.seats[i].rack_size - len(racks[i])
+        racks[i].extend(pool[at:at + need])
+        at += need
+    deck = tuple(pool[at:])
+    seats = []
+    for i, sv in enumerate(h.seats):
+        rack = tuple(s.rack) if i == s.seat else tuple(racks[i])
+        seats.append(SeatHand(
+            rack=rack, discards=tuple(tiles.parse_many(sv.discards)), opened=sv.opened,
+            opened_turn=sv.opened_turn, opening_value=sv.opening_value,
+            declared_pairs=sv.declared_pairs, shown_indicator=sv.shown_indicator,
+            has_played=sv.has_played, penalties=sv.penalties))
+    cur = h.current
+    scratch = TurnScratch(
+        taken=s.taken, taken_from=cur.taken_from, laid=tuple(s.laid), lay_offs=cur.lay_offs,
+        laid_off=cur.laid_off, end_counts=tuple((m, e, n) for m, e, n in cur.end_counts),  # type: ignore[misc]
+        put_back=cur.put_back)
+    melds = tuple(TableMeld(table_meld(m, s.okey), m.owner, m.laid_turn) for m in h.melds)
+    hand = HandState(number=h.number, attempt=h.attempt, starter=h.starter,
+                     indicator=s.indicator, okey=s.okey, deck=deck, seats=tuple(seats),
+                     melds=melds, to_act=h.to_act, phase=h.phase, scratch=scratch)
+    # hands_total: the match ends with this hand, so a playout deals no next hand
+    return TableState(table_id=v.table_id or "world", seq=v.seq, profile=v.profile,
+                      status="playing", players=tuple(p or f"seat{i}" for i, p in
+                                                      enumerate(v.players)),
+                      bots=tuple(v.bots), hands_total=h.number, match_seed="00" * 32,
+                      turn=v.turn, hand=hand, private=v.private, owner=v.owner,
+                      bots_requested=v.bots_requested,
+                      hand_scores=tuple(tuple(x) for x in v.hand_scores),
+                      penalties=tuple(v.penalties))
+
+
+def playout(state: TableState, first: E.Command, cap: int = PLAYOUT_CAP,
+            racks: Racks | None = None) -> list[int] | None:
+    """`first` for the seat to act in `state`, then level 0 in every seat until the hand
+    ends (`quick` where its move is plain): each seat's total change (the hand's scores
+    and the penalties imposed), or None when the engine refuses `first`."""
+    racks = racks if racks is not None else Racks()
+    before = state.totals()
+    seat = state.hand.to_act if state.hand is not None else 0
+    command = msgspec.structs.replace(first, table_id=state.table_id, command_id="w",
+                                      seat=seat, player_id=state.players[seat], seq=state.seq)
+    state, decision = decide_and_fold(state, command)
+    if isinstance(decision, E.Rejection):
+        return None
+    for _ in range(cap):
+        if _ended(decision) or state.status != "playing" or state.hand is None:
+            break
+        seat = state.hand.to_act
+        plain = quick(state, seat, racks)
+        intent = plain or level0(player_view(state, seat))
+        state, decision = decide_and_fold(state, _envelope(intent, state, seat))
+        if isinstance(decision, E.Rejection) and plain is not None:
+            intent = level0(player_view(state, seat))
+            state, decision = decide_and_fold(state, _envelope(intent, state, seat))
+        if isinstance(decision, E.Rejection):  # as the table would: the turn times out
+            state, decision = decide_and_fold(state, E.TimeOut(
+                table_id=state.table_id, command_id="w", seat=seat, seq=state.seq,
+                turn=state.turn))
+            if isinstance(decision, E.Rejection):
+                break
+    after = state.totals()
+    return [a - b for a, b in zip(after, before, strict=True)]
+
+
+def _envelope(intent: E.Command, state: TableState, seat: int) -> E.Command:
+    return msgspec.structs.replace(intent, table_id=state.table_id, command_id="w", seat=seat,
+                                   player_id=state.players[seat], seq=state.seq)
+
+
+def _ended(decision: list[E.Event] | E.Rejection) -> bool:
+    return isinstance(decision, list) and any(isinstance(e, E.HandEnded) for e in decision)
+
+
+def utility(change: Sequence[int], seat: int, weights: Sequence[float], teams: bool) -> float:
+    """What a playout's total changes mean to `seat` (lower is better): its own less its
+    rivals' by their weight; with partners, its team's less the other team's."""
+    if teams:
+        mate = (seat + 2) % SEATS
+        return float(change[seat] + change[mate] - change[(seat + 1) % SEATS]
+                     - change[(seat + 3) % SEATS])
+    return change[seat] - sum(w * change[i] for i, w in enumerate(weights))
+
+
+def view_seed(v: PlayerView, seed: int) -> int:
+    """The search's seed: a hash of the whole view and the bot's own seed."""
+    digest = hashlib.sha256(msgspec.json.encode(v) + b"|level4|" + str(seed).encode())
+    return int.from_bytes(digest.digest()[:8], "big")
+
+
+class Search:
+    """One decision's search: worlds, a playout of every candidate in each."""
+
+    def __init__(self, v: PlayerView, s: Seat, candidates: Sequence[E.Command],
+                 pinned: Counter[Tile], seed: int) -> None:
+        self.v, self.s = v, s
+        self.candidates = list(candidates)
+        self.pinned = pinned
+        self.rng = random.Random(view_seed(v, seed))
+        self.weights = rivals(v)
+        self.teams = bool(v.profile is not None and v.profile.partners)
+        self.scores: list[list[float]] = [[] for _ in self.candidates]  # by world
+        self.racks = Racks()
+        self.longest = 0.0  # the longest playout of this search, by the clock
+        self.playouts = 0
+
+    def run(self, playouts: int, clock: Clock | None, start: float, budget: float,
+            longest: float = 0.0) -> int:
+        """The index of the chosen candidate (0: level 3's). `longest`: how long a playout
+        may take, by the clock (the next may take as long as the longest yet)."""
+        live = list(range(len(self.candidates)))
+        self.longest = 0.0
+        while self.playouts + len(live) <= playouts and len(live) > 1:
+            w = world(self.v, self.s, self.rng, self.pinned)
+            if w is None:
+                return 0
+            row: dict[int, float] = {}
+            for k in live:
+                if clock is not None:
+                    now = clock()
+                    if now - start + longest > budget:
+                        return self.best()
+                    change = playout(w, self.candidates[k], racks=self.racks)
+                    self.longest = max(self.longest, clock() - now)
+                    longest = max(longest, self.longest)
+                else:
+                    change = playout(w, self.candidates[k], racks=self.racks)
+                self.playouts += 1
+                if change is None:  # the engine refused it: not a candidate after all
+                    if k == 0:
+                        return 0
+                    live.remove(k)
+                    self.scores[k] = []
+                    continue
+                row[k] = utility(change, self.s.seat, self.weights, self.teams)
+            for k in live:
+                self.scores[k].append(row[k])
+        return self.best()
+
+    def best(self) -> int:
+        """The candidate whose paired advantage over level 3's move is largest and beyond
+        `Z` standard errors; else 0."""
+        base = self.scores[0]
+        best, best_mean = 0, 0.0
+        for k in range(1, len(self.candidates)):
+            n = min(len(self.scores[k]), len(base))
+            if n < MIN_WORLDS:
+                continue
+            diffs = [self.scores[k][i] - base[i] for i in range(n)]
+            mean = sum(diffs) / n
+            sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1))
+            if mean < -Z * sd / math.sqrt(n) and mean < best_mean:
+                best, best_mean = k, mean
+        return best
+
+
+__all__ = ["BUDGET", "PLAYOUTS", "Level4", "Search", "hidden_tiles", "playout", "utility",
+           "view_seed", "world"]

@@ -1,0 +1,183 @@
+"""Level 4, the searching bot (`okey101.bots.level4`): its worlds are consistent with the
+seat's view, its move depends on that view (and its seed) alone, and it plays whole
+matches legally in every house, partner modes and düz included."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from okey101.bots import Level3, Level4, level0
+from okey101.bots.level4 import hidden_tiles, playout, utility, world
+from okey101.bots.seat import Seat
+from okey101.table import messages as E
+from okey101.table.simulate import match_seeds, play_match
+from okey101.table.state import TableState
+from okey101.table.views import PlayerView, player_view
+from okey101.tiles import COPIES, KINDS
+
+HOUSES: dict[str, dict[str, Any]] = {
+    "north-sultan": {"base": "north-sultan", "options": {"hands_per_match": 2}},
+    "okeygg": {"base": "okeygg", "options": {"hands_per_match": 7}},
+    "okeygg-partners": {"base": "okeygg", "options": {"hands_per_match": 7, "partners": True}},
+    "classic": {"base": "classic", "options": {"hands_per_match": 2, "bots_allowed": True}},
+    "classic-partners": {"base": "classic", "options": {
+        "hands_per_match": 2, "bots_allowed": True, "partners": True}},
+    "okey-oyna": {"base": "okey-oyna", "options": {"hands_per_match": 2}},
+    "okey-oyna-duz": {"base": "okey-oyna-duz", "options": {"hands_per_match": 2}},
+}
+
+
+def states_of(house: str, seed: str) -> list[TableState]:
+    """Every state of a level-0 match at which a seat is to act in a hand."""
+    out: list[TableState] = []
+
+    def watch(before: TableState, command: E.Command, decision: object,
+              after: TableState) -> None:
+        if before.status == "playing" and before.hand is not None and \
+                before.seeding is None and before.hand.phase != "over":
+            out.append(before)
+
+    play_match(HOUSES[house], seed, players=[level0] * 4, observer=watch)
+    return out
+
+
+@pytest.mark.parametrize("house", sorted(HOUSES))
+def test_a_world_is_a_table_whose_view_for_the_seat_is_its_view(house: str) -> None:
+    """The hidden tiles dealt again: 106 tiles, the other racks at their sizes, and the
+    seat's view of the world (rack, table, rules) the view it was built from."""
+    rng = random.Random(1)
+    states = states_of(house, match_seeds(21, 1)[0])
+    assert len(states) > 40
+    for state in states[::3]:
+        assert state.hand is not None
+        seat = state.hand.to_act
+        v = player_view(state, seat)
+        w = world(v, Seat(v), rng)
+        assert w is not None and w.hand is not None
+        seen = player_view(w, seat)
+        assert (seen.hand, seen.rack, seen.rules) == (v.hand, v.rack, v.rules)
+        every: Counter[int] = Counter(w.hand.deck)
+        for i, h in enumerate(w.hand.seats):
+            every.update(h.rack)
+            every.update(h.discards)
+            assert len(h.rack) == len(state.hand.seats[i].rack)
+        for m in w.hand.melds:
+            every.update(t for t, _ in m.meld.tiles)
+        every[w.hand.indicator] += 1
+        assert every == Counter({t: COPIES for t in range(KINDS)})
+
+
+def test_a_world_pins_the_tiles_the_next_player_is_known_to_hold() -> None:
+    states = states_of("north-sultan", match_seeds(22, 1)[0])
+    state = states[30]
+    assert state.hand is not None
+    seat = state.hand.to_act
+    v = player_view(state, seat)
+    s = Seat(v)
+    unseen = hidden_tiles(s)
+    assert unseen is not None
+    kind = min(unseen)
+    w = world(v, s, random.Random(2), Counter({kind: 1}))
+    assert w is not None and w.hand is not None
+    assert kind in w.hand.seats[(seat + 1) % 4].rack
+
+
+def test_a_playout_counts_the_hand_and_its_penalties_as_the_engine_scores_them() -> None:
+    states = states_of("okeygg", match_seeds(23, 1)[0])
+    state = next(s for s in states if s.hand is not None and s.hand.phase == "draw")
+    assert state.hand is not None
+    change = playout(state, E.Draw(table_id="", command_id=""))
+    assert change is not None and len(change) == 4 and any(change)
+    refused = playout(state, E.Discard(table_id="", command_id="", tile="R1"))
+    assert refused is None  # a discard in the draw phase: not a move
+
+
+def test_utility_weighs_rivals_and_counts_teams_together() -> None:
+    assert utility([10, 40, 40, 40], 0, [0, 1 / 3, 1 / 3, 1 / 3], False) == pytest.approx(-30)
+    assert utility([10, 40, 10, 40], 0, [0, 1 / 3, 1 / 3, 1 / 3], True) == -60
+
+
+def decisions(house: str, seed: str, limit: int) -> list[PlayerView]:
+    """Views at which seat 0 (level 3 at the table) had a real choice to make."""
+    views: list[PlayerView] = []
+    probe = Level4(playouts=2)
+
+    def spy(v: PlayerView) -> E.Command:
+        if len(views) < limit and len(probe.candidates(Seat(v), level0(v))) > 1:
+            views.append(v)
+        return level0(v)
+
+    play_match(HOUSES[house], seed, players=[spy, level0, level0, level0])
+    return views
+
+
+@pytest.mark.parametrize("house", ["north-sultan", "okeygg", "okey-oyna-duz"])
+def test_level4_gives_the_same_move_for_the_same_view_and_seed(house: str) -> None:
+    views = decisions(house, match_seeds(24, 1)[0], 6)
+    assert len(views) >= 4
+    for v in views:
+        first = [Level4(playouts=6, seed=5)(v) for _ in range(2)]
+        assert first[0] == first[1]
+
+
+def test_level4_plays_the_same_match_twice_from_the_same_seeds() -> None:
+    spec = {"base": "north-sultan", "options": {"hands_per_match": 1}}
+    bots = [Level4(playouts=4, seed=1) for _ in range(2)]
+    runs = [play_match(spec, match_seeds(25, 1)[0], players=[b, Level3(), Level3(), Level3()])
+            for b in bots]
+    assert runs[0].commands == runs[1].commands
+    assert bots[0].searched == bots[1].searched > 0
+
+
+@pytest.mark.parametrize("house", ["north-sultan", "okeygg-partners"])
+def test_level4_moves_depend_on_the_seats_view_only_not_on_the_hidden_tiles(
+        house: str) -> None:
+    """No leak: tables that differ only in what the seat cannot see (the other racks, the
+    deck) give it the same view, and level 4 the same move at each."""
+    rng = random.Random(3)
+    states = states_of(house, match_seeds(26, 1)[0])
+    checked = 0
+    for state in states[::8]:
+        assert state.hand is not None
+        seat = state.hand.to_act
+        v = player_view(state, seat)
+        twin = world(v, Seat(v), rng)
+        assert twin is not None
+        twin_view = player_view(twin, seat)
+        assert (twin_view.hand, twin_view.rack, twin_view.rules) == (v.hand, v.rack, v.rules)
+        twin_view = v.__class__(**{f: getattr(twin_view, f) if f in ("hand", "rack", "rules")
+                                   else getattr(v, f) for f in v.__struct_fields__})
+        assert twin_view == v
+        assert Level4(playouts=4)(twin_view) == Level4(playouts=4)(v)
+        assert twin.hand is not None
+        if twin.hand.seats != state.hand.seats or twin.hand.deck != state.hand.deck:
+            checked += 1
+    assert checked > 5
+
+
+@pytest.mark.parametrize("house", sorted(HOUSES))
+def test_level4_plays_whole_matches_against_level3_in_every_house(house: str) -> None:
+    bot = Level4(playouts=4)
+    for k, seed in enumerate(match_seeds(27, 1)):
+        players: list[Any] = [Level3() for _ in range(4)]
+        players[k % 4] = bot
+        record = play_match(HOUSES[house], seed, players=players)
+        assert record.rejections == 0, record.rejection_codes
+        assert not record.capped
+        assert isinstance(record.events[-1], E.MatchEnded)
+    assert bot.searched > 0
+
+
+def test_a_clock_stops_the_search_and_level3s_move_stands() -> None:
+    """Anytime: a budget already spent lets no playout start; the move is level 3's."""
+    views = decisions("north-sultan", match_seeds(24, 1)[0], 4)
+    ticks = iter(range(10**6))
+    stopped = Level4(playouts=50, clock=lambda: float(next(ticks)), budget=0.5)
+    reference = Level3()
+    for v in views:
+        assert stopped(v) == reference(v)
+    assert stopped.overruled == 0 and stopped.searched == len(views)
