@@ -26,6 +26,7 @@ from okey101.errors import MalformedInput
 from okey101.standings.house import HOUSE_RULES, room_for, rooms_open
 from okey101.standings.ledger import BAD_INPUT
 from okey101.standings.week import check_week, week_of
+from services.common.http import json_errors
 
 if TYPE_CHECKING:
     from services.leaderboards.app import Leaderboards
@@ -44,7 +45,7 @@ def _error(status: int, message: str) -> web.Response:
 
 
 def build(service: Leaderboards) -> web.Application:
-    app = web.Application()
+    app = web.Application(middlewares=[json_errors])
     app[SERVICE] = service
     app.router.add_get("/healthz", health)
     app.router.add_get("/houses", houses)
