@@ -1,6 +1,7 @@
 """The boards over HTTP (aiohttp, the project's one HTTP stack). JSON in, JSON out.
 
-GET /healthz                                   ready, rebuild progress, matches, bad input
+GET /healthz                                   ready, rebuild progress, matches (and unranked
+                                               ones, not applied), bad input
 GET /houses                                    every house's standing rules (house data)
 GET /houses/{house}/board?top=N&week=W&bots=B  top N (default 10, at most 1000): all time,
                                                or week W's league points (W = "current" or
@@ -59,7 +60,8 @@ async def health(request: web.Request) -> web.Response:
     service = request.app[SERVICE]
     counts = service.ledger.counts
     return _json({"ready": service.ready.is_set(), "progress": round(service.progress, 4),
-                  "matches": counts["matches"], "records": service.ledger.records,
+                  "matches": counts["matches"], "unranked": counts["unranked"],
+                  "records": service.ledger.records,
                   "bad_input": {k: counts[k] for k in BAD_INPUT if counts[k]},
                   "duplicates": {k: counts[k] for k in ("duplicate_event", "duplicate_match")
                                  if counts[k]}})

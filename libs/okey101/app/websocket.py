@@ -255,6 +255,7 @@ class TableSummary(msgspec.Struct, frozen=True, kw_only=True):
     hands_total: int
     bots_allowed: bool
     turn_seconds: int | None
+    ranked: bool = False  # its match moves the house's standings (the view's `ranked`)
 
 
 class Tables(ServerMessage, tag="tables", frozen=True, kw_only=True):
