@@ -412,11 +412,13 @@ class Gateway:
         try:
             hello = W.decode_client(msg.data)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            await self._refuse_and_close(ws, "malformed", f"first frame: {exc}")
+            await self._refuse_and_close(ws, "malformed", f"first frame: {exc}",
+                                         W.id_of(msg.data))
             return None
         if not isinstance(hello, W.Hello):
             await self._refuse_and_close(ws, "unauthenticated", "the first frame must be "
-                                         "hello with a token")
+                                         "hello with a token",
+                                         hello.id if isinstance(hello, W.SendCommand) else None)
             return None
         try:
             player_id = identity.verify(s.secret, hello.token, int(time.time()),
@@ -433,11 +435,11 @@ class Gateway:
             return None
         return player_id
 
-    async def _refuse_and_close(self, ws: web.WebSocketResponse, code: str, message: str
-                                ) -> None:
+    async def _refuse_and_close(self, ws: web.WebSocketResponse, code: str, message: str,
+                                id: str | None = None) -> None:
         metrics.REFUSED.labels(code).inc()
         with contextlib.suppress(ConnectionError, RuntimeError):
-            await ws.send_str(W.encode(W.refuse(code, message)).decode())
+            await ws.send_str(W.encode(W.refuse(code, message, id)).decode())
             await ws.close(code=CLOSE_AUTH, message=code.encode())
 
     def _refuse(self, conn: Connection, code: str, message: str, id: str | None = None

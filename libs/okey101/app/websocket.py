@@ -6,12 +6,15 @@ player from the token and ignores any player a payload names. Then:
 - `watch` a table (with the `version` last seen, to resume): the seat's whole view comes
   back as an `update` (or `synced` when nothing was missed), then every change in order;
 - `command` with the client's own `id`: answered by one `outcome` (a retry with the same
-  id gets the same outcome, never a second move);
-- `tables`: the lobby, the open tables by house.
+  id and the same command gets the same outcome, never a second move; the id reused for
+  another command is refused as `id_reused`);
+- `tables`: the lobby, the open tables by house (each says whether it is `ranked`).
 A frame the gateway refuses gets an `error` with a code from `okey101.codes.GATEWAY`, and
 with the frame's `id` whenever its top level has a string one (`id_of`), however wrong the
-rest is; a frame nested deeper than `MAX_DEPTH` is refused as `malformed` before it is
-decoded. proto/asyncapi.json describes the channel; the structs here generate its schemas.
+rest is; a frame nested deeper than 32 levels (`MAX_DEPTH`) is refused as `malformed`
+before it is decoded. A connection that keeps sending past its rate limit is closed (1008,
+`rate_limited`) after the gateway's `flood_strikes` refusals. proto/asyncapi.json
+describes the channel; the structs here generate its schemas.
 """
 
 from __future__ import annotations
