@@ -148,7 +148,7 @@ async def test_a_command_for_a_seat_the_player_does_not_hold_never_reaches_kafka
         assert refused["code"] == "not_your_seat"
         await mehmet.send(type="command", id="steal2", table_id=table,
                           command={"type": "discard", "tile": "R5", "player_id": "ayse"})
-        assert (await mehmet.next("error", id=None))["code"] == "malformed"
+        assert (await mehmet.next("error", id="steal2"))["code"] == "malformed"  # its id
     assert not [c for c in await commands_in_kafka(stack) if c.player_id == "mehmet"]
 
 
