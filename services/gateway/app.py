@@ -617,7 +617,11 @@ class Gateway:
         bucket = self.solve_buckets.setdefault(player_id, TokenBucket(5, 10, time.monotonic()))
         if not bucket.take(time.monotonic()):
             return _problem(429, "rate_limited", "at most 5 solves a second")
-        return web.json_response(_solve(await json_body(request)))
+        try:
+            answer = _solve(await json_body(request))
+        except MalformedInput as exc:  # counted among the gateway's refusals
+            return _problem(400, "malformed", str(exc))
+        return web.json_response(answer)
 
 
 def _solve(body: dict[str, Any]) -> dict[str, Any]:
