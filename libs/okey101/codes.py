@@ -124,10 +124,16 @@ GATEWAY: dict[str, str] = {
                        "accepted before it",
     "bad_token": "the token is not one this service signed (forged, altered or garbled)",
     "token_expired": "the token has expired: get a new one and connect again",
-    "malformed": "the frame is not JSON, or not a message of the WebSocket API; the "
-                 "message names the field",
+    "token_lifetime": "the token is valid for longer than this gateway accepts (its "
+                      "token_max_hours, 24 h by default): get a shorter-lived one",
+    "malformed": "the frame (or an HTTP body) is not JSON, nests too deep, or is not a "
+                 "message of the API; the message names the field",
     "rate_limited": "more commands per second than this connection may send: this one was "
-                    "dropped, nothing was published",
+                    "dropped, nothing was published; a connection that keeps sending past "
+                    "the limit is closed (1008) after a bounded number of these",
+    "id_reused": "the command id was already used by this account for a different command "
+                 "(another table, seq or move): nothing was published; a retry must resend "
+                 "the same command, a new command needs a new id",
     "too_many_connections": "this account already holds as many connections as it may",
     "too_slow": "the client did not read its messages fast enough and was disconnected",
     "not_your_seat": "the command needs a seat at a table where the player does not sit",

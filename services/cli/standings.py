@@ -82,6 +82,7 @@ def _standings(args: argparse.Namespace) -> int:
         out: dict[str, Any] = {"house": args.house, "week": args.week,
                                "rows": msgspec.to_builtins(rows),
                                "matches": ledger.counts["matches"],
+                               "unranked": ledger.counts["unranked"],
                                "bad_input": {k: ledger.counts[k] for k in BAD_INPUT
                                              if ledger.counts[k]}}
         print(json.dumps(out))

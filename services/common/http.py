@@ -5,6 +5,12 @@
 - `/readyz`: 200 when the service says it is ready (its partitions assigned and rebuilt:
   `ReportsReadiness`) and the broker answered the last probe; 503 otherwise, with the
   reason in the JSON body. `okey_ready` carries the same answer as a metric.
+
+Every service's HTTP application (this one, the gateway's, the leaderboards' and the
+replays') runs `json_errors`: a malformed request is a 400 with a JSON error naming the
+problem (`{"code": "malformed", "error": ...}`), any other refusal aiohttp raises (404,
+405, 413) is JSON too, never a 500 or an HTML page. A body is read with `json_body`,
+which refuses a text nested too deep before decoding it.
 """
 
 from __future__ import annotations
@@ -12,9 +18,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
+import msgspec
 import structlog
 from aiohttp import web
 from aiokafka.admin import AIOKafkaAdminClient
@@ -22,6 +30,8 @@ from aiokafka.errors import KafkaError
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Gauge
 from prometheus_client.exposition import generate_latest
 
+from okey101.app.jsondepth import MAX_DEPTH, too_deep
+from okey101.errors import MalformedInput
 from services.common.kafka import admin_client
 
 log = structlog.get_logger("http")
@@ -30,6 +40,44 @@ READY = Gauge("okey_ready", "1 when this instance is ready: partitions assigned 
               "rebuilt, broker reachable (as /readyz answers)")
 BROKER_REACHABLE = Gauge("okey_broker_reachable",
                          "1 when the broker answered this instance's last probe")
+
+
+def problem(status: int, code: str, message: str) -> web.Response:
+    """A refused request: its status and a JSON error, `code` stable, `error` in words."""
+    return web.json_response({"code": code, "error": message}, status=status)
+
+
+@web.middleware
+async def json_errors(request: web.Request,
+                      handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+                      ) -> web.StreamResponse:
+    """Malformed input (`MalformedInput`, from `json_body` or a handler) is a 400; an
+    error aiohttp raises is answered with its own status, in JSON."""
+    try:
+        return await handler(request)
+    except MalformedInput as exc:
+        return problem(400, "malformed", str(exc))
+    except web.HTTPException as exc:
+        if exc.status < 400 or exc.content_type == "application/json":
+            raise
+        code = exc.reason.lower().replace(" ", "_").replace("-", "_")
+        return problem(exc.status, code, exc.text or exc.reason)
+
+
+async def json_body(request: web.Request, max_depth: int = MAX_DEPTH) -> dict[str, Any]:
+    """The request's body, a JSON object; MalformedInput naming what is wrong (not JSON,
+    nested past `max_depth`, not an object). A body past the application's
+    client_max_size is aiohttp's 413."""
+    raw = await request.read()
+    if too_deep(raw, max_depth):
+        raise MalformedInput(f"the body nests deeper than {max_depth} levels")
+    try:
+        body = msgspec.json.decode(raw)
+    except msgspec.DecodeError as exc:
+        raise MalformedInput(f"the body is not JSON: {exc}") from None
+    if not isinstance(body, dict):
+        raise MalformedInput(f"the body must be a JSON object, not {type(body).__name__}")
+    return body
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +153,7 @@ class HealthServer:
         self.probe = probe
         self.registry = registry
         self.runner: web.AppRunner | None = None
-        app = web.Application()
+        app = web.Application(middlewares=[json_errors])
         app.router.add_get("/metrics", self._metrics)
         app.router.add_get("/healthz", self._healthz)
         app.router.add_get("/readyz", self._readyz)

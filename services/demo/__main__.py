@@ -334,7 +334,7 @@ async def boards(url: str, tables: int, timeout: float = 60) -> None:
             try:
                 async with http.get(f"{url}/healthz") as response:
                     health = await response.json()
-                if health["ready"] and health["matches"] >= tables:
+                if health["ready"] and health["matches"] + health["unranked"] >= tables:
                     break
             except (aiohttp.ClientError, OSError):
                 pass

@@ -17,6 +17,7 @@ import secrets
 import socket
 import time
 import uuid
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,12 +31,12 @@ from aiokafka.errors import KafkaError
 from okey101 import profiles, solver, tiles
 from okey101.app import identity, topics
 from okey101.app import websocket as W
-from okey101.app.ratelimit import TokenBucket
+from okey101.app.ratelimit import FloodGuard, TokenBucket
 from okey101.app.viewcache import ViewCache
 from okey101.errors import MalformedInput
 from okey101.table import messages as E
 from okey101.table.views import SPECTATOR
-from services.common.http import Readiness
+from services.common.http import Readiness, json_body, json_errors
 from services.common.kafka import client_security, provision
 from services.gateway import metrics
 
@@ -64,7 +65,13 @@ class Settings:
     queued_messages: int = 256
     hello_timeout: float = 10.0
     send_buffer: int = 128 * 1024  # the kernel's buffer per socket: bounds a frozen client
-    flood_strikes: int = 200  # refused commands in a row before the connection is closed
+    flood_strikes: int = 200  # refusals since the bucket was last full: then it is closed
+    token_max_hours: float = identity.MAX_LIFETIME / 3600  # the longest a token may live
+    command_ids_kept: int = 100_000  # (account, command id)s remembered, to refuse reuse
+
+    @property
+    def token_max_seconds(self) -> int:
+        return int(self.token_max_hours * 3600)
 
     def limits(self) -> W.Limits:
         return W.Limits(frame_bytes=self.frame_bytes,
@@ -85,9 +92,9 @@ class Connection:
         self.player_id = player_id
         s = gateway.settings
         self.queue: asyncio.Queue[bytes] = asyncio.Queue(s.queued_messages)
-        self.bucket = TokenBucket(s.commands_per_second, s.command_burst, time.monotonic())
+        self.flood = FloodGuard(s.commands_per_second, s.command_burst, s.flood_strikes,
+                                time.monotonic())
         self.watching: set[str] = set()
-        self.strikes = 0
         self.closed = False
         self.writer = asyncio.create_task(self._write())
 
@@ -132,6 +139,9 @@ class Gateway:
         self.acks: dict[str, list[tuple[Connection, int, bytes]]] = {}  # table -> deferred
         self.finished: dict[str, float] = {}  # table -> when it was seen over
         self.solve_buckets: dict[str, TokenBucket] = {}
+        # (player, client id) -> (what it stood for, its table): a retry is the same
+        # command again, a reused id for another command is refused (`id_reused`)
+        self.sent: OrderedDict[tuple[str, str], tuple[bytes, str]] = OrderedDict()
         self.producer: AIOKafkaProducer | None = None
         self.consumer: AIOKafkaConsumer | None = None
         self.partitions = topics.PARTITIONS
@@ -400,16 +410,19 @@ class Gateway:
         if msg.type not in (WSMsgType.TEXT, WSMsgType.BINARY):
             return None  # closed, or a frame too large (aiohttp closed it with 1009)
         try:
-            hello = W.client_decoder.decode(msg.data)
+            hello = W.decode_client(msg.data)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            await self._refuse_and_close(ws, "malformed", f"first frame: {exc}")
+            await self._refuse_and_close(ws, "malformed", f"first frame: {exc}",
+                                         W.id_of(msg.data))
             return None
         if not isinstance(hello, W.Hello):
             await self._refuse_and_close(ws, "unauthenticated", "the first frame must be "
-                                         "hello with a token")
+                                         "hello with a token",
+                                         hello.id if isinstance(hello, W.SendCommand) else None)
             return None
         try:
-            player_id = identity.verify(s.secret, hello.token, int(time.time()))
+            player_id = identity.verify(s.secret, hello.token, int(time.time()),
+                                        s.token_max_seconds)
         except identity.TokenRefused as exc:
             await self._refuse_and_close(ws, exc.code, exc.message)
             return None
@@ -422,11 +435,11 @@ class Gateway:
             return None
         return player_id
 
-    async def _refuse_and_close(self, ws: web.WebSocketResponse, code: str, message: str
-                                ) -> None:
+    async def _refuse_and_close(self, ws: web.WebSocketResponse, code: str, message: str,
+                                id: str | None = None) -> None:
         metrics.REFUSED.labels(code).inc()
         with contextlib.suppress(ConnectionError, RuntimeError):
-            await ws.send_str(W.encode(W.refuse(code, message)).decode())
+            await ws.send_str(W.encode(W.refuse(code, message, id)).decode())
             await ws.close(code=CLOSE_AUTH, message=code.encode())
 
     def _refuse(self, conn: Connection, code: str, message: str, id: str | None = None
@@ -437,13 +450,14 @@ class Gateway:
     # ------------------------------------------------------------ frames in
     def _receive(self, conn: Connection, data: str | bytes) -> None:
         try:
-            message = W.client_decoder.decode(data)
+            message = W.decode_client(data)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            self._refuse(conn, "malformed", str(exc))
+            self._refuse(conn, "malformed", str(exc), W.id_of(data))
             return
         if message.v != W.VERSION:
             self._refuse(conn, "malformed", f"v={message.v}: this gateway speaks "
-                         f"v={W.VERSION} (proto/VERSIONING.md)")
+                         f"v={W.VERSION} (proto/VERSIONING.md)",
+                         message.id if isinstance(message, W.SendCommand) else None)
             return
         match message:
             case W.SendCommand():
@@ -474,25 +488,37 @@ class Gateway:
     def _command(self, conn: Connection, message: W.SendCommand) -> None:
         move, client_id = message.command, message.id
         kind = type(move).__struct_config__.tag
-        if not conn.bucket.take(time.monotonic()):
-            conn.strikes += 1
+        verdict = conn.flood.take(time.monotonic())
+        if verdict != "pass":
             metrics.COMMANDS.labels(str(kind), "refused").inc()
             self._refuse(conn, "rate_limited", f"at most {self.settings.commands_per_second:g}"
                          f" commands a second (burst {self.settings.command_burst})", client_id)
-            if conn.strikes >= self.settings.flood_strikes:
+            if verdict == "close":
+                log.info("client_dropped", player_id=conn.player_id, reason="flood")
                 self.drop(conn, WSCloseCode.POLICY_VIOLATION, "rate_limited")
             return
-        conn.strikes = 0
         if not CLIENT_ID.match(client_id):
             self._refuse(conn, "malformed", f"command id {client_id!r}: 1-64 of "
-                         "A-Z a-z 0-9 _ . : -", None)
+                         "A-Z a-z 0-9 _ . : -", client_id)
             return
-        built = self._build(conn, message)
+        sent_key, digest = (conn.player_id, client_id), W.command_digest(message)
+        sent = self.sent.get(sent_key)
+        if sent is not None and sent[0] != digest:
+            metrics.COMMANDS.labels(str(kind), "refused").inc()
+            self._refuse(conn, "id_reused", f"command id {client_id!r} was used for another "
+                         "command (table, seq or move): send a new command under a new id",
+                         client_id)
+            return
+        built = self._build(conn, message, sent[1] if sent is not None else "")
         if isinstance(built, W.ErrorReply):
             metrics.COMMANDS.labels(str(kind), "refused").inc()
             metrics.REFUSED.labels(built.code).inc()
             conn.send(built)
             return
+        if sent is None:
+            self.sent[sent_key] = (digest, built.table_id)
+            while len(self.sent) > self.settings.command_ids_kept:
+                self.sent.popitem(last=False)
         key = (built.table_id, built.command_id)
         waiting = self.waiting.get(key)
         if waiting is not None:  # the same command again while in flight: one answer each
@@ -501,11 +527,14 @@ class Gateway:
         self.waiting[key] = _Waiting([(conn, client_id)], str(kind), time.monotonic())
         asyncio.get_running_loop().create_task(self._publish(conn, built, client_id))
 
-    def _build(self, conn: Connection, message: W.SendCommand) -> E.Command | W.ErrorReply:
+    def _build(self, conn: Connection, message: W.SendCommand, created: str = ""
+               ) -> E.Command | W.ErrorReply:
+        """The command to publish; `created`: the table a create_table of this id named
+        before (a retry names it again, and so gets the first answer)."""
         move, client_id = message.command, message.id
         command_id = f"{conn.player_id}/{client_id}"
         if isinstance(move, W.CreateTableMove):
-            table_id, seat, seq = f"t{secrets.token_hex(6)}", SPECTATOR, 0
+            table_id, seat, seq = created or f"t{secrets.token_hex(6)}", SPECTATOR, 0
         else:
             table = self.cache.tables.get(message.table_id)
             if table is None:
@@ -532,12 +561,13 @@ class Gateway:
                                      key=command.table_id.encode())
         except Exception as exc:  # any producer failure: the client must hear of it
             self.waiting.pop((command.table_id, command.command_id), None)
+            self.sent.pop((conn.player_id, client_id), None)  # never published: free again
             log.warning("publish_failed", error=repr(exc))
             self._refuse(conn, "unavailable", f"command not published: {exc}", client_id)
 
     # ------------------------------------------------------------ HTTP
     def web_app(self) -> web.Application:
-        app = web.Application(client_max_size=64 * 1024)
+        app = web.Application(client_max_size=64 * 1024, middlewares=[json_errors])
         app.router.add_get("/", self.index)
         app.router.add_get("/ws", self.websocket)
         app.router.add_get("/healthz", self.healthz)
@@ -564,10 +594,14 @@ class Gateway:
         """A token for a guest name: only where the operator allows it (the demo)."""
         if not self.settings.guest_login:
             raise web.HTTPNotFound()
-        body = await _json_body(request)
-        name = re.sub(r"[^A-Za-z0-9_-]", "", str(body.get("name", "")))[:24] or "guest"
+        body = await json_body(request)
+        name = body.get("name", "")
+        if not isinstance(name, str):
+            raise MalformedInput("name must be a string")
+        name = re.sub(r"[^A-Za-z0-9_-]", "", name)[:24] or "guest"
         player_id = f"{name}-{secrets.token_hex(2)}"
-        token = identity.mint(self.settings.secret, player_id, int(time.time()))
+        ttl = min(identity.MAX_LIFETIME, self.settings.token_max_seconds)
+        token = identity.mint(self.settings.secret, player_id, int(time.time()), ttl, ttl)
         return web.json_response({"player_id": player_id, "token": token})
 
     async def solve(self, request: web.Request) -> web.Response:
@@ -576,16 +610,16 @@ class Gateway:
         header = request.headers.get("Authorization", "")
         try:
             player_id = identity.verify(self.settings.secret,
-                                        header.removeprefix("Bearer ").strip(), int(time.time()))
+                                        header.removeprefix("Bearer ").strip(), int(time.time()),
+                                        self.settings.token_max_seconds)
         except identity.TokenRefused as exc:
             return _problem(401, exc.code, exc.message)
         bucket = self.solve_buckets.setdefault(player_id, TokenBucket(5, 10, time.monotonic()))
         if not bucket.take(time.monotonic()):
             return _problem(429, "rate_limited", "at most 5 solves a second")
-        body = await _json_body(request)
         try:
-            answer = _solve(body)
-        except MalformedInput as exc:
+            answer = _solve(await json_body(request))
+        except MalformedInput as exc:  # counted among the gateway's refusals
             return _problem(400, "malformed", str(exc))
         return web.json_response(answer)
 
@@ -618,16 +652,7 @@ def _solve(body: dict[str, Any]) -> dict[str, Any]:
             "leftover": tiles.names(found.leftover)}
 
 
-async def _json_body(request: web.Request) -> dict[str, Any]:
-    try:
-        body = await request.json()
-    except ValueError:
-        raise web.HTTPBadRequest(text="the body must be JSON") from None
-    if not isinstance(body, dict):
-        raise web.HTTPBadRequest(text="the body must be a JSON object")
-    return body
-
-
 def _problem(status: int, code: str, message: str) -> web.Response:
     metrics.REFUSED.labels(code).inc()
-    return web.json_response({"code": code, "message": message}, status=status)
+    return web.json_response({"code": code, "message": message, "error": message},
+                             status=status)

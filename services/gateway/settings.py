@@ -39,6 +39,16 @@ class GatewaySettings(ServiceSettings):
                                  "before it is dropped as too slow")
     send_buffer: int = Field(128 * 1024, ge=1024, description="kernel send buffer per "
                              "socket (bytes): what a frozen client can hold")
+    flood_strikes: int = Field(200, ge=1, description="commands refused as rate_limited "
+                               "since the connection last paused long enough to refill its "
+                               "burst; the next closes it (1008)")
+    token_max_hours: float = Field(24.0, gt=0, description="the longest lifetime a token "
+                                   "may have (exp - iat, and exp - now); a longer-lived one "
+                                   "is refused (token_lifetime). `okey101 token` reads "
+                                   "OKEY_TOKEN_MAX_HOURS too")
+    command_ids_kept: int = Field(100_000, ge=1, description="(account, command id)s "
+                                  "remembered, so that an id reused for another command is "
+                                  "refused (id_reused) rather than answered as a retry")
 
     @field_validator("gateway_secret")
     @classmethod
@@ -56,4 +66,6 @@ class GatewaySettings(ServiceSettings):
             frame_bytes=self.frame_bytes, commands_per_second=self.commands_per_second,
             command_burst=self.command_burst,
             connections_per_account=self.connections_per_account,
-            queued_messages=self.queued_messages, send_buffer=self.send_buffer)
+            queued_messages=self.queued_messages, send_buffer=self.send_buffer,
+            flood_strikes=self.flood_strikes, token_max_hours=self.token_max_hours,
+            command_ids_kept=self.command_ids_kept)

@@ -1,6 +1,7 @@
 """The boards over HTTP (aiohttp, the project's one HTTP stack). JSON in, JSON out.
 
-GET /healthz                                   ready, rebuild progress, matches, bad input
+GET /healthz                                   ready, rebuild progress, matches (and unranked
+                                               ones, not applied), bad input
 GET /houses                                    every house's standing rules (house data)
 GET /houses/{house}/board?top=N&week=W&bots=B  top N (default 10, at most 1000): all time,
                                                or week W's league points (W = "current" or
@@ -26,6 +27,7 @@ from okey101.errors import MalformedInput
 from okey101.standings.house import HOUSE_RULES, room_for, rooms_open
 from okey101.standings.ledger import BAD_INPUT
 from okey101.standings.week import check_week, week_of
+from services.common.http import json_errors
 
 if TYPE_CHECKING:
     from services.leaderboards.app import Leaderboards
@@ -44,7 +46,7 @@ def _error(status: int, message: str) -> web.Response:
 
 
 def build(service: Leaderboards) -> web.Application:
-    app = web.Application()
+    app = web.Application(middlewares=[json_errors])
     app[SERVICE] = service
     app.router.add_get("/healthz", health)
     app.router.add_get("/houses", houses)
@@ -58,7 +60,8 @@ async def health(request: web.Request) -> web.Response:
     service = request.app[SERVICE]
     counts = service.ledger.counts
     return _json({"ready": service.ready.is_set(), "progress": round(service.progress, 4),
-                  "matches": counts["matches"], "records": service.ledger.records,
+                  "matches": counts["matches"], "unranked": counts["unranked"],
+                  "records": service.ledger.records,
                   "bad_input": {k: counts[k] for k in BAD_INPUT if counts[k]},
                   "duplicates": {k: counts[k] for k in ("duplicate_event", "duplicate_match")
                                  if counts[k]}})

@@ -30,6 +30,7 @@ from okey101.app.render import render
 from okey101.app.replay import PUBLIC, SERVER, events_as, replay_step
 from okey101.errors import InfrastructureFault, MalformedInput
 from okey101.table import messages as E
+from services.common.http import json_errors
 from services.replays import metrics
 from services.replays.reading import TableLog
 
@@ -52,7 +53,7 @@ class Refused(Exception):
 
 
 def build(service: Replays) -> web.Application:
-    app = web.Application(middlewares=[_errors])
+    app = web.Application(middlewares=[json_errors, _errors])
     app[SERVICE] = service
     app[CACHE] = OrderedDict()
     app.router.add_get("/tables", list_tables)

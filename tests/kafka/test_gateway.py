@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import hashlib
 import json
 import os
@@ -17,6 +18,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 import aiohttp
+import jwt
 import pytest
 
 from okey101.app import identity, topics
@@ -30,7 +32,7 @@ async def stack(kafka_bootstrap: str) -> AsyncIterator[Stack]:
     # stacked deals: the frozen-socket test replays a recorded match (a seeded start)
     running = Stack(kafka_bootstrap, ("--queued-messages", "8", "--commands-per-second", "5",
                                       "--command-burst", "5", "--connections-per-account", "3",
-                                      "--send-buffer", "4096"),
+                                      "--send-buffer", "4096", "--flood-strikes", "50"),
                     ("--allow-stacked-deals",))
     try:
         await running.start(bots=False, timers=False)
@@ -99,6 +101,10 @@ async def commands_in_kafka(stack: Stack) -> list[E.Command]:
      "token_expired"),
     ({"type": "tables"}, "unauthenticated"),
     ({"type": "hello"}, "malformed"),
+    ({"type": "hello", "token": jwt.encode({"sub": "ayse", "iat": int(time.time()),
+                                            "exp": int(time.time()) + 10 * 365 * 86400},
+                                           SECRET, algorithm="HS256")}, "token_lifetime"),
+    ({"type": "hello", "token": "x", "deep": json.loads("[" * 900 + "]" * 900)}, "malformed"),
 ])
 async def test_a_forged_expired_or_missing_token_gets_its_code_and_the_socket_closes(
         stack: Stack, hello: dict[str, Any], code: str) -> None:
@@ -142,7 +148,7 @@ async def test_a_command_for_a_seat_the_player_does_not_hold_never_reaches_kafka
         assert refused["code"] == "not_your_seat"
         await mehmet.send(type="command", id="steal2", table_id=table,
                           command={"type": "discard", "tile": "R5", "player_id": "ayse"})
-        assert (await mehmet.next("error", id=None))["code"] == "malformed"
+        assert (await mehmet.next("error", id="steal2"))["code"] == "malformed"  # its id
     assert not [c for c in await commands_in_kafka(stack) if c.player_id == "mehmet"]
 
 
@@ -192,6 +198,99 @@ async def test_a_malformed_frame_gets_a_code_and_the_connection_goes_on(stack: S
             assert (await ayse.next("error"))["code"] == "malformed"
         await ayse.send(type="tables")
         await ayse.next("tables")
+
+
+async def test_every_refusal_of_a_command_names_its_id_and_any_depth_is_malformed(
+        stack: Stack) -> None:
+    deep = "[" * 7_000 + "]" * 7_000
+    async with aiohttp.ClientSession() as session:
+        ayse = await connect(session, stack.url, "ayse")
+        table = await seated_table(ayse)
+        frames = {
+            "type": {"type": "command", "id": "k1", "table_id": table,
+                     "command": {"type": "dance"}},
+            "field": {"type": "command", "id": "k2", "table_id": table,
+                      "command": {"type": "sit", "seat": 1, "chair": 2}},
+            "envelope": {"type": "command", "id": "k3", "tabel_id": table,
+                         "command": {"type": "draw"}},
+            "wrong type": {"type": "command", "id": "k4", "table_id": table,
+                           "command": {"type": "sit", "seat": "one"}},
+            "bad id": {"type": "command", "id": "k/5", "table_id": table,
+                       "command": {"type": "draw"}},
+        }
+        for n, frame in enumerate(frames.values()):
+            await ayse.send(**frame)
+            error = await ayse.next("error")
+            assert (error["code"], error["id"]) == ("malformed", frame["id"]), (n, error)
+        for n, depth in enumerate((977, 3_000, 7_000)):
+            options = '{"x":' + "[" * depth + "]" * depth + "}"
+            await ayse.ws.send_str(f'{{"type":"command","id":"d{n}","command":{{"type":'
+                                   f'"create_table","options":{options}}}}}')
+            error = await ayse.next("error")
+            assert (error["code"], error["id"]) == ("malformed", f"d{n}"), error
+            assert "nests deeper" in error["message"]
+        await ayse.ws.send_str('{"type":"tables","house":' + deep + "}")
+        assert (await ayse.next("error"))["code"] == "malformed"
+        await ayse.send(type="tables")
+        await ayse.next("tables")  # the connection goes on
+    created = [c for c in await commands_in_kafka(stack) if isinstance(c, E.CreateTable)]
+    assert len(created) == 1  # only seated_table's
+
+
+async def test_a_command_id_reused_for_another_command_is_refused_as_id_reused(
+        stack: Stack) -> None:
+    async with aiohttp.ClientSession() as session:
+        ayse = await connect(session, stack.url, "ayse")
+        table = await seated_table(ayse)
+        first = await ayse.command("bot", {"type": "replace_with_bot", "seat": 1}, table)
+        assert first["accepted"]
+        await ayse.send(type="command", id="bot", table_id=table,
+                        command={"type": "replace_with_bot", "seat": 2})
+        error = await ayse.next("error", id="bot")
+        assert error["code"] == "id_reused"
+        retry = await ayse.command("bot", {"type": "replace_with_bot", "seat": 1}, table)
+        assert retry["duplicate"] and retry["seqs"] == first["seqs"]
+        # a create_table retried (after a reconnect too) is the first table, not a second
+        again = await connect(session, stack.url, "ayse")
+        created = await again.command("new", {"type": "create_table", "profile": "okeygg",
+                                              "options": {"hands_per_match": 7}})
+        assert created["table_id"] == table and created["duplicate"]
+        await again.send(type="command", id="new", command={
+            "type": "create_table", "profile": "okeygg", "options": {"hands_per_match": 9}})
+        assert (await again.next("error", id="new"))["code"] == "id_reused"
+    sent = [c for c in await commands_in_kafka(stack) if c.command_id == "ayse/bot"]
+    assert [c.seat for c in sent] == [1, 1]  # the reused id never reached Kafka
+    creates = [c for c in await commands_in_kafka(stack) if isinstance(c, E.CreateTable)]
+    assert len(creates) == 2 and {c.table_id for c in creates} == {table}  # a retry
+
+
+async def test_a_connection_that_keeps_flooding_is_closed_after_bounded_refusals(
+        stack: Stack) -> None:
+    async with aiohttp.ClientSession() as session:
+        ayse = await connect(session, stack.url, "ayse")
+        table = await seated_table(ayse)
+        refused = 0
+
+        async def read() -> aiohttp.WSMessage:
+            nonlocal refused
+            while True:
+                msg = await ayse.ws.receive(timeout=30)
+                if msg.type != aiohttp.WSMsgType.TEXT:
+                    return msg
+                refused += json.loads(msg.data).get("code") == "rate_limited"
+
+        reader = asyncio.create_task(read())
+        for i in range(3_000):
+            if reader.done():
+                break
+            with contextlib.suppress(ConnectionError, RuntimeError):
+                await ayse.send(type="command", id=f"f{i}", table_id=table,
+                                command={"type": "draw"})
+            await asyncio.sleep(0.001)  # about 1,000 a second: a token comes now and then
+        msg = await reader
+        assert (msg.type, msg.data, msg.extra) == (aiohttp.WSMsgType.CLOSE, 1008,
+                                                   "rate_limited")
+        assert 40 <= refused <= 50  # --flood-strikes; the last may go unsent
 
 
 async def test_an_oversized_frame_closes_the_socket_with_message_too_big(stack: Stack) -> None:

@@ -100,8 +100,7 @@ def test_a_seq_gap_is_reported_and_the_match_still_counts() -> None:
 
 
 def test_a_real_match_from_the_engine_is_ranked_from_its_events() -> None:
-    record = play_match({"base": "north-sultan", "options": {"hands_per_match": 1}},
-                        "ab" * 32)
+    record = play_match("north-sultan", "ab" * 32)  # ranked: 11 hands, the house's options
     ledger = Ledger()
     assert feed(ledger, [E.encode(e) for e in record.events]) == []
     ended = record.events[-1]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import msgspec
 import pytest
 
 from okey101.errors import MalformedInput
@@ -67,12 +68,21 @@ def test_classic_partners_each_of_the_lower_team_gains_n() -> None:
     assert [points(ledger, "classic", x) for x in "abcd"] == [1511, 1489, 1511, 1489]
 
 
-def test_classic_table_with_a_bot_is_unrated_but_counted() -> None:
-    ledger = Ledger()
-    play(ledger, "t1", "classic", ["a", "b", "c", "bot1"], [10, 50, 90, 300],
-         bots=frozenset({"bot1"}), options={"bots_allowed": True})
-    a = ledger.board.standing("classic", "a")
-    assert a is not None and (a.points, a.played, a.won) == (1500, 1, 1)
+def test_classic_table_with_a_bot_is_unrated_but_counted_where_bots_are_a_ranked_choice(
+        ) -> None:
+    # classic seats no bots: a table that allows them changed an option and is unranked
+    # (RULES.md §9); a house whose ranked tables may seat bots counts played and won
+    lenient = msgspec.structs.replace(HOUSE_RULES["classic"], ranked_choices=(
+        *HOUSE_RULES["classic"].ranked_choices, "bots_allowed"))
+    for rules, counted in ((HOUSE_RULES, False), ({**HOUSE_RULES, "classic": lenient}, True)):
+        ledger = Ledger(rules)
+        play(ledger, "t1", "classic", ["a", "b", "c", "bot1"], [10, 50, 90, 300],
+             bots=frozenset({"bot1"}), options={"bots_allowed": True})
+        a = ledger.board.standing("classic", "a")
+        if counted:
+            assert a is not None and (a.points, a.played, a.won) == (1500, 1, 1)
+        else:
+            assert a is None and ledger.counts["unranked"] == 1
 
 
 def test_the_rating_in_a_ledger_matches_the_processors_seat_rating_changes() -> None:

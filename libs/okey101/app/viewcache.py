@@ -55,6 +55,7 @@ class _PublicView(msgspec.Struct, frozen=True):
     profile: _HouseRules | None
     players: list[str]
     hands_total: int
+    ranked: bool = False
 
 
 class TableInfo(msgspec.Struct):
@@ -66,6 +67,7 @@ class TableInfo(msgspec.Struct):
     hands_total: int
     bots_allowed: bool
     turn_seconds: int | None
+    ranked: bool = False
 
     def seat_of(self, player_id: str) -> int:
         return self.players.index(player_id) if player_id in self.players else SPECTATOR
@@ -76,7 +78,7 @@ class TableInfo(msgspec.Struct):
             version=self.version, players=list(self.players),
             free_seats=[i for i, p in enumerate(self.players) if not p],
             hands_total=self.hands_total, bots_allowed=self.bots_allowed,
-            turn_seconds=self.turn_seconds)
+            turn_seconds=self.turn_seconds, ranked=self.ranked)
 
 
 class SeatLog:
@@ -169,7 +171,7 @@ class ViewCache:
             house=profile.id if profile else "", players=view.players,
             hands_total=view.hands_total,
             bots_allowed=profile.bots_allowed if profile else False,
-            turn_seconds=profile.turn_seconds if profile else None)
+            turn_seconds=profile.turn_seconds if profile else None, ranked=view.ranked)
 
     def resume(self, table_id: str, seat: int, version: int | None) -> bytes | None:
         """The frame for a client starting to watch `seat` of a table, holding `version`:

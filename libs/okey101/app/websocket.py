@@ -6,18 +6,26 @@ player from the token and ignores any player a payload names. Then:
 - `watch` a table (with the `version` last seen, to resume): the seat's whole view comes
   back as an `update` (or `synced` when nothing was missed), then every change in order;
 - `command` with the client's own `id`: answered by one `outcome` (a retry with the same
-  id gets the same outcome, never a second move);
-- `tables`: the lobby, the open tables by house.
-A frame the gateway refuses gets an `error` with a code from `okey101.codes.GATEWAY`.
-proto/asyncapi.json describes the channel; the structs here generate its schemas.
+  id and the same command gets the same outcome, never a second move; the id reused for
+  another command is refused as `id_reused`);
+- `tables`: the lobby, the open tables by house (each says whether it is `ranked`).
+A frame the gateway refuses gets an `error` with a code from `okey101.codes.GATEWAY`, and
+with the frame's `id` whenever its top level has a string one (`id_of`), however wrong the
+rest is; a frame nested deeper than 32 levels (`MAX_DEPTH`) is refused as `malformed`
+before it is decoded. A connection that keeps sending past its rate limit is closed (1008,
+`rate_limited`) after the gateway's `flood_strikes` refusals. proto/asyncapi.json
+describes the channel; the structs here generate its schemas.
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
 from typing import Annotated, Any
 
 import msgspec
 
+from okey101.app.jsondepth import MAX_DEPTH, too_deep
 from okey101.table import messages as E
 from okey101.table.messages import MeldToken, TileName
 from okey101.table.views import PlayerView
@@ -252,6 +260,7 @@ class TableSummary(msgspec.Struct, frozen=True, kw_only=True):
     hands_total: int
     bots_allowed: bool
     turn_seconds: int | None
+    ranked: bool = False  # its match moves the house's standings (the view's `ranked`)
 
 
 class Tables(ServerMessage, tag="tables", frozen=True, kw_only=True):
@@ -262,6 +271,62 @@ AnyServerMessage = Welcome | ErrorReply | CommandOutcome | Update | Synced | Tab
 
 client_decoder = msgspec.json.Decoder(AnyClientMessage)
 encoder = msgspec.json.Encoder()
+
+
+_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}:,]')
+
+
+def decode_client(data: bytes | str) -> AnyClientMessage:
+    """A client frame, or msgspec.DecodeError / ValidationError naming what is wrong (a
+    frame nested past `MAX_DEPTH` among them, refused before any decoder recurses)."""
+    if too_deep(data):
+        raise msgspec.DecodeError(f"the frame nests deeper than {MAX_DEPTH} levels")
+    message: AnyClientMessage = client_decoder.decode(data)
+    return message
+
+
+def id_of(data: bytes | str) -> str | None:
+    """The string `id` at the top level of a frame that is a JSON object, however wrong
+    or deep the rest is (read by scanning, never by a recursive decoder); None when there
+    is none."""
+    raw = data.encode("utf-8", "replace") if isinstance(data, str) else data
+    if not raw.lstrip().startswith(b"{"):
+        return None
+    depth, key, after_colon = 0, b"", False
+    for match in _TOKEN.finditer(raw):
+        token = match.group()
+        if token in (b"{", b"["):
+            depth += 1
+        elif token in (b"}", b"]"):
+            depth -= 1
+            if depth <= 0:
+                return None
+        elif depth != 1:
+            continue
+        elif token == b":":
+            after_colon = True
+        elif token == b",":
+            key, after_colon = b"", False
+        elif not after_colon:
+            key = token
+        elif key == b'"id"':
+            raw_end = raw[match.end():].lstrip()[:1]
+            if raw_end not in (b",", b"}"):
+                return None  # "id": "a" "b" is no string
+            try:
+                found = msgspec.json.decode(token)
+            except msgspec.DecodeError:
+                return None
+            return found if isinstance(found, str) else None
+    return None
+
+
+def command_digest(message: SendCommand) -> bytes:
+    """What a command id stands for: its table, seq and move (keys sorted), hashed. A
+    retry has the same digest; a command id reused for another command does not."""
+    body = msgspec.json.encode([message.table_id, message.seq, message.command],
+                               order="sorted")
+    return hashlib.blake2b(body, digest_size=16).digest()
 
 
 def encode(message: msgspec.Struct) -> bytes:

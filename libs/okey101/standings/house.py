@@ -13,6 +13,11 @@ Every house:
   accounts meet for the (limit + 1)-th time within the window (their earlier matches in the
   canonical order, ended less than the window before) gives neither of them SP or league
   points; XP and the counts still move. `repeat_limit = None`: no such rule.
+- ranked tables (RULES.md §9, `unranked_reason`): a match moves standings only when it was
+  played at a public table under the house's own options, with at least `ranked_hands`
+  hands; the options a player may still choose at a ranked table are `ranked_choices`
+  (partners where the house has them, the seeding window, düz's starting count). Any other
+  option changed, fewer hands, or a private room: unranked, and the table's view says so.
 """
 
 from __future__ import annotations
@@ -21,11 +26,14 @@ from typing import Literal
 
 import msgspec
 
-from okey101.profiles import Profile
+from okey101.profiles import HOUSES, Profile
 
 Points = Literal["rating", "sp", "none"]  # the house's own number: classic rating, SP, none
 BotTables = Literal["count", "unrated"]
 DAY_MS = 24 * 3600 * 1000
+# the eşli mode (refused where the house has none) and the deal's entropy window (who
+# shuffles, not how the game is played)
+RANKED_CHOICES = ("partners", "seeding_seconds")
 
 
 class Room(msgspec.Struct, frozen=True):
@@ -52,6 +60,10 @@ class StandingRules(msgspec.Struct, frozen=True, kw_only=True):
     bot_tables: BotTables = "count"
     repeat_limit: int | None = None  # the (limit + 1)-th match of a pair within the window
     repeat_window_ms: int = DAY_MS
+    ranked_hands: int = 11  # the fewest hands a ranked match has (the house's usual number)
+    # the profile options a ranked table may set away from the house's own; hands_per_match
+    # too, to at least ranked_hands
+    ranked_choices: tuple[str, ...] = RANKED_CHOICES
 
     @property
     def has_levels(self) -> bool:
@@ -75,12 +87,15 @@ CLASSIC = StandingRules(
     house="classic", points="rating", start=1500,
     bots_on_board=False, bot_tables="unrated")
 
-OKEYGG = StandingRules(house="okeygg", points="none", bots_on_board=True)
+OKEYGG = StandingRules(house="okeygg", points="none", bots_on_board=True,
+                       ranked_hands=7)  # a match of 7-21 hands, the players' choice
 
 OKEY_OYNA = StandingRules(house="okey-oyna", points="none", bots_on_board=True)
 
 # düz (classic) Okey at okey-oyna: no house number either; places come from the count left
-OKEY_OYNA_DUZ = StandingRules(house="okey-oyna-duz", points="none", bots_on_board=True)
+OKEY_OYNA_DUZ = StandingRules(house="okey-oyna-duz", points="none", bots_on_board=True,
+                              ranked_hands=99,  # the count ends the match; 99 a guard
+                              ranked_choices=(*RANKED_CHOICES, "countdown_from"))
 
 HOUSE_RULES: dict[str, StandingRules] = {
     r.house: r for r in (NORTH_SULTAN, OKEYGG, CLASSIC, OKEY_OYNA, OKEY_OYNA_DUZ)}
@@ -96,6 +111,30 @@ def rules_for(profile: Profile) -> StandingRules | None:
         return None
     expected = {"classic": "rating", "sp_league_xp": "sp", "none": "none"}[profile.rating]
     return rules if rules.points == expected else None
+
+
+def unranked_reason(profile: Profile, private: bool, rules: StandingRules | None = None
+                    ) -> str:
+    """Why a table of `profile` is not ranked, in words; "" when it is. `rules`: its
+    house's standing rules (default: `HOUSE_RULES`'). Pure, and decided from what
+    `table_created` says, so the lobby, the table's view and the leaderboards agree."""
+    if private:
+        return "a private room"
+    rules = rules if rules is not None else HOUSE_RULES.get(profile.id)
+    own = HOUSES.get(profile.id)
+    if rules is None or own is None:
+        return f"house {profile.id!r} keeps no standings"
+    why = []
+    hands = profile.hands_per_match
+    if hands < rules.ranked_hands:
+        why.append(f"{hands} hand{'s' if hands != 1 else ''}: a ranked match has at least "
+                   f"{rules.ranked_hands}")
+    free = {"hands_per_match", *rules.ranked_choices}
+    changed = [name for name in Profile.__struct_fields__
+               if name not in free and getattr(profile, name) != getattr(own, name)]
+    if changed:
+        why.append(f"options changed from the house's: {', '.join(changed)}")
+    return "; ".join(why)
 
 
 def level_for(rules: StandingRules, xp: int) -> int:

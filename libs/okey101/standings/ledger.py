@@ -8,13 +8,16 @@ nothing. A match is applied once, keyed by its table id, whatever is delivered a
 - `undecodable`: not an event (bad JSON, a field of the wrong type, an unknown type);
 - `unknown_table`: an event of a table whose `table_created` was never read (the table is
   then ignored, once counted);
-- `unknown_house`: a table of a house without standing rules (or whose profile overrides
-  the house's rating), ignored;
+- `unknown_house`: a table of a house without standing rules, ignored;
 - `bad_account`: an empty or too long account id (that seat is not ranked);
 - `bad_event`: an event that contradicts the table (`match_ended` before the start);
 - `seq_gap`: a table's seq jumped (an event is missing); folded anyway;
 - `duplicate_event` / `duplicate_match`: a seq already read (a table replayed, a record
   delivered again); skipped, not bad input.
+
+A table that is not ranked (`house.unranked_reason`: a private room, fewer hands than the
+house's ranked matches have, an option changed) is folded like any other and its match
+counted as `unranked`, never applied: it moves no standing. Not bad input either.
 
 While `buffering` (a rebuild catching up), finished matches are kept and applied sorted by
 `flush`; afterwards each is applied as it comes (the board puts a late one in its place).
@@ -28,7 +31,7 @@ from typing import NamedTuple
 import msgspec
 
 from okey101.standings.board import AccountKey, Board
-from okey101.standings.house import StandingRules, rules_for
+from okey101.standings.house import StandingRules, unranked_reason
 from okey101.standings.match import MatchResult, TableTrack
 from okey101.table import messages as E
 
@@ -119,6 +122,9 @@ class Ledger:
             return Fed(notices=tuple(notices))
         del self.tracks[table]
         self.finished[table] = head.seq
+        if not track.ranked:
+            self.counts["unranked"] += 1
+            return Fed(notices=tuple(notices))
         return Fed(result=result, changed=self._take(result), notices=tuple(notices))
 
     def flush(self) -> frozenset[AccountKey]:
@@ -139,12 +145,13 @@ class Ledger:
         return frozenset(changed)
 
     def _create(self, event: E.TableCreated, where: _Where) -> Fed:
-        if rules_for(event.profile) is None or event.profile.id not in self.board.rules:
+        rules = self.board.rules.get(event.profile.id)
+        if rules is None:
             self.ignored.add(event.table_id)
-            return self._note("unknown_house", f"house {event.profile.id!r} (rating "
-                              f"{event.profile.rating!r}) has no standing rules; table not "
-                              "ranked", where)
-        track = TableTrack(event.table_id, event.profile)
+            return self._note("unknown_house", f"house {event.profile.id!r} has no standing "
+                              "rules; table not ranked", where)
+        track = TableTrack(event.table_id, event.profile,
+                           ranked=not unranked_reason(event.profile, event.private, rules))
         track.last_seq = event.seq
         self.tracks[event.table_id] = track
         return Fed()

@@ -70,9 +70,10 @@ def valid_account(account: str) -> bool:
 class TableTrack:
     """The fold of one table's events up to its `match_ended` (mutable, one per table)."""
 
-    def __init__(self, table_id: str, profile: Profile) -> None:
+    def __init__(self, table_id: str, profile: Profile, ranked: bool = True) -> None:
         self.table_id = table_id
         self.profile = profile
+        self.ranked = ranked  # house.unranked_reason: its match is folded, never applied
         self.last_seq = 0
         self.playing = False
         self.seats: list[str | None] = [None] * SEATS  # None: empty, "": an invalid id

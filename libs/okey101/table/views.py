@@ -15,12 +15,14 @@ a bot seat from a person's: the bot flags read False and a bot's level stays on 
 
 from __future__ import annotations
 
+import functools
 from typing import TypeVar, cast
 
 import msgspec
 
 from okey101 import scoring, tiles
 from okey101.profiles import Profile
+from okey101.standings.house import unranked_reason
 from okey101.table import messages as E
 from okey101.table import rules as R
 from okey101.table.messages import MeldToken, TileName
@@ -170,6 +172,10 @@ class PlayerView(msgspec.Struct, frozen=True, kw_only=True):
     # disconnected player's deadline (ms since the epoch) to come back, or None
     remaining: list[int] | None = None  # düz: each seat's count left (it counts down to 0)
     seeding: SeedingView | None = None  # the next hand's seeding while it is open
+    # whether the match moves the house's standings (RULES.md §9: a public table, the
+    # house's own options, its number of hands), and why not
+    ranked: bool = False
+    unranked_reason: str = ""
 
 
 class ViewUpdate(msgspec.Struct, frozen=True, kw_only=True):
@@ -249,6 +255,7 @@ def _player_view(state: TableState, seat: int, hand_view: HandView | None,
     rack: list[str] = []
     if hand is not None and 0 <= seat < len(hand.seats):
         rack = tiles.names(hand.seats[seat].rack)
+    unranked = _unranked(state.profile, state.private) if state.profile is not None else ""
     return PlayerView(
         table_id=state.table_id, seq=state.seq, seat=seat, status=state.status,
         profile=state.profile, players=list(state.players), bots=_bot_labels(state),
@@ -260,7 +267,11 @@ def _player_view(state: TableState, seat: int, hand_view: HandView | None,
         reconnect_by=[d.reconnect_by if d is not None else None for d in state.disconnected],
         remaining=scoring.remaining(state.profile, totals)
         if state.profile is not None else None,
-        seeding=_seeding_view(state.seeding) if state.seeding is not None else None)
+        seeding=_seeding_view(state.seeding) if state.seeding is not None else None,
+        ranked=state.profile is not None and not unranked, unranked_reason=unranked)
+
+
+_unranked = functools.lru_cache(maxsize=256)(unranked_reason)  # a table's, on every view
 
 
 def _seeding_view(g: Seeding) -> SeedingView:

@@ -112,7 +112,7 @@ function renderLobby(tables) {
   body.innerHTML = "";
   for (const t of tables) {
     const tr = document.createElement("tr");
-    tr.innerHTML = `<td>${t.table_id}</td><td>${t.house}</td><td>${t.status}</td>
+    tr.innerHTML = `<td>${t.table_id}</td><td>${t.house}${t.ranked ? "" : " <small>(derecesiz · unranked)</small>"}</td><td>${t.status}</td>
       <td>${t.players.map((p) => p || "·").join(", ")}</td><td></td>`;
     const b = document.createElement("button");
     b.innerHTML = t.status === "seating" && t.free_seats.length ? "Gir <small>(Join)</small>" : "İzle <small>(Watch)</small>";
@@ -241,7 +241,8 @@ function render() {
   const v = state.view;
   if (!v) return;
   const hand = v.hand;
-  $("table-title").textContent = `${v.table_id} · ${v.profile ? v.profile.id : ""} · v${state.version}`;
+  $("table-title").textContent = `${v.table_id} · ${v.profile ? v.profile.id : ""}${v.ranked ? "" : " (derecesiz · unranked)"} · v${state.version}`;
+  $("table-title").title = v.unranked_reason || "";
   $("hand-no").textContent = hand ? `${hand.number}/${v.hands_total}. el (hand)` : v.status;
   $("seating").hidden = v.status !== "seating";
   renderSeating(v);
