@@ -12,7 +12,7 @@ import re
 import jwt
 
 ALGORITHM = "HS256"
-PLAYER_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
+PLAYER_ID = re.compile(r"^[^\W_][\w.@-]{0,63}$")  # letters and digits of any script
 
 
 class TokenRefused(Exception):
@@ -27,7 +27,7 @@ class TokenRefused(Exception):
 def mint(secret: str, player_id: str, now: int, ttl: int = 24 * 3600) -> str:
     """A token for `player_id`, valid `ttl` seconds from `now` (seconds since the epoch)."""
     if not PLAYER_ID.match(player_id):
-        raise ValueError(f"player id {player_id!r}: 1-64 of A-Z a-z 0-9 _ . @ -, "
+        raise ValueError(f"player id {player_id!r}: 1-64 letters, digits, _ . @ -, "
                          "starting with a letter or digit")
     return jwt.encode({"sub": player_id, "iat": now, "exp": now + ttl}, secret,
                       algorithm=ALGORITHM)

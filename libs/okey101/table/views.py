@@ -19,7 +19,7 @@ from typing import TypeVar, cast
 
 import msgspec
 
-from okey101 import scoring, tiles
+from okey101 import names, scoring, tiles
 from okey101.profiles import Profile
 from okey101.table import messages as E
 from okey101.table import rules as R
@@ -170,6 +170,8 @@ class PlayerView(msgspec.Struct, frozen=True, kw_only=True):
     # disconnected player's deadline (ms since the epoch) to come back, or None
     remaining: list[int] | None = None  # düz: each seat's count left (it counts down to 0)
     seeding: SeedingView | None = None  # the next hand's seeding while it is open
+    names: list[str] = msgspec.field(default_factory=list)  # by seat: the name shown
+    # (okey101.names: the id without its suffix, unique at the table; "" for an empty seat)
 
 
 class ViewUpdate(msgspec.Struct, frozen=True, kw_only=True):
@@ -260,7 +262,8 @@ def _player_view(state: TableState, seat: int, hand_view: HandView | None,
         reconnect_by=[d.reconnect_by if d is not None else None for d in state.disconnected],
         remaining=scoring.remaining(state.profile, totals)
         if state.profile is not None else None,
-        seeding=_seeding_view(state.seeding) if state.seeding is not None else None)
+        seeding=_seeding_view(state.seeding) if state.seeding is not None else None,
+        names=names.table_names(list(state.players)))
 
 
 def _seeding_view(g: Seeding) -> SeedingView:
