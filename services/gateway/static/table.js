@@ -34,6 +34,7 @@ async function loadLanguage(lang) {
   for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
   $("rack").setAttribute("aria-label", t("ui.rack"));
   renderLink();
+  if (!$("sheet").hidden) state.sheetKey = "";  // the open sheet drawn again in the new language
   render();
   updateHouse();
 }
@@ -432,7 +433,7 @@ function render() {
     return b;
   }));
   const turn = hand && hand.to_act === state.seat && v.status === "playing" && hand.phase !== "over";
-  $("turn-note").textContent = !hand || state.seat < 0 ? "" : turn ?
+  $("turn-note").textContent = !hand || state.seat < 0 || v.status !== "playing" || hand.phase === "over" ? "" : turn ?
     t(hand.phase === "draw" ? "ui.your_turn_draw" : "ui.your_turn_discard") : t("why.not_your_turn", { who: name(hand.to_act) });
   $("dock").hidden = !hand || state.seat < 0;
   renderStandings(v);
@@ -514,6 +515,7 @@ function renderSeat(div, v) {
   if (seat !== state.seat) {
     const pile = document.createElement("div");
     pile.className = "discards";
+    pile.setAttribute("role", "group");
     pile.setAttribute("aria-label", t("ui.discards_of", { who }));
     for (const x of sv.discards.slice(-3)) pile.append(tileEl(x, "small"));
     div.append(pile);
@@ -582,7 +584,7 @@ function renderRack() {
           const badge = document.createElement("span");
           badge.className = "cost";
           badge.setAttribute("aria-hidden", "true");
-          badge.textContent = `−${p.points}`;
+          badge.textContent = String(p.points);
           el.append(badge);
         }
         el.onkeydown = (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); toggle(i); } };
@@ -697,8 +699,8 @@ function renderSheet(v) {
     `<th scope="col">${esc(t("ui.total"))}</th></tr>` + rows.join("");
   if (m) {
     const order = [0, 1, 2, 3].sort((a, b) => m.places[a] - m.places[b]);
-    $("sheet-match").innerHTML = `<h3>${esc(t("ui.match_result"))}</h3><ol class="places">` +
-      order.map((s) => `<li>${esc(t("ui.place", { place: m.places[s], who: name(s), total: m.totals[s] }))}</li>`).join("") + "</ol>";
+    $("sheet-match").innerHTML = `<h3>${esc(t("ui.match_result"))}</h3><ul class="places">` +
+      order.map((s) => `<li>${esc(t("ui.place", { place: m.places[s], who: name(s), total: m.totals[s] }))}</li>`).join("") + "</ul>";
   } else $("sheet-match").innerHTML = "";
   $("next-hand").hidden = !!m;
   $("new-match").hidden = !m;
