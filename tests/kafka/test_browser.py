@@ -38,12 +38,13 @@ HEX_ID = re.compile(r"[0-9a-f]{16,}")
 
 # every element on the screen in use whose box reaches past the viewport's right edge
 OVERFLOW = """() => {
-  const w = document.documentElement.clientWidth, out = [];
-  if (document.documentElement.scrollWidth > w) out.push('document ' + document.documentElement.scrollWidth);
+  const doc = document.documentElement, w = doc.clientWidth, out = [];
+  if (doc.scrollWidth > w) out.push('document ' + doc.scrollWidth);
   for (const el of document.querySelectorAll('body *')) {
     if (el.closest('[hidden]') || el.id === 'ghost') continue;
     const r = el.getBoundingClientRect();
-    if (r.width && (r.right > w + 1 || r.left < -1)) out.push(`${el.tagName}#${el.id}.${el.className} ${Math.round(r.left)}-${Math.round(r.right)}`);
+    if (r.width && (r.right > w + 1 || r.left < -1))
+      out.push(`${el.tagName}#${el.id}.${el.className} ${r.left | 0}-${r.right | 0}`);
   }
   return out.slice(0, 5);
 }"""
@@ -219,7 +220,7 @@ async def _play_until_the_match_ends(page: Any, axe: Any, size: str, shots: Path
             continue
         moves += 1
         await page.wait_for_function(
-            "before => String(state.version) !== before || (state.view && state.view.status === 'over')",
+            "before => String(state.version) !== before || state.view.status === 'over'",
             arg=clicked, timeout=30000)
         await page.wait_for_function(  # an accepted move clears a refusal's words
             "() => document.querySelector('#message').textContent === ''", timeout=10000)
