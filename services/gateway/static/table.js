@@ -407,7 +407,9 @@ function render() {
   $("indicator").replaceChildren(...(hand ? [tileEl(hand.indicator)] : []));
   $("okey").replaceChildren(...(hand ? [tileEl(hand.okey)] : []));
   $("deck-count").textContent = hand ? hand.deck_count : 0;
-  $("available").replaceChildren(...(hand && hand.available_discard ? [tileEl(hand.available_discard)] : []));
+  // the discard this seat may take: the one thrown by the seat before it, shown on its turn
+  const takeable = hand && hand.available_discard && (state.seat < 0 || hand.to_act === state.seat);
+  $("available").replaceChildren(...(takeable ? [tileEl(hand.available_discard)] : []));
   const mine = hand && state.seat >= 0 ? hand.seats[state.seat].discards : [];
   $("my-top").replaceChildren(...(mine.length ? [tileEl(mine[mine.length - 1])] : []));
   $("centre").hidden = !hand;
