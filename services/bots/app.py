@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
 import time
-import uuid
 from collections.abc import Callable
 
 import msgspec
@@ -29,7 +29,7 @@ import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from aiokafka.errors import KafkaError
 
-from okey101 import bots
+from okey101 import bots, names
 from okey101.app import topics
 from okey101.bots.memory import ActedOn
 from okey101.table import messages as E
@@ -43,8 +43,9 @@ log = structlog.get_logger("bots")
 
 
 def mint_id() -> str:
-    """A new bot's player id: random, shaped like an account id, saying nothing of a bot."""
-    return uuid.uuid4().hex
+    """A new bot's player id: random, shaped like a guest's id (a first name and a suffix,
+    `okey101.names`), saying nothing of a bot."""
+    return names.bot_id(secrets.token_bytes(8))
 
 
 class Bots:

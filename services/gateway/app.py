@@ -16,7 +16,6 @@ import re
 import secrets
 import socket
 import time
-import uuid
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +27,7 @@ from aiohttp import WSCloseCode, WSMsgType, web
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.errors import KafkaError
 
-from okey101 import profiles, solver, tiles
+from okey101 import names, profiles, solver, tiles
 from okey101.app import identity, topics
 from okey101.app import websocket as W
 from okey101.app.ratelimit import FloodGuard, TokenBucket
@@ -550,7 +549,7 @@ class Gateway:
         try:
             return W.to_command(move, table_id=table_id, command_id=command_id,
                                 player_id=conn.player_id, seat=seat, seq=seq,
-                                bot_id=uuid.uuid4().hex)
+                                bot_id=names.bot_id(secrets.token_bytes(8)))
         except msgspec.ValidationError as exc:
             return W.refuse("malformed", str(exc), client_id)
 
@@ -572,6 +571,7 @@ class Gateway:
         app.router.add_get("/ws", self.websocket)
         app.router.add_get("/healthz", self.healthz)
         app.router.add_get("/api/tables", self.tables)
+        app.router.add_get("/api/houses", self.houses)
         app.router.add_post("/api/solve", self.solve)
         app.router.add_post("/api/guest", self.guest)
         app.router.add_static("/static/", STATIC)
@@ -590,6 +590,11 @@ class Gateway:
         return web.Response(body=W.encode(W.Tables(tables=self.cache.lobby(house))),
                             content_type="application/json")
 
+    async def houses(self, request: web.Request) -> web.Response:
+        """Every house's rules as defaults for the lobby's form (proto/houses.json)."""
+        return web.Response(body=msgspec.json.encode(profiles.HOUSES),
+                            content_type="application/json")
+
     async def guest(self, request: web.Request) -> web.Response:
         """A token for a guest name: only where the operator allows it (the demo)."""
         if not self.settings.guest_login:
@@ -598,8 +603,7 @@ class Gateway:
         name = body.get("name", "")
         if not isinstance(name, str):
             raise MalformedInput("name must be a string")
-        name = re.sub(r"[^A-Za-z0-9_-]", "", name)[:24] or "guest"
-        player_id = f"{name}-{secrets.token_hex(2)}"
+        player_id = names.account_id(name, secrets.token_bytes(3))
         ttl = min(identity.MAX_LIFETIME, self.settings.token_max_seconds)
         token = identity.mint(self.settings.secret, player_id, int(time.time()), ttl, ttl)
         return web.json_response({"player_id": player_id, "token": token})

@@ -1,14 +1,25 @@
-"""A person plays a whole hand in the browser, by clicking, against the real gateway,
-processor, timers, bots and broker (headless Chromium from Debian, driven by Playwright).
-Screenshots go to .cache/test-artifacts/browser/."""
+"""A person plays a whole match in the browser, by tapping and clicking, against the real
+gateway, processor, timers, bots and broker (headless Chromium from Debian, driven by
+Playwright): on a phone (390x844, touch) and on a desktop (1366x768, mouse) at once.
+
+Checked as a person would see it: nothing wider than the screen, every control of the move
+at hand on the screen, Turkish letters kept in names and no bot told from a person, tiles
+moved by tap and by drag, the end-of-hand sheet and the match's places, and an axe-core
+scan of the lobby and the table with no serious or critical violation. Screenshots go to
+.cache/test-artifacts/browser/ (docs/screenshots/ when OKEY_SCREENSHOTS=docs), and the
+click-to-view latencies the page measured to latency.json there (median and p95 printed)."""
 
 from __future__ import annotations
 
+import asyncio
+import json
+import os
+import re
 import shutil
-import tempfile
-import time
+import statistics
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,6 +32,38 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run"]
 ARTIFACTS = ROOT / ".cache" / "test-artifacts" / "browser"
+DOCS = ROOT / "docs" / "screenshots"
+SIZES = {"phone": (390, 844), "desktop": (1366, 768)}
+HEX_ID = re.compile(r"[0-9a-f]{16,}")
+
+# every element on the screen in use whose box reaches past the viewport's right edge
+OVERFLOW = """() => {
+  const doc = document.documentElement, w = doc.clientWidth, out = [];
+  if (doc.scrollWidth > w) out.push('document ' + doc.scrollWidth);
+  for (const el of document.querySelectorAll('body *')) {
+    if (el.closest('[hidden]') || el.id === 'ghost') continue;
+    const r = el.getBoundingClientRect();
+    if (r.width && (r.right > w + 1 || r.left < -1))
+      out.push(`${el.tagName}#${el.id}.${el.className} ${r.left | 0}-${r.right | 0}`);
+  }
+  return out.slice(0, 5);
+}"""
+# every enabled control of the table (the moves open now, the rack) outside the viewport
+OFF_SCREEN = """() => {
+  const out = [];
+  for (const el of document.querySelectorAll('#table button, #rack .slot')) {
+    if (el.closest('[hidden]') || el.disabled) continue;
+    const r = el.getBoundingClientRect();
+    if (!r.width) continue;
+    if (r.left < -1 || r.top < -1 || r.right > innerWidth + 1 || r.bottom > innerHeight + 1)
+      out.push(`${el.id || el.className} ${Math.round(r.top)}-${Math.round(r.bottom)}`);
+  }
+  return out;
+}"""
+# every disabled control shown without a reason (its title)
+NO_REASON = """() => [...document.querySelectorAll('button:disabled')]
+  .filter((el) => !el.closest('[hidden]') && el.getBoundingClientRect().width && !el.title.trim())
+  .map((el) => el.id || el.textContent)"""
 
 
 @pytest.fixture
@@ -33,97 +76,184 @@ async def stack(kafka_bootstrap: str) -> AsyncIterator[Stack]:
         running.stop()
 
 
-async def test_a_person_logs_in_creates_a_table_fills_it_with_bots_and_plays_a_hand_to_its_end(
+async def test_a_person_on_a_phone_and_one_on_a_desktop_each_play_a_whole_match_against_bots(
         stack: Stack) -> None:
     playwright = pytest.importorskip("playwright.async_api")
     if not Path(CHROMIUM).exists():
         pytest.fail(f"no Chromium at {CHROMIUM}: `make system-deps` installs it")
+    try:
+        from axe_playwright_python.async_playwright import Axe
+    except ImportError:
+        pytest.fail("axe-playwright-python is not installed (pyproject's dev dependencies)")
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shots = DOCS if os.environ.get("OKEY_SCREENSHOTS") == "docs" else ARTIFACTS
+    shots.mkdir(parents=True, exist_ok=True)
     async with playwright.async_playwright() as pw:
-        context = await pw.chromium.launch_persistent_context(
-            tempfile.mkdtemp(prefix="okey-chromium-"), executable_path=CHROMIUM, headless=True,
-            args=FLAGS, viewport={"width": 1280, "height": 1000})
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
         try:
-            page = context.pages[0] if context.pages else await context.new_page()
-            await page.goto(stack.url)
-            await page.fill("#login-name", "ayse")
-            await page.click("#login-button")
-            await page.wait_for_selector("#lobby:not([hidden])")
-            player = (await page.text_content("#who") or "").strip()
-            assert player.startswith("ayse-")
-            await page.select_option("#create-house", "north-sultan")
-            await page.fill("#create-hands", "1")
-            await page.fill("#create-seconds", "120")
-            await page.screenshot(path=ARTIFACTS / "1-lobby.png")
-            await page.click("#create-button")
-
-            await page.click('[data-sit="0"]:not([disabled])')
-            await page.wait_for_selector("#leave:not([disabled])")
-            await page.click("#fill-bots")
-            await page.wait_for_selector("#start:not([disabled])", timeout=30000)
-            await page.screenshot(path=ARTIFACTS / "2-seated.png")
-            await page.click("#start")
-            await page.wait_for_selector(".slot .tile", timeout=30000)
-            await page.screenshot(path=ARTIFACTS / "3-dealt.png", full_page=True)
-
-            moves = await _play_until_the_hand_ends(page)
-            await page.screenshot(path=ARTIFACTS / "4-hand-over.png", full_page=True)
-            result = await page.text_content("#hand-result") or ""
-            assert "el sonucu" in result
-            assert await page.is_visible("#match-result")  # one hand: the match is over
-            totals = await page.locator("#standings td.total").all_text_contents()
-            assert len(totals) == 4 and all(t.strip().lstrip("-").isdigit() for t in totals)
-            assert moves > 0
+            played = await asyncio.gather(
+                _person(browser, Axe(), stack.url, "phone", "Ayşe", shots),
+                _person(browser, Axe(), stack.url, "desktop", "Gökhan", shots))
         finally:
-            await context.close()
+            await browser.close()
+    latencies = sorted(x for p in played for x in p["latencies"])
+    assert latencies, "the page measured no click-to-view latency"
+    p95 = latencies[min(len(latencies) - 1, int(0.95 * len(latencies)))]
+    figures = {"clicks": len(latencies), "median_ms": round(statistics.median(latencies), 1),
+               "p95_ms": round(p95, 1), "by_size": {p["size"]: p["moves"] for p in played}}
+    (ARTIFACTS / "latency.json").write_text(json.dumps(figures, indent=1) + "\n")
+    print(f"\nclick to view: {figures}")
     outcomes = [E.outcome_decoder.decode(v) for v in
                 await read_all(stack.bootstrap, topics.OUTCOMES.name(stack.prefix), timeout=20)]
-    mine = [o for o in outcomes if o.command_id.startswith(f"{player}/")]
-    assert len(mine) >= 4 + moves  # create, sit, three bots, start, then the moves
-    assert [o for o in mine if not o.accepted] == []
+    for p in played:
+        mine = [o for o in outcomes if o.command_id.startswith(f"{p['player']}/")]
+        assert len(mine) >= 4 + p["moves"]  # create, sit, three bots, start, then the moves
+        refused = [o.code for o in mine if not o.accepted]
+        assert len(refused) == (1 if p["size"] == "phone" else 0), refused  # the one tried
 
 
-async def _play_until_the_hand_ends(page: object, limit: float = 300) -> int:
-    """Draw and discard (the first tile of the rack) whenever it is this seat's turn."""
-    from playwright.async_api import Page
+async def _person(browser: Any, axe: Any, url: str, size: str, typed: str, shots: Path
+                  ) -> dict[str, Any]:
+    width, height = SIZES[size]
+    phone = size == "phone"
+    context = await browser.new_context(viewport={"width": width, "height": height},
+                                        has_touch=phone, is_mobile=phone)
+    page = await context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        await page.goto(url)
+        await page.fill("#login-name", typed)
+        await page.click("#login-button")
+        await page.wait_for_selector("#lobby:not([hidden])")
+        player = await page.evaluate("() => state.player")
+        assert (await page.text_content("#who") or "").strip() == typed  # ş and ö kept
+        assert player.startswith(f"{typed}-")
+        await page.select_option("#create-house", "okeygg")
+        assert await page.input_value("#create-hands") == "7"  # okeygg's minimum
+        assert await page.is_visible("#opt-escalating")  # okey.gg's setup switches
+        await page.select_option("#create-house", "north-sultan")
+        await _on_screen(page, size)
+        await _accessible(page, axe, f"lobby at {size}")
+        await page.screenshot(path=shots / f"lobby-{size}.png")
+        await page.fill("#create-hands", "1")
+        await page.fill("#create-seconds", "120")
+        await page.click("#create-button")
 
-    assert isinstance(page, Page)
-    moves = 0
-    deadline = time.monotonic() + limit
-    while not await page.is_visible("#hand-result"):
-        assert time.monotonic() < deadline, "the hand did not end"
-        before = None
+        await page.click('[data-sit="0"]:not([disabled])')
+        await page.wait_for_selector("#leave:not([disabled])")
+        await page.click("#fill-bots")
+        await page.wait_for_selector("#start:not([disabled])", timeout=30000)
+        await page.click("#start")
+        await page.wait_for_selector(".slot .tile", timeout=30000)
+        names = await page.locator(".seat .name").all_text_contents()
+        assert len(names) == 4 and all(n.strip() for n in names)
+        assert not [n for n in names if HEX_ID.search(n)]  # north-sultan: bots look like people
+        await _moves_a_tile(page, phone)
+
+        moves = await _play_until_the_match_ends(page, axe, size, shots)
+        await page.wait_for_selector("#sheet:not([hidden])")
+        assert "el sonucu" in (await page.text_content("#sheet-title") or "")
+        assert await page.locator("#sheet .places li").count() == 4  # the match's places
+        assert await page.is_visible("#new-match")
+        await _on_screen(page, size)
+        await page.screenshot(path=ARTIFACTS / f"result-{size}.png")
+        await page.click("#lang")  # English one switch away
+        await page.wait_for_function(
+            "() => document.querySelector('#sheet-title').textContent.includes('result')")
+        assert errors == []
+        return {"size": size, "player": player, "moves": moves,
+                "latencies": await page.evaluate("() => window.okeyLatencies")}
+    finally:
+        await context.close()
+
+
+async def _on_screen(page: Any, where: str) -> None:
+    assert await page.evaluate(OVERFLOW) == [], f"wider than the screen at {where}"
+    assert await page.evaluate(OFF_SCREEN) == [], f"a control off the screen at {where}"
+    assert await page.evaluate(NO_REASON) == [], f"a disabled control with no reason at {where}"
+
+
+async def _accessible(page: Any, axe: Any, where: str) -> None:
+    results = await axe.run(page)
+    bad = [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3])
+           for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
+    assert bad == [], f"axe-core at {where}: {bad}"
+
+
+async def _moves_a_tile(page: Any, phone: bool) -> None:
+    """A tap on a tile and then on an empty slot moves it there; so does a drag (mouse)."""
+    empty = await page.evaluate("() => state.slots.lastIndexOf(null)")
+    tile = await page.evaluate("() => state.slots[0]")
+    tap = page.tap if phone else page.click
+    await tap('[data-slot="0"] .tile')
+    await tap(f'[data-slot="{empty}"]')
+    assert await page.evaluate(f"() => state.slots[{empty}]") == tile
+    if not phone:
+        source = page.locator(f'[data-slot="{empty}"] .tile')
+        target = page.locator('[data-slot="0"]')
+        await source.drag_to(target)
+        assert await page.evaluate("() => state.slots[0]") == tile
+
+
+async def _play_until_the_match_ends(page: Any, axe: Any, size: str, shots: Path,
+                                     limit: float = 420) -> int:
+    """Draw, then discard the first tile of the rack (tap it, tap the discard pile),
+    whenever it is this seat's turn; every turn checked for what is off the screen."""
+    moves, rejected, phone = 0, False, size == "phone"
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + limit
+    while await page.evaluate("() => !state.view || state.view.status !== 'over'"):
+        assert loop.time() < deadline, f"the match did not end at {size}"
+        clicked = None
         if await page.is_enabled("#deck"):
-            before = await _click_seen(page, "#deck")
-        elif await page.is_enabled("#discard-button"):
+            await _on_screen(page, f"{size}, a draw")
+            clicked = await _click_seen(page, "#deck")
+        elif await page.is_enabled("#discard-zone"):
+            if phone and not rejected and await page.is_enabled("#open-button"):
+                rejected = await _is_refused_in_words(page)
             await page.click(".slot .tile >> nth=0")
-            before = await _click_seen(page, "#discard-button")
-        if before is None:
+            await _on_screen(page, f"{size}, a discard")
+            clicked = await _click_seen(page, "#discard-zone")
+        if clicked is None:
             await page.wait_for_timeout(100)
             continue
         moves += 1
-        if moves == 2:
-            await page.screenshot(path=ARTIFACTS / "3-playing.png", full_page=True)
         await page.wait_for_function(
-            "before => document.querySelector('#table-title').textContent !== before",
-            arg=before, timeout=30000)
+            "before => String(state.version) !== before || state.view.status === 'over'",
+            arg=clicked, timeout=30000)
+        await page.wait_for_function(  # an accepted move clears a refusal's words
+            "() => document.querySelector('#message').textContent === ''", timeout=10000)
+        if moves == 5:
+            await page.screenshot(path=shots / f"table-{size}.png")
+            await _accessible(page, axe, f"the table at {size}")
+    assert rejected or not phone, "the phone never tried a refused opening"
     return moves
 
 
-async def _click_seen(page: object, selector: str) -> str | None:
-    """Click `selector` and return the table's title (its view's version) as it was at the
-    click, in one turn of the page's event loop; None if the button was disabled by then. A
-    view arriving between reading the title and clicking would otherwise end the wait for
-    the move's own view, and the next move would be sent against the old one."""
-    from playwright.async_api import Page
+async def _is_refused_in_words(page: Any) -> bool:
+    """Opening with one tile is refused: the reason is shown in words by the rack."""
+    await page.click(".slot .tile >> nth=0")
+    await page.click("#open-button")
+    await page.wait_for_selector("#message.bad", timeout=30000)
+    text = await page.text_content("#message") or ""
+    words = json.loads((ROOT / "services/gateway/static/lang/tr.json").read_text())
+    assert text in words.values(), text  # Turkish words, not a code
+    assert await page.evaluate("() => state.selected.size") == 0
+    return True
 
-    assert isinstance(page, Page)
+
+async def _click_seen(page: Any, selector: str) -> str | None:
+    """Click `selector` and return the view's version as it was at the click, in one turn
+    of the page's event loop; None if the control was disabled by then. A view arriving
+    between reading the version and clicking would otherwise end the wait for the move's
+    own view, and the next move would be sent against the old one."""
     seen: str | None = await page.evaluate(
         """selector => {
              const button = document.querySelector(selector);
              if (button.disabled) return null;
-             const title = document.querySelector('#table-title').textContent;
+             const version = String(state.version);
              button.click();
-             return title;
+             return version;
            }""", selector)
     return seen

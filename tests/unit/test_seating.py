@@ -9,6 +9,7 @@ from typing import Any
 import msgspec
 import pytest
 
+from okey101 import names
 from okey101.table import messages as E
 from okey101.table.decide import decide
 from okey101.table.evolve import NEW_TABLE, evolve
@@ -206,7 +207,8 @@ def test_the_bots_service_fills_a_private_room_only_once_its_owner_asked() -> No
 def test_the_bots_service_mints_ids_that_say_nothing_of_a_bot() -> None:
     ids = {mint_id() for _ in range(50)}
     assert len(ids) == 50
-    assert all(len(i) == 32 and "bot" not in i for i in ids)
+    assert all(names.SUFFIX.search(i) and names.display_name(i) in names.FIRST_NAMES
+               and "bot" not in i.lower() for i in ids)  # shaped like a guest's id
 
 
 def test_the_bots_service_plays_a_seat_at_its_recorded_level() -> None:

@@ -15,7 +15,7 @@ import re
 import jwt
 
 ALGORITHM = "HS256"
-PLAYER_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
+PLAYER_ID = re.compile(r"^[^\W_][\w.@-]{0,63}$")  # letters and digits of any script
 MAX_LIFETIME = 24 * 3600  # seconds: the longest a token may be valid, by default
 
 
@@ -36,7 +36,7 @@ def mint(secret: str, player_id: str, now: int, ttl: int = MAX_LIFETIME,
     if not 0 < ttl <= max_lifetime:
         raise ValueError(f"a token lives 1 s to {max_lifetime / 3600:g} h, not {ttl} s")
     if not PLAYER_ID.match(player_id):
-        raise ValueError(f"player id {player_id!r}: 1-64 of A-Z a-z 0-9 _ . @ -, "
+        raise ValueError(f"player id {player_id!r}: 1-64 letters, digits, _ . @ -, "
                          "starting with a letter or digit")
     return jwt.encode({"sub": player_id, "iat": now, "exp": now + ttl}, secret,
                       algorithm=ALGORITHM)

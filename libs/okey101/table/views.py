@@ -20,7 +20,7 @@ from typing import TypeVar, cast
 
 import msgspec
 
-from okey101 import scoring, tiles
+from okey101 import names, scoring, tiles
 from okey101.profiles import Profile
 from okey101.standings.house import unranked_reason
 from okey101.table import messages as E
@@ -176,6 +176,8 @@ class PlayerView(msgspec.Struct, frozen=True, kw_only=True):
     # house's own options, its number of hands), and why not
     ranked: bool = False
     unranked_reason: str = ""
+    names: list[str] = msgspec.field(default_factory=list)  # by seat: the name shown
+    # (okey101.names: the id without its suffix, unique at the table; "" for an empty seat)
 
 
 class ViewUpdate(msgspec.Struct, frozen=True, kw_only=True):
@@ -268,7 +270,8 @@ def _player_view(state: TableState, seat: int, hand_view: HandView | None,
         remaining=scoring.remaining(state.profile, totals)
         if state.profile is not None else None,
         seeding=_seeding_view(state.seeding) if state.seeding is not None else None,
-        ranked=state.profile is not None and not unranked, unranked_reason=unranked)
+        ranked=state.profile is not None and not unranked, unranked_reason=unranked,
+        names=names.table_names(list(state.players)))
 
 
 _unranked = functools.lru_cache(maxsize=256)(unranked_reason)  # a table's, on every view

@@ -1,6 +1,8 @@
 // The browser table: one WebSocket to the gateway (proto/asyncapi.json), whole views in,
 // moves out. The page never decides a rule: what may be sent now is view.rules (allowed,
 // lay_offs, okey_takes, penalised_discards); the server answers every move with an outcome.
+// Every word shown comes from lang/tr.json or lang/en.json (keyed by proto/codes.json's
+// codes and the page's own ui.* labels).
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -8,24 +10,64 @@ const SLOTS = 30; // two rows of 15
 // sent against the newest version the gateway holds (no seq): not decided against a view
 const LOBBY_MOVES = new Set(["create_table", "sit", "leave", "replace_with_bot", "start_match",
   "request_bots", "commit_seed", "reveal_seed"]);
-const FINISH = { normal: "normal bitiş", okey: "okey atarak", pairs: "çiftten", pairs_okey: "çiftten okeyle",
-  elden: "elden", elden_okey: "elden okeyle", deck_exhausted: "deste bitti", void: "geçersiz el" };
+const COLOUR = { R: "red", Y: "yellow", B: "blue", K: "black" };
 
 const state = {
   token: sessionStorage.getItem("okey.token"), player: sessionStorage.getItem("okey.player"),
   ws: null, tableId: sessionStorage.getItem("okey.table"), view: null, version: null, seat: -1,
-  slots: [], selected: new Set(), nextId: 1, pending: new Map(), turnKey: "", turnSince: 0,
-  backoff: 500, revealed: new Set(), seeding: false,
+  slots: [], selected: new Set(), nextId: 1, pending: new Map(), turnKey: "",
+  deadline: 0, offset: null, backoff: 500, revealed: new Set(), seeding: false,
+  lang: localStorage.getItem("okey.lang") || "tr", dict: {}, houses: {}, lastCreate: null,
+  clickAt: 0, lastHand: null, lastMatch: null, sheetKey: "", handPenalties: {},
 };
+window.okeyLatencies = []; // click to the view that shows the move, ms (the browser test reads it)
+
+// ------------------------------------------------------------ words
+async function loadLanguage(lang) {
+  const r = await fetch(`/static/lang/${lang}.json`);
+  state.dict = await r.json();
+  state.lang = lang;
+  localStorage.setItem("okey.lang", lang);
+  document.documentElement.lang = lang;
+  $("lang").textContent = lang === "tr" ? "EN" : "TR";
+  $("lang").setAttribute("aria-label", lang === "tr" ? "English" : "Türkçe");
+  for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
+  $("rack").setAttribute("aria-label", t("ui.rack"));
+  $("bot-level").setAttribute("aria-label", t("ui.bot_level"));
+  renderLink();
+  if (!$("sheet").hidden) state.sheetKey = "";  // the open sheet drawn again in the new language
+  render();
+  updateHouse();
+}
+
+function t(key, args = {}) {
+  const text = state.dict[key];
+  if (text === undefined) return key;
+  return text.replace(/\{(\w+)\}/g, (_, k) => (args[k] !== undefined ? args[k] : `{${k}}`));
+}
+
+function tileWords(tile) {
+  if (!tile) return "";
+  const [face, stands] = tile.split("=");
+  if (face === "F") return t("tile.fake") + (stands ? ` (${tileWords(stands)})` : "");
+  const words = `${t(`colour.${COLOUR[face[0]]}`)} ${face.slice(1)}`;
+  return stands ? `${words} = ${tileWords(stands)}` : words;
+}
 
 // ------------------------------------------------------------ connection
+let linkUp = false;
+function renderLink() {
+  $("link").textContent = t(linkUp ? "ui.connected" : "ui.offline");
+  $("link").classList.toggle("up", linkUp);
+}
+
 function connect() {
   const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`);
   state.ws = ws;
   ws.onopen = () => ws.send(JSON.stringify({ type: "hello", token: state.token }));
   ws.onmessage = (e) => receive(JSON.parse(e.data));
   ws.onclose = (e) => {
-    $("link").innerHTML = "bağlantı yok <small>(offline)</small>";
+    linkUp = false; renderLink();
     if (e.code === 4001) { logout(e.reason); return; }
     setTimeout(connect, state.backoff);
     state.backoff = Math.min(state.backoff * 2, 8000);
@@ -40,17 +82,22 @@ function command(move, tableId = state.tableId) {
   const id = `c${Date.now().toString(36)}${(state.nextId++).toString(36)}`;
   const message = { type: "command", id, table_id: tableId || "", command: move };
   // a move in the hand is decided against the view shown; seating takes the newest version
-  if (state.view && tableId === state.tableId && !LOBBY_MOVES.has(move.type)) message.seq = state.version;
+  if (state.view && tableId === state.tableId && !LOBBY_MOVES.has(move.type)) {
+    message.seq = state.version;
+    state.clickAt = performance.now();
+  }
   return new Promise((resolve) => { state.pending.set(id, resolve); send(message); });
 }
 
 function receive(m) {
   switch (m.type) {
     case "welcome":
-      state.backoff = 500;
-      $("link").innerHTML = "bağlı <small>(connected)</small>";
-      $("who").textContent = m.player_id;
-      if (state.tableId) watch(state.tableId, true); else showLobby();
+      state.backoff = 500; linkUp = true; renderLink();
+      state.player = m.player_id;
+      $("who").textContent = displayName(m.player_id);
+      if (state.tableId) watch(state.tableId, true);
+      else if (inviteTable()) watch(inviteTable());
+      else showLobby();
       break;
     case "update": onUpdate(m); break;
     case "synced": break;
@@ -58,12 +105,12 @@ function receive(m) {
     case "outcome": {
       const done = state.pending.get(m.id);
       state.pending.delete(m.id);
-      if (!m.accepted) say(`${m.code}: ${m.message}`);
+      if (m.accepted) say(""); else say(reason(m.code, m.message), true);
       if (done) done(m);
       break;
     }
     case "error": {
-      say(`${m.code}: ${m.message}`);
+      say(reason(m.code, m.message), true);
       if (m.id && state.pending.has(m.id)) { state.pending.get(m.id)({ accepted: false, code: m.code }); state.pending.delete(m.id); }
       if (m.code === "unknown_table" && !m.id) { state.tableId = null; sessionStorage.removeItem("okey.table"); showLobby(); }
       break;
@@ -71,13 +118,35 @@ function receive(m) {
   }
 }
 
-function say(text) { $("message").textContent = text; $("login-error").textContent = text; }
+function reason(code, message) {
+  const words = state.dict[code];
+  return words ? words : `${code}: ${message || ""}`;
+}
+
+// a rejection (or a note) in words next to the rack, on the screen in use; cleared by the
+// next accepted move
+function say(text, bad = false) {
+  for (const id of ["message", "lobby-error", "login-error"]) {
+    $(id).textContent = text;
+    $(id).classList.toggle("bad", bad && !!text);
+  }
+}
+
+// a guest's or bot's id without its suffix (okey101.names.display_name); the view's
+// `names` is what the table shows
+function displayName(id) { return (id || "").replace(/-[0-9a-f]{6}$/, ""); }
+
+function inviteTable() {
+  const m = location.hash.match(/^#t=([A-Za-z0-9_-]+)$/);
+  return m ? m[1] : null;
+}
 
 // ------------------------------------------------------------ login and lobby
-async function guestLogin() {
+async function guestLogin(e) {
+  if (e) e.preventDefault();
   const r = await fetch("/api/guest", { method: "POST", headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ name: $("login-name").value }) });
-  if (!r.ok) { say("giriş kapalı (guest login is off): use a token"); return; }
+  if (!r.ok) { say(t("ui.guest_off"), true); return; }
   const { token, player_id } = await r.json();
   login(token, player_id);
 }
@@ -89,18 +158,23 @@ function login(token, player) {
   connect();
 }
 
-function logout(reason) {
+function logout(why) {
   sessionStorage.clear();
   state.token = null;
   show("login");
-  say(`oturum kapandı (signed out): ${reason || ""}`);
+  say(t("ui.signed_out", { reason: reason(why, "") }), true);
 }
 
-function show(screen) { for (const s of ["login", "lobby", "table"]) $(s).hidden = s !== screen; }
+function show(screen) {
+  for (const s of ["login", "lobby", "table"]) $(s).hidden = s !== screen;
+  document.body.dataset.screen = screen;
+}
 
 function showLobby() {
   if (state.tableId) send({ type: "unwatch", table_id: state.tableId });
   state.tableId = null; state.view = null; sessionStorage.removeItem("okey.table");
+  if (location.hash) history.replaceState(null, "", location.pathname);
+  for (const id of ["sheet", "scores", "history"]) $(id).hidden = true;
   show("lobby");
   refreshLobby();
 }
@@ -108,33 +182,77 @@ function showLobby() {
 function refreshLobby() { send({ type: "tables", house: $("lobby-house").value || null }); }
 
 function renderLobby(tables) {
-  const body = $("lobby-tables").querySelector("tbody");
-  body.innerHTML = "";
-  for (const t of tables) {
-    const tr = document.createElement("tr");
-    tr.innerHTML = `<td>${t.table_id}</td><td>${t.house}${t.ranked ? "" : " <small>(derecesiz · unranked)</small>"}</td><td>${t.status}</td>
-      <td>${t.players.map((p) => p || "·").join(", ")}</td><td></td>`;
+  const list = $("lobby-tables");
+  list.replaceChildren(...tables.map((x) => {
+    const li = document.createElement("li");
+    const names = x.players.map((p) => displayName(p) || "·").join(", ");
+    li.innerHTML = `<span class="t-house"></span> <span class="t-status"></span><br><span class="t-players"></span>`;
+    li.querySelector(".t-house").textContent = x.ranked === false ? `${x.house} (${t("ui.unranked")})` : x.house;
+    li.querySelector(".t-status").textContent = t(`status.${x.status}`);
+    li.querySelector(".t-players").textContent = names;
     const b = document.createElement("button");
-    b.innerHTML = t.status === "seating" && t.free_seats.length ? "Gir <small>(Join)</small>" : "İzle <small>(Watch)</small>";
-    b.onclick = () => watch(t.table_id);
-    tr.lastChild.append(b);
-    body.append(tr);
-  }
+    b.type = "button";
+    b.textContent = x.status === "seating" && x.free_seats.length ? t("ui.join") : t("ui.watch");
+    b.onclick = () => watch(x.table_id);
+    li.append(b);
+    return li;
+  }));
+  $("lobby-empty").hidden = tables.length > 0;
 }
 
-async function createTable() {
-  const house = $("create-house").value;
-  const options = { hands_per_match: Number($("create-hands").value) || 1 };
-  const seconds = Number($("create-seconds").value);
-  if (seconds) options.turn_seconds = seconds;
-  const outcome = await command({ type: "create_table", profile: house, options }, "");
+async function loadHouses() {
+  try {
+    const r = await fetch("/api/houses");
+    if (r.ok) state.houses = await r.json();
+  } catch (e) { state.houses = {}; }
+  updateHouse();
+}
+
+// the house's own defaults and limits in the form, and its setup switches where it has them
+function updateHouse() {
+  const p = state.houses[$("create-house").value];
+  if (!p) return;
+  const hands = $("create-hands"), secs = $("create-seconds");
+  [hands.min, hands.max] = p.hands_range;
+  hands.value = p.hands_range[0];
+  [secs.min, secs.max] = p.turn_seconds_range;
+  secs.value = p.turn_seconds || "";
+  $("switches").hidden = p.id !== "okeygg";
+  $("opt-escalating").checked = p.escalating_openings;
+  $("opt-penalties").checked = p.penalties;
+  $("opt-partners").checked = p.partners;
+  $("opt-partners").closest("label").hidden = !p.partners_allowed;
+  $("house-note").textContent = t("ui.house_note", { lo: p.hands_range[0], hi: p.hands_range[1],
+    slo: p.turn_seconds_range[0], shi: p.turn_seconds_range[1] }) +
+    (p.bots_allowed ? "" : " " + t("ui.no_bots_here"));
+}
+
+async function createTable(e, again = null) {
+  if (e) e.preventDefault();
+  say("");
+  let spec = again;
+  if (!spec) {
+    const house = $("create-house").value;
+    const p = state.houses[house] || {};
+    const options = { hands_per_match: Number($("create-hands").value) || 1 };
+    const seconds = Number($("create-seconds").value);
+    if (seconds) options.turn_seconds = seconds;
+    if (house === "okeygg") {
+      options.escalating_openings = $("opt-escalating").checked;
+      options.penalties = $("opt-penalties").checked;
+      if (p.partners_allowed) options.partners = $("opt-partners").checked;
+    }
+    spec = { type: "create_table", profile: house, options, private: $("create-private").checked };
+  }
+  state.lastCreate = spec;
+  const outcome = await command(spec, "");
   if (outcome.accepted) watch(outcome.table_id);
 }
 
 function watch(tableId, resume = false) {
   // resuming (a reconnect) sends the version held, and gets only what it missed
   const version = resume && state.view && tableId === state.tableId ? state.version : null;
-  if (version === null) { state.view = null; state.version = null; $("log").innerHTML = ""; }
+  if (version === null) { state.view = null; state.version = null; $("log").innerHTML = ""; state.slots = []; }
   state.tableId = tableId; sessionStorage.setItem("okey.table", tableId);
   show("table");
   send({ type: "watch", table_id: tableId, version });
@@ -144,14 +262,39 @@ function watch(tableId, resume = false) {
 function onUpdate(m) {
   if (m.table_id !== state.tableId) return;
   if (m.reset) $("log").innerHTML = "";
+  const fresh = state.version === null;
   state.view = m.view; state.version = m.version; state.seat = m.seat;
-  for (const e of m.events) note(e);
-  const hand = m.view.hand;
-  const key = hand ? `${m.view.turn}:${hand.to_act}:${hand.number}` : "";
-  if (key !== state.turnKey) { state.turnKey = key; state.turnSince = Date.now(); }
+  if (fresh && m.view.hand) state.curHand = m.view.hand.number;
+  for (const e of m.events) note(e, fresh);
+  clockFrom(m);
   reconcileRack(m.view.rack);
   render();
+  if (state.clickAt) {
+    window.okeyLatencies.push(performance.now() - state.clickAt);
+    if (window.okeyLatencies.length > 500) window.okeyLatencies.shift();
+    state.clickAt = 0;
+  }
   contributeSeed(m.view);
+}
+
+// The turn clock runs to the server's deadline: the time (the server's `at`) of the event
+// that started the turn plus the house's turn time, moved onto this clock by the smallest
+// delay seen between an event's time and its arrival.
+function clockFrom(m) {
+  const v = m.view, hand = v.hand;
+  const ats = m.events.map((e) => e.at).filter((x) => x);
+  if (ats.length) {
+    const lag = Date.now() - Math.max(...ats);
+    state.offset = state.offset === null ? lag : Math.min(state.offset, lag);
+  }
+  const key = hand ? `${v.turn}:${hand.to_act}:${hand.number}:${hand.attempt}` : "";
+  if (key === state.turnKey) return;
+  state.turnKey = key;
+  const seconds = v.profile && v.profile.turn_seconds;
+  if (!hand || !seconds) { state.deadline = 0; return; }
+  const start = m.events.find((e) => e.type === "hand_started" || e.type === "tile_discarded" || e.type === "turn_timed_out");
+  const started = start && start.at ? start.at + (state.offset || 0) : Date.now();
+  state.deadline = started + seconds * 1000;
 }
 
 function reconcileRack(rack) {
@@ -159,11 +302,11 @@ function reconcileRack(rack) {
   if (!state.slots.length && saved) state.slots = saved;
   if (state.slots.length !== SLOTS) state.slots = Array(SLOTS).fill(null);
   const want = {};
-  for (const t of rack) want[t] = (want[t] || 0) + 1;
-  state.slots = state.slots.map((t) => { if (t && want[t]) { want[t]--; return t; } return null; });
-  for (const [t, n] of Object.entries(want)) for (let i = 0; i < n; i++) {
+  for (const x of rack) want[x] = (want[x] || 0) + 1;
+  state.slots = state.slots.map((x) => { if (x && want[x]) { want[x]--; return x; } return null; });
+  for (const [x, n] of Object.entries(want)) for (let i = 0; i < n; i++) {
     const free = state.slots.indexOf(null);
-    if (free >= 0) state.slots[free] = t;
+    if (free >= 0) state.slots[free] = x;
   }
   for (const i of [...state.selected]) if (!state.slots[i]) state.selected.delete(i);
   saveRack();
@@ -171,64 +314,48 @@ function reconcileRack(rack) {
 
 function saveRack() { sessionStorage.setItem(`okey.rack.${state.tableId}`, JSON.stringify(state.slots)); }
 
-function name(seat) { const v = state.view; return (v && v.players[seat]) || `koltuk ${seat}`; }
+function name(seat) {
+  const v = state.view;
+  if (!v) return "";
+  return (v.names && v.names[seat]) || displayName(v.players[seat]) || t("ui.empty_seat", { seat: seat + 1 });
+}
 
-function note(e) {
-  const who = e.seat !== undefined ? name(e.seat) : "";
-  const text = {
-    table_created: () => `masa açıldı (table created): ${e.profile.id}`,
-    player_sat: () => `${e.player_id} oturdu (sat) ${e.seat}`,
-    player_left: () => `${e.player_id} kalktı (left)`,
-    seat_handed_to_bot: () => `koltuk ${e.seat} dolduruldu (seat filled)`,
-    match_started: () => `maç başladı (match started): ${e.hands} el`,
-    hand_started: () => `${e.hand}. el (hand) — gösterge ${e.indicator}, okey ${e.okey}`,
-    tile_drawn: () => `${who} çekti (drew)${e.tile ? " " + e.tile : ""}`,
-    discard_taken: () => `${who} yandan aldı (took) ${e.tile}`,
-    discard_put_back: () => `${who} geri bıraktı (put back) ${e.tile}`,
-    pairs_declared: () => `${who} çifte gidiyor (declared pairs)`,
-    indicator_shown: () => `${who} gösterge gösterdi (showed) ${e.tile}`,
-    hand_opened: () => `${who} açtı (opened) ${e.kind === "pairs" ? e.value + " çift" : e.value}`,
-    melds_laid: () => `${who} per koydu (laid) ${e.melds.map((m) => m.join(" ")).join(" | ")}`,
-    tiles_laid_off: () => `${who} işledi (laid off) ${e.tiles.join(" ")} → #${e.meld}`,
-    okey_taken: () => `${who} okeyi aldı (took the okey) #${e.meld}`,
-    tile_discarded: () => `${who} attı (discarded) ${e.tile}`,
-    penalty_imposed: () => `${who} ceza (penalty) ${e.points} — ${e.reason}`,
-    opening_retracted: () => `${who} açışı geri alındı (opening retracted)`,
-    turn_timed_out: () => `${who} süre doldu (timed out)`,
-    hand_ended: () => { showHandResult(e); return `${e.hand}. el bitti (hand over): ${FINISH[e.finish] || e.finish}`; },
-    match_ended: () => { showMatchResult(e); return "maç bitti (match over)"; },
-  }[e.type];
-  if (!text) return;
+function note(e, quiet) {
+  const who = e.seat !== undefined && e.seat >= 0 ? name(e.seat) : "";
+  const args = { who, tile: tileWords(e.tile), hand: e.hand, points: e.points };
+  let key = `event.${e.type}`;
+  if (e.type === "hand_opened") { key = e.kind === "pairs" ? "event.hand_opened_pairs" : "event.hand_opened"; args.value = e.value; }
+  if (e.type === "penalty_imposed") {
+    args.why = t(`penalty.${e.reason}`);
+    const pen = state.handPenalties[state.curHand] || (state.handPenalties[state.curHand] = [0, 0, 0, 0]);
+    pen[e.seat] += e.points;
+  }
+  if (e.type === "hand_ended") { args.finish = t(`finish.${e.finish}`); if (!quiet || state.view.status === "over") state.lastHand = e; }
+  if (e.type === "match_ended") state.lastMatch = e;
+  if (e.type === "hand_started") { state.curHand = e.hand; args.indicator = tileWords(e.indicator); args.okey = tileWords(e.okey); }
+  if (e.type === "tile_drawn" && !e.tile) key = "event.tile_drawn_hidden";
+  if (state.dict[key] === undefined) return;
   const li = document.createElement("li");
-  li.textContent = text();
+  li.textContent = t(key, args);
   $("log").prepend(li);
-}
-
-function showHandResult(e) {
-  const box = $("hand-result");
-  const by = e.finished_by === null ? "kimse (nobody)" : name(e.finished_by);
-  box.innerHTML = `<b>${e.hand}. el sonucu <small>(hand result)</small>:</b> ${FINISH[e.finish] || e.finish} — ${by}
-    <table><tr>${[0, 1, 2, 3].map((s) => `<th>${name(s)}</th>`).join("")}</tr>
-    <tr>${e.scores.map((x) => `<td class="score">${x}</td>`).join("")}</tr></table>`;
-  box.hidden = false;
-}
-
-function showMatchResult(e) {
-  const box = $("match-result");
-  const order = [0, 1, 2, 3].sort((a, b) => e.places[a] - e.places[b]);
-  box.innerHTML = `<b>Maç sonucu <small>(match result)</small>:</b> ` +
-    order.map((s) => `${e.places[s]}. ${name(s)} (${e.totals[s]})`).join(" · ");
-  box.hidden = false;
+  while ($("log").children.length > 200) $("log").lastChild.remove();
 }
 
 // ------------------------------------------------------------ drawing the table
-function tileEl(t, extra = "") {
+function tileEl(x, extra = "") {
   const span = document.createElement("span");
-  const okey = state.view && state.view.hand && t.split("=")[0] === state.view.hand.okey;
-  span.className = `tile ${t[0]} ${okey ? "okey" : ""} ${extra}`;
-  span.textContent = t.includes("=") ? t.split("=")[0] : t;
-  span.title = t;
-  span.dataset.tile = t;
+  const [face, stands] = x.split("=");
+  const hand = state.view && state.view.hand;
+  const okey = hand && face === hand.okey;
+  span.className = `tile ${face === "F" ? "fake" : COLOUR[face[0]]} ${okey ? "okey" : ""} ${extra}`;
+  if (face === "F") span.innerHTML = '<span class="num" aria-hidden="true">★</span>';
+  else span.innerHTML = `<span class="num" aria-hidden="true">${face.slice(1)}</span><span class="dot" aria-hidden="true"></span>`;
+  if (stands) span.classList.add("joker");
+  const words = tileWords(x) + (okey ? ` (${t("tile.okey")})` : "");
+  span.setAttribute("role", "img");
+  span.setAttribute("aria-label", words);
+  span.title = words;
+  span.dataset.tile = x;
   return span;
 }
 
@@ -237,114 +364,241 @@ function allowed(kind) {
   return !!r && r.allowed.includes(kind);
 }
 
+// why a move is not open to this seat now, in words (from the view and its rules)
+function whyNot(kind) {
+  const v = state.view;
+  if (!v || !v.hand) return t("why.no_hand");
+  if (state.seat < 0) return t("why.spectator");
+  if (v.status !== "playing" || v.hand.phase === "over") return t("why.hand_over");
+  if (v.hand.to_act !== state.seat) return t("why.not_your_turn", { who: name(v.hand.to_act) });
+  const me = v.hand.seats[state.seat];
+  const draw = v.hand.phase === "draw";
+  if (["draw", "take_discard"].includes(kind)) {
+    if (!draw) return t("why.already_drew");
+    if (kind === "take_discard" && !v.hand.available_discard) return t("no_discard");
+    return t(kind === "take_discard" ? "cannot_open_with_discard" : "why.not_now");
+  }
+  if (draw) return t("why.draw_first");
+  if (kind === "open" && me.opened) return t("already_opened");
+  if (kind === "lay" && !me.opened) return t("not_opened");
+  if (kind === "discard" && v.rules.owed_tile) return t("taken_tile_not_used");
+  return t("why.not_now");
+}
+
+function setMove(el, kind) {
+  const ok = allowed(kind);
+  el.disabled = !ok;
+  const why = ok ? "" : whyNot(kind);
+  el.title = why;
+  if (why) el.setAttribute("aria-description", why); else el.removeAttribute("aria-description");
+  el.dataset.why = why;
+}
+
 function render() {
   const v = state.view;
-  if (!v) return;
+  if (!v || $("table").hidden) return;
   const hand = v.hand;
-  $("table-title").textContent = `${v.table_id} · ${v.profile ? v.profile.id : ""}${v.ranked ? "" : " (derecesiz · unranked)"} · v${state.version}`;
+  const house = v.profile ? v.profile.id : "";
+  document.body.dataset.game = v.profile ? v.profile.game : "101";
+  $("table-title").textContent = v.ranked === false ? `${house} (${t("ui.unranked")})` : house;
   $("table-title").title = v.unranked_reason || "";
-  $("hand-no").textContent = hand ? `${hand.number}/${v.hands_total}. el (hand)` : v.status;
-  $("seating").hidden = v.status !== "seating";
+  $("table-title").dataset.version = state.version;
+  $("hand-no").textContent = hand ? t("ui.hand_of", { n: hand.number, of: v.hands_total }) : t(`status.${v.status}`);
   renderSeating(v);
   for (const div of document.querySelectorAll(".seat")) renderSeat(div, v);
   $("indicator").replaceChildren(...(hand ? [tileEl(hand.indicator)] : []));
   $("okey").replaceChildren(...(hand ? [tileEl(hand.okey)] : []));
   $("deck-count").textContent = hand ? hand.deck_count : 0;
-  $("available").replaceChildren(...(hand && hand.available_discard ? [tileEl(hand.available_discard, "small")] : []));
-  $("deck").disabled = !allowed("draw");
-  $("take-discard").disabled = !allowed("take_discard");
+  // the discard this seat may take: the one thrown by the seat before it, shown on its turn
+  const takeable = hand && hand.available_discard && (state.seat < 0 || hand.to_act === state.seat);
+  $("available").replaceChildren(...(takeable ? [tileEl(hand.available_discard)] : []));
+  const mine = hand && state.seat >= 0 ? hand.seats[state.seat].discards : [];
+  $("my-top").replaceChildren(...(mine.length ? [tileEl(mine[mine.length - 1])] : []));
+  $("centre").hidden = !hand;
   renderMelds(hand);
   renderRack();
-  for (const b of document.querySelectorAll("[data-needs]")) b.disabled = !allowed(b.dataset.needs);
+  const game = v.profile ? v.profile.game : "101";
+  for (const b of document.querySelectorAll("[data-move]")) {
+    setMove(b, b.dataset.move);
+    // only the moves of this game, and the occasional ones only when they are open
+    const offGame = b.dataset.game && b.dataset.game !== game;
+    const notDuz = game === "duz" && ["open", "lay"].includes(b.dataset.move);
+    const pairsOff = b.dataset.kind === "pairs" && b.dataset.move === "open" && v.rules && !v.rules.may_open_pairs && allowed("open");
+    b.hidden = !hand || state.seat < 0 || offGame || notDuz || (b.hasAttribute("data-optional") && b.disabled) || (pairsOff && b.id === "open-pairs-button");
+  }
+  $("arrange").hidden = !hand || state.seat < 0;
+  $("discard-zone").classList.toggle("target", allowed("discard") && state.selected.size === 1);
   const r = v.rules;
   $("okey-takes").replaceChildren(...(r ? r.okey_takes : []).map((o) => {
     const b = document.createElement("button");
-    b.innerHTML = `Okeyi al <small>(take the okey)</small> #${o.meld} ← ${o.tiles.join(" ")}`;
+    b.type = "button";
+    b.textContent = t("ui.take_okey", { tiles: o.tiles.map(tileWords).join(", ") });
     b.onclick = () => command({ type: "take_okey", meld: o.meld, tiles: o.tiles });
     return b;
   }));
-  const mine = hand && hand.to_act === state.seat && v.status === "playing";
-  $("turn-note").textContent = mine ? (hand.phase === "draw" ? "Sıra sende: çek ya da yandan al (your turn: draw)" :
-    "Sıra sende: at (your turn: discard)") : "";
+  const turn = hand && hand.to_act === state.seat && v.status === "playing" && hand.phase !== "over";
+  $("turn-note").textContent = !hand || state.seat < 0 || v.status !== "playing" || hand.phase === "over" ? "" : turn ?
+    t(hand.phase === "draw" ? "ui.your_turn_draw" : "ui.your_turn_discard") : t("why.not_your_turn", { who: name(hand.to_act) });
+  $("dock").hidden = !hand || state.seat < 0;
   renderStandings(v);
+  renderSheet(v);
+  tick();
 }
 
 function renderSeating(v) {
+  $("seating").hidden = v.status !== "seating";
+  if (v.status !== "seating") return;
   const box = $("seat-buttons");
-  box.innerHTML = "";
-  v.players.forEach((p, seat) => {
+  box.replaceChildren(...v.players.map((p, seat) => {
     const b = document.createElement("button");
+    b.type = "button";
     b.dataset.sit = seat;
-    b.innerHTML = p ? `${seat}: ${p}` : `${seat}: Otur <small>(Sit)</small>`;
+    b.textContent = p ? name(seat) : t("ui.sit", { seat: seat + 1 });
     b.disabled = !!p || state.seat >= 0;
+    if (b.disabled) b.title = p ? t("seat_taken") : t("already_seated");
     b.onclick = () => command({ type: "sit", seat });
-    box.append(b);
-  });
-  $("fill-bots").disabled = !(v.profile && v.profile.bots_allowed) || !v.players.some((p) => !p);
-  $("start").disabled = state.seat < 0 || v.players.some((p) => !p);
+    return b;
+  }));
+  const empty = v.players.some((p) => !p);
+  const owner = v.private && v.owner === state.player;
+  const botsOk = v.profile && v.profile.bots_allowed && empty &&
+    (v.bots_may_sit || (owner && !v.bots_requested));
+  $("fill-bots").disabled = !botsOk;
+  $("fill-bots").title = botsOk ? "" : !empty ? t("why.no_empty_seat") : !(v.profile && v.profile.bots_allowed) ? t("no_bots") :
+    v.private && !owner ? t("not_owner") : t("bots_not_requested");
+  const startOk = state.seat >= 0 && !empty;
+  $("start").disabled = !startOk;
+  $("start").title = startOk ? "" : state.seat < 0 ? t("why.sit_first") : t("seats_empty");
   $("leave").disabled = state.seat < 0;
+  $("leave").title = state.seat < 0 ? t("why.sit_first") : "";
+  $("invite").hidden = !v.private;
+  if (v.private) {
+    const link = `${location.origin}${location.pathname}#t=${v.table_id}`;
+    $("invite-link").href = link; $("invite-link").textContent = link;
+  }
+  $("seating-note").textContent = t("ui.seating_note", { house: v.profile ? v.profile.id : "", hands: v.hands_total });
 }
+
+function initials(text) {
+  const parts = text.split(/[\s_.-]+/).filter(Boolean);
+  return (parts.length > 1 ? parts[0][0] + parts[1][0] : text.slice(0, 2)).toLocaleUpperCase(state.lang);
+}
+
+function hue(text) { let h = 0; for (const c of text) h = (h * 31 + c.codePointAt(0)) % 360; return h; }
 
 function renderSeat(div, v) {
   const seat = ((state.seat >= 0 ? state.seat : 0) + Number(div.dataset.pos)) % 4;
   const hand = v.hand;
   const sv = hand ? hand.seats[seat] : null;
-  div.classList.toggle("to-act", !!hand && hand.to_act === seat && v.status === "playing");
-  div.innerHTML = `<div class="name">${name(seat)}</div>`;
+  const who = name(seat);
+  div.dataset.seat = seat;
+  div.classList.toggle("to-act", !!hand && hand.to_act === seat && v.status === "playing" && hand.phase !== "over");
+  div.replaceChildren();
+  const head = document.createElement("div");
+  head.className = "seat-head";
+  const avatar = document.createElement("span");
+  avatar.className = "avatar";
+  avatar.setAttribute("aria-hidden", "true");
+  avatar.textContent = v.players[seat] ? initials(who) : "·";
+  avatar.style.background = `hsl(${hue(who)} 45% 32%)`;
+  const label = document.createElement("span");
+  label.className = "name";
+  label.textContent = who + (v.bots[seat] ? ` (${t("ui.bot")})` : "") + (seat === state.seat ? ` (${t("ui.you")})` : "");
+  head.append(avatar, label);
+  div.append(head);
   if (!sv) return;
-  const opened = sv.opened ? `<span class="opened">açtı (opened ${sv.opened === "pairs" ? sv.opening_value + " çift" : sv.opening_value})</span>`
-    : `<span class="unopened">açmadı (not opened)</span>`;
-  div.insertAdjacentHTML("beforeend", `<div>${sv.rack_size} taş (tiles) · ${opened}</div>
-    <div>ceza (penalties): ${sv.penalties}</div><div class="discards">atılan (discards): </div>`);
-  const pile = div.querySelector(".discards");
-  for (const t of sv.discards.slice(-6)) pile.append(tileEl(t, "small"));
+  const info = document.createElement("div");
+  info.className = "seat-info";
+  const opened = sv.opened ? t(sv.opened === "pairs" ? "ui.opened_pairs" : "ui.opened", { value: sv.opening_value }) : t("ui.not_opened");
+  info.innerHTML = `<span class="count"></span> <span class="${sv.opened ? "opened" : "unopened"}"></span>` +
+    (sv.penalties ? ' <span class="pen"></span>' : "");
+  info.querySelector(".count").textContent = t("ui.tiles", { n: sv.rack_size });
+  info.querySelector(`.${sv.opened ? "opened" : "unopened"}`).textContent = opened;
+  if (sv.penalties) info.querySelector(".pen").textContent = t("ui.penalty_points", { n: sv.penalties });
+  div.append(info);
+  if (seat !== state.seat) {
+    const pile = document.createElement("div");
+    pile.className = "discards";
+    pile.setAttribute("role", "group");
+    pile.setAttribute("aria-label", t("ui.discards_of", { who }));
+    for (const x of sv.discards.slice(-3)) pile.append(tileEl(x, "small"));
+    div.append(pile);
+  }
 }
 
 function renderMelds(hand) {
-  const box = $("melds");
-  box.innerHTML = "";
-  if (!hand) return;
   const r = state.view.rules;
-  const picked = [...state.selected].map((i) => state.slots[i]);
-  for (const m of hand.melds) {
-    const div = document.createElement("span");
-    div.className = "meld";
-    div.dataset.meld = m.index;
-    div.innerHTML = `<span class="idx">#${m.index}</span>`;
-    for (const t of m.tiles) div.append(tileEl(t, "small"));
-    const option = picked.length === 1 && r && r.lay_offs.find((o) => o.meld === m.index && o.tile === picked[0]);
-    if (option) {
-      div.classList.add("target");
-      div.title = "İşle (lay off here)";
-      div.onclick = () => command({ type: "lay_off", meld: m.index, tiles: [option.tile], end: option.end === "group" ? null : option.end });
+  const held = state.selected.size === 1 ? state.slots[[...state.selected][0]] : null;
+  for (const box of document.querySelectorAll(".melds")) {
+    box.replaceChildren();
+    if (!hand) continue;
+    const owner = ((state.seat >= 0 ? state.seat : 0) + Number(box.dataset.pos)) % 4;
+    box.setAttribute("aria-label", t("ui.melds_of", { who: name(owner) }));
+    for (const m of hand.melds.filter((x) => x.owner === owner)) {
+      const div = document.createElement("span");
+      div.className = "meld";
+      div.dataset.meld = m.index;
+      for (const x of m.tiles) div.append(tileEl(x, "small"));
+      const option = held && r && r.lay_offs.find((o) => o.meld === m.index && o.tile === held);
+      if (option) {
+        div.classList.add("target");
+        div.setAttribute("role", "button");
+        div.tabIndex = 0;
+        div.title = t("ui.lay_off_here");
+        div.onclick = () => layOff(m.index, option);
+      }
+      box.append(div);
     }
-    box.append(div);
   }
+}
+
+function layOff(meld, option) {
+  state.selected.clear();
+  command({ type: "lay_off", meld, tiles: [option.tile], end: option.end === "group" ? null : option.end });
 }
 
 function renderRack() {
   const rack = $("rack");
-  rack.innerHTML = "";
-  const penalised = new Map(((state.view && state.view.rules) ? state.view.rules.penalised_discards : []).map((p) => [p.tile, p]));
-  state.slots.forEach((t, i) => {
-    const slot = document.createElement("div");
-    slot.className = "slot";
-    slot.dataset.slot = i;
-    slot.ondragover = (e) => { e.preventDefault(); slot.classList.add("drop"); };
-    slot.ondragleave = () => slot.classList.remove("drop");
-    slot.ondrop = (e) => { e.preventDefault(); move(Number(e.dataTransfer.getData("text/plain")), i); };
-    slot.onclick = () => { if (!t && state.selected.size === 1) move([...state.selected][0], i); };
-    if (t) {
-      const p = penalised.get(t);
-      const el = tileEl(t, `${state.selected.has(i) ? "selected" : ""} ${p ? "penalised" : ""}`);
-      if (p) el.title = `${t}: atarsan ${p.points} ceza (discarding it costs ${p.points}: ${p.reason})`;
-      el.draggable = true;
-      el.ondragstart = (e) => e.dataTransfer.setData("text/plain", String(i));
-      el.onclick = (e) => { e.stopPropagation(); toggle(i); };
-      slot.append(el);
+  rack.replaceChildren();
+  const r = state.view && state.view.rules;
+  const penalised = new Map((r ? r.penalised_discards : []).map((p) => [p.tile, p]));
+  const holding = state.selected.size === 1;
+  for (let row = 0; row < 2; row++) {
+    const line = document.createElement("div");
+    line.className = "rack-row";
+    line.setAttribute("role", "row");
+    for (let i = row * 15; i < row * 15 + 15; i++) {
+      const x = state.slots[i];
+      const slot = document.createElement("div");
+      slot.className = "slot";
+      slot.dataset.slot = i;
+      slot.setAttribute("role", "gridcell");
+      if (!x && holding) slot.classList.add("target");
+      slot.onclick = () => { if (!state.slots[i] && state.selected.size === 1) move([...state.selected][0], i); };
+      if (x) {
+        const p = penalised.get(x);
+        const el = tileEl(x, `${state.selected.has(i) ? "selected" : ""} ${p ? "penalised" : ""}`);
+        el.setAttribute("role", "button");
+        el.tabIndex = 0;
+        el.setAttribute("aria-pressed", state.selected.has(i) ? "true" : "false");
+        if (p) {
+          const cost = t("ui.discard_costs", { n: p.points, why: t(`penalty.${p.reason}`) });
+          el.title = `${tileWords(x)}: ${cost}`;
+          el.setAttribute("aria-label", el.title);
+          const badge = document.createElement("span");
+          badge.className = "cost";
+          badge.setAttribute("aria-hidden", "true");
+          badge.textContent = String(p.points);
+          el.append(badge);
+        }
+        el.onkeydown = (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); toggle(i); } };
+        el.onpointerdown = (e) => startDrag(e, i);
+        slot.append(el);
+      }
+      line.append(slot);
     }
-    rack.append(slot);
-  });
+    rack.append(line);
+  }
 }
 
 function toggle(i) {
@@ -360,20 +614,110 @@ function move(from, to) {
   render();
 }
 
+// Drag with any pointer (mouse, touch, pen): a press that moves is a drag, one that does
+// not is a tap (select). The tile dropped on a slot moves there (or swaps), on the discard
+// pile is discarded, on a highlighted meld is laid off. The listeners are the document's,
+// so a view arriving mid-drag (the rack drawn again) does not lose the drag.
+let drag = null;
+function startDrag(e, i) {
+  if (e.button !== undefined && e.button !== 0) return;
+  drag = { i, x: e.clientX, y: e.clientY, moving: false, id: e.pointerId };
+}
+
+function held() {
+  // the legal targets of the tile held: empty slots, the discard pile, lay-off melds
+  renderMelds(state.view && state.view.hand);
+  $("discard-zone").classList.toggle("target", allowed("discard") && state.selected.size === 1);
+  for (const slot of document.querySelectorAll("#rack .slot")) {
+    const i = Number(slot.dataset.slot);
+    slot.classList.toggle("target", !state.slots[i] && state.selected.size === 1);
+    const tile = slot.querySelector(".tile");
+    if (tile) tile.classList.toggle("selected", state.selected.has(i));
+  }
+}
+
+document.addEventListener("pointermove", (ev) => {
+  if (!drag || ev.pointerId !== drag.id) return;
+  if (!drag.moving && Math.hypot(ev.clientX - drag.x, ev.clientY - drag.y) > 8) {
+    if (!state.slots[drag.i]) { drag = null; return; }
+    drag.moving = true;
+    state.selected = new Set([drag.i]);
+    held();
+    const face = tileEl(state.slots[drag.i]);
+    const ghost = $("ghost");
+    ghost.replaceChildren(...face.childNodes);
+    ghost.className = `${face.className} ghost`;
+    ghost.hidden = false;
+  }
+  if (drag.moving) {
+    ev.preventDefault();
+    $("ghost").style.left = `${ev.clientX}px`; $("ghost").style.top = `${ev.clientY}px`;
+  }
+});
+
+document.addEventListener("pointerup", (ev) => {
+  const d = drag;
+  drag = null;
+  $("ghost").hidden = true;
+  if (!d || ev.pointerId !== d.id) return;
+  if (!d.moving) { toggle(d.i); return; }
+  const under = document.elementFromPoint(ev.clientX, ev.clientY);
+  const slot = under && under.closest(".slot");
+  const meld = under && under.closest(".meld.target");
+  if (slot) move(d.i, Number(slot.dataset.slot));
+  else if (meld) meld.click();
+  else if (under && under.closest("#discard-zone") && allowed("discard")) discard();
+  else { state.selected.clear(); render(); }
+});
+document.addEventListener("pointercancel", () => { drag = null; $("ghost").hidden = true; });
+
 function renderStandings(v) {
-  const rows = v.hand_scores.map((s, h) => `<tr><td>${h + 1}. el</td>${s.map((x) => `<td>${x}</td>`).join("")}</tr>`);
-  $("standings").innerHTML = `<tr><th></th>${[0, 1, 2, 3].map((s) => `<th>${name(s)}</th>`).join("")}</tr>` +
-    rows.join("") +
-    `<tr><td>ceza <small>(penalties)</small></td>${v.penalties.map((x) => `<td>${x}</td>`).join("")}</tr>` +
-    `<tr><td><b>toplam <small>(total)</small></b></td>${v.totals.map((x) => `<td class="total"><b>${x}</b></td>`).join("")}</tr>`;
+  const head = `<tr><th scope="col"></th>${[0, 1, 2, 3].map((s) => `<th scope="col">${esc(name(s))}</th>`).join("")}</tr>`;
+  const rows = v.hand_scores.map((s, h) => `<tr><th scope="row">${esc(t("ui.hand_n", { n: h + 1 }))}</th>${s.map((x) => `<td>${x}</td>`).join("")}</tr>`);
+  $("standings").innerHTML = head + rows.join("") +
+    `<tr><th scope="row">${esc(t("ui.penalties"))}</th>${v.penalties.map((x) => `<td>${x}</td>`).join("")}</tr>` +
+    `<tr class="total-row"><th scope="row">${esc(t("ui.total"))}</th>${v.totals.map((x) => `<td class="total">${x}</td>`).join("")}</tr>`;
+}
+
+function esc(text) { const d = document.createElement("span"); d.textContent = text; return d.innerHTML; }
+
+// the end-of-hand sheet: every seat's rack left, penalties this hand and score; after the
+// last hand, the match's places
+function renderSheet(v) {
+  const e = state.lastHand;
+  const m = v.status === "over" ? state.lastMatch : null;
+  const key = e ? `${e.seq}.${m ? m.seq : ""}` : "";
+  if (!e || key === state.sheetKey) return;
+  state.sheetKey = key;
+  $("sheet-title").textContent = t("ui.hand_result", { n: e.hand });
+  $("sheet-finish").textContent = t(`finish.${e.finish}`) + " — " +
+    (e.finished_by === null ? t("ui.nobody") : t("ui.finished_by", { who: name(e.finished_by) }));
+  const pen = state.handPenalties[e.hand] || [0, 0, 0, 0];
+  const rows = [0, 1, 2, 3].map((s) => {
+    const rack = (e.racks[s] || []).map((x) => tileEl(x, "small").outerHTML).join("");
+    return `<tr><th scope="row">${esc(name(s))}</th><td class="rack-left">${rack}</td>` +
+      `<td>${pen[s]}</td><td class="score">${e.scores[s]}</td><td class="total">${v.totals[s]}</td></tr>`;
+  });
+  $("sheet-table").innerHTML = `<tr><th scope="col"></th><th scope="col">${esc(t("ui.rack_left"))}</th>` +
+    `<th scope="col">${esc(t("ui.penalties"))}</th><th scope="col">${esc(t("ui.hand_score"))}</th>` +
+    `<th scope="col">${esc(t("ui.total"))}</th></tr>` + rows.join("");
+  if (m) {
+    const order = [0, 1, 2, 3].sort((a, b) => m.places[a] - m.places[b]);
+    $("sheet-match").innerHTML = `<h3>${esc(t("ui.match_result"))}</h3><ul class="places">` +
+      order.map((s) => `<li>${esc(t("ui.place", { place: m.places[s], who: name(s), total: m.totals[s] }))}</li>`).join("") + "</ul>";
+  } else $("sheet-match").innerHTML = "";
+  $("next-hand").hidden = !!m;
+  $("new-match").hidden = !m;
+  $("to-lobby").hidden = !m;
+  $("sheet").hidden = false;
+  $("sheet").querySelector("button:not([hidden])").focus();
 }
 
 function tick() {
   const v = state.view;
-  const seconds = v && v.profile && v.profile.turn_seconds;
-  if (!v || !v.hand || v.status !== "playing" || !seconds) { $("clock").textContent = ""; return; }
-  const left = Math.max(0, Math.ceil(seconds - (Date.now() - state.turnSince) / 1000));
-  $("clock").textContent = `Süre (clock): ${left} sn — ${name(v.hand.to_act)}`;
+  if (!v || !v.hand || v.status !== "playing" || !state.deadline || v.hand.phase === "over") { $("clock").textContent = ""; return; }
+  const left = Math.max(0, Math.ceil((state.deadline - Date.now()) / 1000));
+  $("clock").textContent = t("ui.clock", { n: left });
   $("clock").classList.toggle("low", left <= 10);
 }
 
@@ -382,9 +726,9 @@ function selectedGroups() {
   // the selected tiles, split into melds where the rack has a gap or a row ends
   const groups = [];
   let current = [];
-  state.slots.forEach((t, i) => {
-    const chosen = t && state.selected.has(i);
-    if (chosen) current.push(t);
+  state.slots.forEach((x, i) => {
+    const chosen = x && state.selected.has(i);
+    if (chosen) current.push(x);
     if ((!chosen || i % 15 === 14) && current.length) { groups.push(current); current = []; }
   });
   if (current.length) groups.push(current);
@@ -392,7 +736,7 @@ function selectedGroups() {
 }
 
 function discard() {
-  if (state.selected.size !== 1) { say("atmak için bir taş seç (select one tile to discard)"); return; }
+  if (state.selected.size !== 1) { say(t("ui.select_one"), true); return; }
   const tile = state.slots[[...state.selected][0]];
   state.selected.clear();
   command({ type: "discard", tile });
@@ -402,10 +746,7 @@ function discard() {
 function finish() {
   const groups = selectedGroups();
   const last = groups.pop();
-  if (!last || last.length !== 1 || !groups.length) {
-    say("perleri seç, en son atılacak taşı (select the melds, then the tile to discard, after a gap)");
-    return;
-  }
+  if (!last || last.length !== 1 || !groups.length) { say(t("ui.finish_help"), true); return; }
   state.selected.clear();
   const kind = groups.every((g) => g.length === 2) ? "pairs" : "melds";
   command({ type: "finish", tile: last[0], [kind]: groups });
@@ -435,7 +776,7 @@ async function contributeSeed(v) {
 
 function lay(type, kind) {
   const groups = selectedGroups();
-  if (!groups.length) { say("per seç (select the tiles, melds separated by a gap)"); return; }
+  if (!groups.length) { say(t("ui.select_melds"), true); return; }
   state.selected.clear();
   command({ type, [kind]: groups });
 }
@@ -447,7 +788,7 @@ async function solve(kind) {
     Authorization: `Bearer ${state.token}` }, body: JSON.stringify({ kind, rack: state.view.rack,
     okey: hand.okey, house: state.view.profile.id }) });
   const answer = await r.json();
-  if (!r.ok) { say(`${answer.code}: ${answer.message}`); return null; }
+  if (!r.ok) { say(reason(answer.code, answer.message), true); return null; }
   return answer;
 }
 
@@ -458,11 +799,11 @@ function layOut(melds, leftover) {
   const put = (group) => {
     const row = Math.floor(i / 15);
     if (i % 15 + group.length > 15 && row === 0) i = 15;
-    for (const t of group) if (i < SLOTS) slots[i++] = t.split("=")[0];
+    for (const x of group) if (i < SLOTS) slots[i++] = x.split("=")[0];
     i++;
   };
   melds.forEach(put);
-  for (const t of leftover) { const free = slots.indexOf(null, Math.min(i, SLOTS - 1)); if (free >= 0) slots[free] = t; }
+  for (const x of leftover) { const free = slots.indexOf(null, Math.min(i, SLOTS - 1)); if (free >= 0) slots[free] = x; }
   state.slots = slots; state.selected.clear();
   reconcileRack(state.view.rack);
   render();
@@ -479,37 +820,56 @@ async function autoOpen(kind) {
   layOut(answer.melds, answer.leftover);
   const me = state.view.hand.seats[state.seat];
   const need = kind === "pairs" ? me.pairs_needed : me.points_needed;
-  if (answer.value < need) {
-    say(`açmak için ${need} gerek, elde ${answer.value} var (you need ${need} to open, the rack makes ${answer.value})`);
-    return;
-  }
+  if (answer.value < need) { say(t("ui.need_more", { need, have: answer.value }), true); return; }
   command({ type: "open", [kind]: answer.melds });
 }
 
-// ------------------------------------------------------------ wiring
-$("login-button").onclick = guestLogin;
-$("login-name").onkeydown = (e) => { if (e.key === "Enter") guestLogin(); };
-$("token-button").onclick = () => login($("login-token").value.trim(), "");
-$("create-button").onclick = createTable;
-$("lobby-refresh").onclick = refreshLobby;
-$("lobby-house").onchange = refreshLobby;
-$("back-to-lobby").onclick = showLobby;
-$("fill-bots").onclick = async () => {
+async function fillBots() {
+  const v = state.view;
+  if (!v) return;
+  if (v.private && v.owner === state.player && !v.bots_requested) {
+    const asked = await command({ type: "request_bots" });
+    if (!asked.accepted) return;
+  }
   for (let seat = 0; seat < 4; seat++)
     if (state.view && !state.view.players[seat]) {
       const outcome = await command({ type: "replace_with_bot", seat,
         bot_level: Number($("bot-level").value) });
       if (!outcome.accepted) break;
     }
-};
+}
+
+async function newMatch() {
+  const spec = state.lastCreate || (state.view && state.view.profile ?
+    { type: "create_table", profile: state.view.profile.id, options: { hands_per_match: state.view.hands_total } } : null);
+  if (!spec) { showLobby(); return; }
+  $("sheet").hidden = true;
+  state.lastHand = null; state.lastMatch = null; state.sheetKey = ""; state.handPenalties = {};
+  const outcome = await command(spec, "");
+  if (!outcome.accepted) return;
+  watch(outcome.table_id);
+  await command({ type: "sit", seat: 0 }, outcome.table_id);
+}
+
+// ------------------------------------------------------------ wiring
+$("lang").onclick = () => loadLanguage(state.lang === "tr" ? "en" : "tr");
+$("login-form").onsubmit = guestLogin;
+$("token-button").onclick = () => login($("login-token").value.trim(), "");
+$("create-form").onsubmit = createTable;
+$("create-house").onchange = updateHouse;
+$("lobby-refresh").onclick = refreshLobby;
+$("lobby-house").onchange = refreshLobby;
+$("back-to-lobby").onclick = showLobby;
+$("to-lobby").onclick = showLobby;
+$("fill-bots").onclick = fillBots;
 $("start").onclick = () => command({ type: "start_match" });
 $("leave").onclick = () => command({ type: "leave" });
 $("deck").onclick = () => command({ type: "draw" });
 $("take-discard").onclick = () => command({ type: "take_discard" });
+$("discard-zone").onclick = discard;
 $("put-back").onclick = () => command({ type: "put_back" });
 $("declare-pairs").onclick = () => command({ type: "declare_pairs" });
 $("show-indicator").onclick = () => command({ type: "show_indicator" });
-$("discard-button").onclick = discard;
 $("finish-button").onclick = finish;
 $("open-button").onclick = () => lay("open", "melds");
 $("open-pairs-button").onclick = () => lay("open", "pairs");
@@ -517,7 +877,18 @@ $("lay-button").onclick = () => lay("lay", state.view && state.view.hand.seats[s
 $("arrange").onclick = arrange;
 $("auto-runs").onclick = () => autoOpen("melds");
 $("auto-pairs").onclick = () => autoOpen("pairs");
+$("next-hand").onclick = () => { $("sheet").hidden = true; };
+$("new-match").onclick = newMatch;
+$("show-scores").onclick = () => { $("scores").hidden = false; $("scores").querySelector(".close").focus(); };
+$("show-log").onclick = () => { $("history").hidden = false; $("history").querySelector(".close").focus(); };
+for (const b of document.querySelectorAll(".overlay .close")) b.onclick = () => { b.closest(".overlay").hidden = true; };
+$("copy-invite").onclick = () => navigator.clipboard && navigator.clipboard.writeText($("invite-link").href);
+document.addEventListener("keydown", (e) => {
+  if (e.key === "Escape") for (const id of ["scores", "history"]) $(id).hidden = true;
+});
 setInterval(tick, 500);
 setInterval(() => { if (!$("lobby").hidden) refreshLobby(); }, 3000);
 
-if (state.token) { $("login").hidden = true; connect(); } else show("login");
+show(state.token ? "lobby" : "login");
+if (state.token) $("lobby").hidden = true;
+loadLanguage(state.lang).then(loadHouses).then(() => { if (state.token) connect(); });
