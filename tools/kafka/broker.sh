@@ -148,11 +148,19 @@ async def main(bootstrap, prefixes):
     try:
         names = [t for t in await admin.list_topics() if not t.startswith("__") and
                  (not prefixes or any(t.startswith((p + ".", p + "-")) for p in prefixes))]
-        partitions = 0
+        partitions, refused = 0, []
         for i in range(0, len(names), 200):
             batch = names[i:i + 200]
             partitions += sum(len(d["partitions"]) for d in await admin.describe_topics(batch))
-            await admin.delete_topics(batch, timeout_ms=60000)
+            answer = await admin.delete_topics(batch, timeout_ms=60000)
+            refused += [f"{topic} (error {code})" for topic, code, *_ in
+                        answer.topic_error_codes if code]
+        if refused:
+            sys.exit(f"not deleted: {len(refused)} topics, " + "; ".join(refused[:5]))
+        for _ in range(120):  # the metadata forgets them within a few seconds
+            if not set(names) & set(await admin.list_topics()):
+                break
+            await asyncio.sleep(0.5)
         print(len(names), partitions)
     finally:
         await admin.close()
@@ -256,16 +264,23 @@ check_ports() { # the client and controller ports are free, or exit naming the o
     fi
 }
 
-partition_dirs() { # how many partition directories the data folder holds (Kafka's own too)
+partition_dirs() { # [-delete]: how many partition directories the data folder holds
+    # (Kafka's own too), or how many a deletion has yet to remove
     [[ -d "$DATA" ]] || { echo 0; return; }
-    find "$DATA" -mindepth 1 -maxdepth 1 -type d -name '*-[0-9]*' ! -name '__cluster_metadata-*' |
-        wc -l
+    if [[ "${1:-}" == -delete ]]; then
+        find "$DATA" -mindepth 1 -maxdepth 1 -type d -name '*-delete' 2>/dev/null | wc -l
+    else
+        find "$DATA" -mindepth 1 -maxdepth 1 -type d -name '*-[0-9]*' ! -name '*-delete' \
+            ! -name '__cluster_metadata-*' 2>/dev/null | wc -l
+    fi
 }
 
 data_summary() { # one line: the partition directories and the size of the data folder
-    local size="0"
+    local size="0" going
     [[ -d "$DATA" ]] && size="$(du -sh "$DATA" 2>/dev/null | cut -f1)"
-    echo "data: $size in $DATA ($(partition_dirs) partition directories)"
+    going="$(partition_dirs -delete)"
+    echo "data: $size in $DATA ($(partition_dirs) partition directories$( ((going == 0)) ||
+        echo ", $going more being deleted"))"
 }
 
 held() { # BOOTSTRAP -> "N topics, M partitions" from the metadata (or nothing)
@@ -574,8 +589,8 @@ do_clean_topics() { # [PREFIX...]: delete the topics old runs left on the runnin
     out="$(timeout 600 "$VENV_PY" -c "$PY_DELETE" "$LOCAL_BOOTSTRAP" "$@")" ||
         die "deleting the topics failed"
     read -r topics partitions <<<"$out"
-    log "deleted $topics topics ($partitions partitions)${1:+ named $*.*}; the broker" \
-        "removes their files within a minute"
+    log "deleted $topics topics ($partitions partitions)${1:+ of the prefixes $*}; the" \
+        "broker removes their files a minute later (file.delete.delay.ms)"
 }
 
 do_wipe() {
