@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: all demo test test-unit test-kafka test-cluster lint typecheck proto proto-check \
         asyncapi-check bench bench-quick dashboards dashboards-check kafka-start kafka-stop \
-        kafka-status kafka-wipe cluster-start cluster-stop system-deps clean
+        kafka-status kafka-wipe kafka-clean-topics cluster-start cluster-stop system-deps clean
 
 all: test
 
@@ -122,6 +122,8 @@ kafka-status:
 	bash tools/kafka/broker.sh status
 kafka-wipe:
 	bash tools/kafka/broker.sh wipe
+kafka-clean-topics:
+	bash tools/kafka/broker.sh clean-topics
 cluster-start:
 	bash tools/kafka/broker.sh cluster start
 cluster-stop:

@@ -7,14 +7,17 @@ import asyncio
 import contextlib
 import logging
 import os
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, Protocol, TypeVar
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import (
     IllegalStateError,
     KafkaError,
+    KafkaTimeoutError,
+    NotControllerError,
+    RequestTimedOutError,
     TopicAlreadyExistsError,
     for_code,
 )
@@ -24,8 +27,13 @@ from prometheus_client import Gauge
 from okey101.app import topics
 from okey101.errors import InfrastructureFault, MalformedInput
 
-DEFAULT_BOOTSTRAP = "127.0.0.1:19092"
-LEADER_WAIT_S = 30.0
+DEFAULT_PORT = 19092  # tools/kafka/broker.sh's KAFKA_PORT default
+DEFAULT_BOOTSTRAP = f"127.0.0.1:{DEFAULT_PORT}"
+# How long a wait for the broker's metadata may last (topics created, leaders elected):
+# OKEY_KAFKA_WAIT_S. A broker that holds thousands of partitions on a loaded two-core
+# machine took over a minute to create a run's topics (issue 29); 5 s was not enough.
+KAFKA_WAIT_S = 180.0
+PROGRESS_EVERY_S = 10.0
 
 # Every consumer reports its lag the same way, whatever the service.
 LAG = Gauge("okey_consumer_lag", "Records not yet consumed, by partition of the consumed "
@@ -34,8 +42,75 @@ PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 SASL_MECHANISMS = ("SCRAM-SHA-512", "SCRAM-SHA-256", "PLAIN")
 
 
-def bootstrap_servers(explicit: str | None = None) -> str:
-    return explicit or os.environ.get("KAFKA_BOOTSTRAP") or DEFAULT_BOOTSTRAP
+def local_bootstrap(env: Mapping[str, str] | None = None) -> str:
+    """The broker `tools/kafka/broker.sh start` runs: 127.0.0.1:KAFKA_PORT (19092 unset)."""
+    env = os.environ if env is None else env
+    raw = env.get("KAFKA_PORT", "").strip()
+    if not raw:
+        return DEFAULT_BOOTSTRAP
+    if not raw.isdigit() or not 0 < int(raw) < 65536:
+        raise MalformedInput(f"KAFKA_PORT={raw!r}: not a port number")
+    return f"127.0.0.1:{int(raw)}"
+
+
+def bootstrap_servers(explicit: str | None = None, env: Mapping[str, str] | None = None
+                      ) -> str:
+    """The brokers: `explicit`, else KAFKA_BOOTSTRAP, else the local broker (KAFKA_PORT),
+    the same one `tools/kafka/broker.sh` starts and names."""
+    env = os.environ if env is None else env
+    return explicit or env.get("KAFKA_BOOTSTRAP") or local_bootstrap(env)
+
+
+def kafka_wait_s(env: Mapping[str, str] | None = None) -> float:
+    """OKEY_KAFKA_WAIT_S: the bound of every wait for the broker's metadata."""
+    env = os.environ if env is None else env
+    raw = env.get("OKEY_KAFKA_WAIT_S", "").strip()
+    if not raw:
+        return KAFKA_WAIT_S
+    try:
+        value = float(raw)
+    except ValueError:
+        raise MalformedInput(f"OKEY_KAFKA_WAIT_S={raw!r}: not a number of seconds") from None
+    if value <= 0:
+        raise MalformedInput(f"OKEY_KAFKA_WAIT_S={raw!r}: must be more than 0")
+    return value
+
+
+Progress = Callable[[str], None]
+T = TypeVar("T")
+_BUSY = (KafkaTimeoutError, RequestTimedOutError, NotControllerError)
+
+
+def _log_progress(line: str) -> None:
+    logging.getLogger("okey101.kafka").warning(line)
+
+
+async def wait_for(what: str, attempt: Callable[[], Awaitable[T | None]], timeout: float,
+                   progress: Progress | None = None, pause: float = 0.2,
+                   every: float = PROGRESS_EVERY_S) -> T:
+    """`attempt()` until it returns something other than None, for at most `timeout`
+    seconds; every `every` seconds `progress` hears how long it has waited for `what`.
+    The timeout (InfrastructureFault) names `what`, the time waited and the setting."""
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    told = start
+    report = progress or _log_progress
+    last = ""
+    while True:
+        try:
+            found = await attempt()
+        except _BUSY as exc:  # a busy broker's answer: asked again
+            found, last = None, f"; last answer: {fault_text(exc)}"
+        if found is not None:
+            return found
+        now = loop.time()
+        if now - start >= timeout:
+            raise InfrastructureFault(f"waited {now - start:.0f} s for {what} "
+                                      f"(OKEY_KAFKA_WAIT_S={timeout:g}){last}")
+        if now - told >= every:
+            told = now
+            report(f"waiting for {what}: {now - start:.0f} s of {timeout:g} s")
+        await asyncio.sleep(pause)
 
 
 class KafkaClientLog(logging.Handler):
@@ -142,40 +217,58 @@ def admin_client(bootstrap: str, request_timeout_ms: int = 30000) -> AIOKafkaAdm
                                request_timeout_ms=request_timeout_ms, **client_security())
 
 
+# What a CreateTopics answer may say of a topic while the controller is still busy (a
+# broker recovering thousands of partitions): asked again, it is created or exists.
+_CREATE_AGAIN = (7, 41)  # REQUEST_TIMED_OUT, NOT_CONTROLLER
+
+
 async def provision(bootstrap: str, prefix: str = "okey",
                     partitions: int = topics.PARTITIONS, factor: int | None = None,
-                    min_insync: int | None = None) -> int:
+                    min_insync: int | None = None, wait_s: float | None = None,
+                    progress: Progress | None = None) -> int:
     """Create every topic that is missing (with `partitions`, replicated as
     `cluster_replication` says); check that the table topics share one partition count,
-    and return it."""
+    and return it. The topics' creation and their leaders are awaited for `wait_s`
+    (default OKEY_KAFKA_WAIT_S), `progress` hearing every 10 s how long (default: a
+    warning in the log)."""
+    timeout = kafka_wait_s() if wait_s is None else wait_s
     admin = admin_client(bootstrap)
     await admin.start()
     try:
-        existing = set(await admin.list_topics())
-        missing = [spec for spec in topics.ALL if spec.name(prefix) not in existing]
-        if missing:
+        every = [spec.name(prefix) for spec in topics.ALL]
+
+        async def created() -> bool | None:
+            existing = set(await admin.list_topics())
+            missing = [spec for spec in topics.ALL if spec.name(prefix) not in existing]
+            if not missing:
+                return True
             replication = await cluster_replication(admin, factor, min_insync)
             wanted = [NewTopic(spec.name(prefix), partitions, replication.factor,
                                topic_configs=spec.configs(replication)) for spec in missing]
             with contextlib.suppress(TopicAlreadyExistsError):  # another instance won
                 response = await admin.create_topics(wanted)
-                refused = [f"{topic} ({for_code(code).__name__})"
-                           for topic, code, *_ in response.topic_errors
-                           if code and code != TopicAlreadyExistsError.errno]
+                codes = {topic: code for topic, code, *_ in response.topic_errors}
+                refused = [f"{topic} ({for_code(code).__name__})" for topic, code in codes.items()
+                           if code and code not in (TopicAlreadyExistsError.errno, *_CREATE_AGAIN)]
                 if refused:
                     raise InfrastructureFault(f"could not create {', '.join(refused)}")
+                if any(code in _CREATE_AGAIN for code in codes.values()):
+                    return None
+            return True
+
+        await wait_for(f"the topics {prefix}.* to be created", created, timeout, progress, 1.0)
         names = [spec.name(prefix) for spec in topics.TABLE_TOPICS]
-        for _ in range(50):
-            described = await admin.describe_topics(names)
-            counts = {d["topic"]: len(d["partitions"]) for d in described if not d["error_code"]}
-            if len(counts) == len(names):
-                break
-            await asyncio.sleep(0.1)
-        else:
-            raise InfrastructureFault(f"topics {names} did not appear")
+
+        async def described() -> dict[str, int] | None:
+            answer = await admin.describe_topics(names)
+            counts = {d["topic"]: len(d["partitions"]) for d in answer if not d["error_code"]}
+            return counts if len(counts) == len(names) else None
+
+        counts = await wait_for(f"the metadata of the topics {prefix}.* ({len(names)} "
+                                "table topics)", described, timeout, progress)
         if len(set(counts.values())) != 1:
             raise InfrastructureFault(f"topics must share one partition count: {counts}")
-        await wait_for_leaders(admin, [spec.name(prefix) for spec in topics.ALL])
+        await wait_for_leaders(admin, every, timeout, progress)
         return next(iter(counts.values()))
     finally:
         await admin.close()
@@ -196,20 +289,26 @@ async def drop_topics(bootstrap: str, prefix: str) -> list[str]:
 
 
 async def wait_for_leaders(admin: AIOKafkaAdminClient, names: list[str],
-                           timeout: float = LEADER_WAIT_S) -> None:
-    """Until every partition of `names` has a leader: a producer that starts before that
-    only logs LEADER_NOT_AVAILABLE and retries."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while True:
+                           timeout: float | None = None,
+                           progress: Progress | None = None) -> None:
+    """Until every partition of `names` has a leader (for at most `timeout`, default
+    OKEY_KAFKA_WAIT_S): a producer that starts before that only logs
+    LEADER_NOT_AVAILABLE and retries."""
+    leaderless: list[str] = []
+
+    async def led() -> bool | None:
+        nonlocal leaderless
         described = await admin.describe_topics(names)
         leaderless = [f"{d['topic']}/{p['partition']}" for d in described
                       for p in d["partitions"] if p["leader"] < 0] + \
                      [d["topic"] for d in described if d["error_code"]]
-        if not leaderless:
-            return
-        if asyncio.get_running_loop().time() > deadline:
-            raise InfrastructureFault(f"no leader after {timeout:.0f} s for {leaderless[:5]}")
-        await asyncio.sleep(0.1)
+        return None if leaderless else True
+
+    try:
+        await wait_for(f"a leader for every partition of {len(names)} topics", led,
+                       kafka_wait_s() if timeout is None else timeout, progress, 0.1)
+    except InfrastructureFault as exc:
+        raise InfrastructureFault(f"{exc}; still without one: {leaderless[:5]}") from None
 
 
 async def record_lag(consumer: AIOKafkaConsumer, topic: str) -> None:

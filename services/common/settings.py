@@ -5,7 +5,8 @@ consumer group, the metrics/health endpoint, the log level, the instance id); ea
 subclasses it with its own options and defaults (`services/<name>/settings.py`). A field
 `linger_ms` is the flag `--linger-ms` and the variable `OKEY_LINGER_MS`; a flag beats a
 variable, a variable beats the default. `bootstrap` also reads `KAFKA_BOOTSTRAP` (after
-`OKEY_BOOTSTRAP`), as the tools and tests do. `--help` shows each default.
+`OKEY_BOOTSTRAP`), then `KAFKA_PORT` (the local broker `tools/kafka/broker.sh` starts,
+127.0.0.1:KAFKA_PORT), as the tools and tests do. `--help` shows each default.
 
 `load(cls, argv)` validates everything at start and returns the settings, or a list of
 lines, one per bad value, naming the flag and the variable.
@@ -38,16 +39,22 @@ _NAME = re.compile(r"^[A-Za-z0-9._\-]+$")
 LogLevel = Literal["debug", "info", "warning", "error"]
 
 
+def _local_broker() -> str | None:
+    """127.0.0.1:KAFKA_PORT when KAFKA_PORT is set (the port broker.sh starts on)."""
+    port = os.environ.get("KAFKA_PORT", "").strip()
+    return f"127.0.0.1:{port}" if port else None
+
+
 class _KafkaBootstrapEnv(PydanticBaseSettingsSource):
-    """`KAFKA_BOOTSTRAP`, read after `OKEY_BOOTSTRAP` and before the default; and the
-    older variable names a service keeps (`ServiceSettings.also_read`), each read after
-    the field's own `OKEY_<NAME>`."""
+    """`KAFKA_BOOTSTRAP`, read after `OKEY_BOOTSTRAP`, then `KAFKA_PORT`, before the
+    default; and the older variable names a service keeps (`ServiceSettings.also_read`),
+    each read after the field's own `OKEY_<NAME>`."""
 
     def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
-        return os.environ.get("KAFKA_BOOTSTRAP"), "KAFKA_BOOTSTRAP", False
+        return os.environ.get("KAFKA_BOOTSTRAP") or _local_broker(), "KAFKA_BOOTSTRAP", False
 
     def __call__(self) -> dict[str, Any]:
-        found = {"bootstrap": os.environ.get("KAFKA_BOOTSTRAP")}
+        found = {"bootstrap": os.environ.get("KAFKA_BOOTSTRAP") or _local_broker()}
         also: dict[str, str] = getattr(self.settings_cls, "also_read", {})
         found |= {name: os.environ.get(older) for name, older in also.items()}
         return {name: value for name, value in found.items() if value}
@@ -68,7 +75,7 @@ class ServiceSettings(BaseSettings):
     secret: ClassVar[frozenset[str]] = frozenset()
 
     bootstrap: str = Field(DEFAULT_BOOTSTRAP, description="Kafka bootstrap servers, "
-                           "host:port[,host:port...]")
+                           "host:port[,host:port...]; KAFKA_PORT=N alone means 127.0.0.1:N")
     prefix: str = Field("okey", description="topic name prefix")
     group: str = Field("okey-service", description="consumer group")
     metrics_port: int = Field(0, ge=0, le=65535, description="port of /metrics, /healthz "

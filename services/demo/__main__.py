@@ -1,6 +1,7 @@
 """`make demo`: the whole service playing itself, and a table a person can play at.
 
-Starts the local Kafka broker (unless KAFKA_BOOTSTRAP points elsewhere), the rules
+Starts the local Kafka broker (tools/kafka/broker.sh, on KAFKA_PORT; unless
+KAFKA_BOOTSTRAP points elsewhere), creates its topics, then starts the rules
 processor, the turn timers, the bots, the leaderboards, the replays service and the
 gateway; prints the URL where a person can play in the browser while it runs; opens one
 table per house with four bots each; plays whole matches while showing each table's
@@ -9,6 +10,10 @@ leaderboards service serves it (bots left off where the house ranks no bots), wa
 the replays directory holds every table's end and prints where the tables can be replayed
 (with one example command), and where the metrics are; then stops everything it started
 (`--serve`: keeps the stack up until Ctrl-C, for people to play).
+
+Every wait for the broker and the services is bounded by `--wait` (OKEY_KAFKA_WAIT_S,
+default 180 s: a broker holding thousands of partitions on a loaded two-core machine is
+slow to create topics), with a line every 10 s while it lasts.
 
 The screen shows only the demo: the services log JSON to .cache/demo/<service>.log and the
 demo's own library warnings (aiokafka's) go to .cache/demo/demo.log. The progress display
@@ -37,15 +42,23 @@ from typing import Protocol
 import aiohttp
 import msgspec
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+from aiokafka.errors import KafkaError
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 
 from okey101 import profiles
 from okey101.app import topics
+from okey101.errors import InfrastructureFault, MalformedInput
 from okey101.standings import HOUSE_RULES, BoardRow
 from okey101.table import messages as E
 from services.cli.standings import render
-from services.common.kafka import bootstrap_servers, client_security, provision
+from services.common.kafka import (
+    bootstrap_servers,
+    client_security,
+    fault_text,
+    kafka_wait_s,
+    provision,
+)
 from services.common.logs import configure_logging
 from services.common.ports import free_port
 
@@ -58,7 +71,29 @@ SERVICES = ("processor", "timers", "bots", "leaderboards", "replays", "gateway",
             "auditor", "views")
 BOARDS_PORT = 9  # the leaderboards' HTTP reads: base + 9 (9110)
 REPLAYS_PORT = 79  # the replays' HTTP: base + 79 (9180)
-READY_WAIT_S = 120.0
+PROGRESS_EVERY_S = 10.0
+
+
+class Waiting:
+    """A line every PROGRESS_EVERY_S seconds while a wait lasts, and its deadline."""
+
+    def __init__(self, what: str, timeout: float) -> None:
+        self.what = what
+        self.timeout = timeout
+        self.start = self.told = time.monotonic()
+
+    def tick(self, detail: str = "") -> None:
+        """Raise TimeoutError (naming what and how long) once the time is up; else a line
+        if one is due."""
+        now = time.monotonic()
+        waited = now - self.start
+        if waited > self.timeout:
+            raise TimeoutError(f"waited {waited:.0f} s for {self.what}{detail} (--wait or "
+                               f"OKEY_KAFKA_WAIT_S={self.timeout:g})")
+        if now - self.told >= PROGRESS_EVERY_S:
+            self.told = now
+            print(f"waiting for {self.what}{detail}: {waited:.0f} s of {self.timeout:g} s",
+                  flush=True)
 
 
 @dataclass
@@ -190,9 +225,9 @@ def display(console: Console, tables: dict[str, Table]) -> Iterator[Display]:
         plain.close(tables)
 
 
-async def wait_until_ready(services: list[Service], console: Console) -> None:
+async def wait_until_ready(services: list[Service], console: Console, timeout: float) -> None:
     """Until every service's /readyz answers 200 (its partitions assigned and rebuilt)."""
-    deadline = time.monotonic() + READY_WAIT_S
+    waiting = Waiting("the services to be ready", timeout)
     pending = list(services)
     with console.status("waiting for the services to be ready...") if console.is_terminal \
             else _nothing():
@@ -208,9 +243,8 @@ async def wait_until_ready(services: list[Service], console: Console) -> None:
                                 pending.remove(service)
                     except (aiohttp.ClientError, TimeoutError):
                         pass
-                if pending and time.monotonic() > deadline:
-                    raise TimeoutError("not ready after "
-                                       f"{READY_WAIT_S:.0f} s: {[s.name for s in pending]}")
+                if pending:
+                    waiting.tick(f" (not yet: {', '.join(s.name for s in pending)})")
                 await asyncio.sleep(0.2)
 
 
@@ -221,8 +255,9 @@ def _nothing() -> Iterator[None]:
 
 async def play(args: argparse.Namespace, bootstrap: str, prefix: str,
                services: list[Service], console: Console) -> dict[str, Table]:
-    await provision(bootstrap, prefix)  # every partition has a leader before we produce
-    await wait_until_ready(services, console)
+    """The matches, one table per house (`args.house`: only those), on topics provisioned
+    before (every partition has a leader before we produce)."""
+    await wait_until_ready(services, console, args.wait)
     tables: dict[str, Table] = {}
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap, enable_idempotence=True,
                                 acks="all", **client_security())
@@ -233,7 +268,7 @@ async def play(args: argparse.Namespace, bootstrap: str, prefix: str,
     await producer.start()
     await consumer.start()
     try:
-        for house in profiles.HOUSES:
+        for house in args.house or profiles.HOUSES:
             table_id = f"{prefix}-{house}"
             options = house_options(house, args.hands)
             commands, players = setup_commands(table_id, house, options)
@@ -297,10 +332,10 @@ AUDIT_METRICS = re.compile(
     re.MULTILINE)
 
 
-async def audit_summary(port: int, tables: dict[str, Table], timeout: float = 60) -> None:
+async def audit_summary(port: int, tables: dict[str, Table], timeout: float) -> None:
     """The auditor's verdicts, from its metrics, once it has judged every hand played."""
     hands = sum(t.hands_ended for t in tables.values())
-    deadline = time.monotonic() + timeout
+    waiting = Waiting("the auditor to judge every hand", timeout)
     counts: dict[str, float] = {}
     async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=5)) as http:
         while True:
@@ -312,8 +347,12 @@ async def audit_summary(port: int, tables: dict[str, Table], timeout: float = 60
             except (aiohttp.ClientError, TimeoutError):
                 pass
             judged = counts["hands_verified"] + counts["hands_failed"]
-            if judged >= hands or time.monotonic() > deadline:
+            if judged >= hands:
                 break
+            try:
+                waiting.tick(f" ({judged:.0f} of {hands})")
+            except TimeoutError:
+                break  # the verdicts so far are printed: they say what is missing
             await asyncio.sleep(0.5)
     print(f"\n== fairness audit (the auditor service): {counts['hands_verified']:.0f} hands "
           f"verified, {counts['hands_failed']:.0f} failed, {counts['flags']:.0f} flags found "
@@ -326,9 +365,9 @@ class _Board(msgspec.Struct):
     bots_excluded: int = 0
 
 
-async def boards(url: str, tables: int, timeout: float = 60) -> None:
+async def boards(url: str, tables: int, timeout: float) -> None:
     """Each house's board from the leaderboards service, once it has every match."""
-    deadline = time.monotonic() + timeout
+    waiting = Waiting(f"the leaderboards to apply {tables} matches", timeout)
     async with aiohttp.ClientSession() as http:
         while True:
             try:
@@ -338,9 +377,7 @@ async def boards(url: str, tables: int, timeout: float = 60) -> None:
                     break
             except (aiohttp.ClientError, OSError):
                 pass
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"the leaderboards did not apply {tables} matches in "
-                                   f"{timeout:.0f} s")
+            waiting.tick()
             await asyncio.sleep(0.2)
         print("\n== boards (the leaderboards service, GET /houses/{house}/board)")
         for house, rules in HOUSE_RULES.items():
@@ -351,10 +388,10 @@ async def boards(url: str, tables: int, timeout: float = 60) -> None:
 
 async def wait_for_directory(url: str, tables: dict[str, Table], timeout: float) -> None:
     """Until the replays service lists every demo table as over."""
-    deadline = time.monotonic() + timeout
+    waiting = Waiting("the replays directory to list every table", timeout)
     wanted = set(tables)
     async with aiohttp.ClientSession() as session:
-        while time.monotonic() < deadline:
+        while True:
             try:
                 async with session.get(f"{url}/tables", params={"status": "over",
                                                                  "limit": "1000"}) as resp:
@@ -363,8 +400,8 @@ async def wait_for_directory(url: str, tables: dict[str, Table], timeout: float)
                     return
             except aiohttp.ClientError:
                 pass  # not listening yet
+            waiting.tick()
             await asyncio.sleep(0.2)
-    raise TimeoutError(f"the replays directory did not list every table in {timeout:.0f} s")
 
 
 def where_to_replay(prefix: str, url: str, tables: dict[str, Table]) -> None:
@@ -378,18 +415,19 @@ def where_to_replay(prefix: str, url: str, tables: dict[str, Table]) -> None:
           f"okey101 export --prefix {prefix} --out DIR)")
 
 
-def gateway_url(gateway: Service, timeout: float = 60) -> str:
+def gateway_url(gateway: Service, timeout: float) -> str:
     """The URL the gateway prints once it listens."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    waiting = Waiting("the gateway to listen", timeout)
+    while True:
         found = re.search(r"gateway listening on (http://\S+)",
                           gateway.log.read_text(errors="replace"))
         if found:
             return found.group(1)
         if gateway.proc.poll() is not None:
-            break
+            raise OSError(f"the gateway stopped (exit status {gateway.proc.returncode}); "
+                          f"see {gateway.log}")
+        waiting.tick()
         time.sleep(0.1)
-    raise OSError(f"the gateway did not start; see {gateway.log}")
 
 
 def serve_forever(url: str) -> None:
@@ -402,7 +440,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m services.demo", description=__doc__)
     parser.add_argument("--hands", type=int, help="hands per match (shortens the demo; "
                         "each house keeps its own bounds, okeygg 7-21)")
-    parser.add_argument("--timeout", type=float, default=900, help="give up after this")
+    parser.add_argument("--timeout", type=float, default=900,
+                        help="give up on the matches after this many seconds")
+    parser.add_argument("--wait", type=float, default=None,
+                        help="bound of every wait for the broker and the services, in "
+                             "seconds (default: OKEY_KAFKA_WAIT_S, else 180)")
+    parser.add_argument("--house", action="append", choices=sorted(profiles.HOUSES),
+                        help="play only this house (repeat for more; default: every house)")
     parser.add_argument("--metrics-port-base", type=int, default=9101,
                         help="the processor's metrics port; the other services' follow "
                              f"({', '.join(SERVICES)}), the boards' HTTP on base + "
@@ -412,6 +456,13 @@ def main() -> int:
     parser.add_argument("--gateway-port", type=int, default=0,
                         help="the browser table's port (default: any free one, printed)")
     args = parser.parse_args()
+    try:
+        args.wait = kafka_wait_s() if args.wait is None else args.wait
+        bootstrap_servers()
+    except MalformedInput as exc:
+        parser.error(str(exc))
+    if args.wait <= 0:
+        parser.error("--wait must be more than 0")
     LOGS.mkdir(parents=True, exist_ok=True)
     # aiokafka's warnings go to a file, not the screen; it stays open to the process's end
     # (a warning at exit must not meet a closed file)
@@ -426,11 +477,41 @@ def _run(args: argparse.Namespace) -> int:
     if not external:
         running = subprocess.run(["bash", str(BROKER), "status"], capture_output=True)
         if running.returncode != 0:
-            print("starting the local Kafka broker (the first run downloads it)...", flush=True)
-            subprocess.run(["bash", str(BROKER), "start"], check=True)
+            print(f"starting the local Kafka broker on {bootstrap_servers()} (the first run "
+                  "downloads it)...", flush=True)
+            # broker.sh prints its progress and, failing, why (a port taken: which, and
+            # the variable to set) on our stderr
+            if subprocess.run(["bash", str(BROKER), "start"]).returncode != 0:
+                print("demo failed: the local Kafka broker did not start (tools/kafka/"
+                      "broker.sh start, above)", file=sys.stderr)
+                return 1
             started_broker = True
-    bootstrap = bootstrap_servers()
+    try:
+        return _run_on(args, bootstrap_servers())
+    finally:
+        if started_broker:
+            subprocess.run(["bash", str(BROKER), "stop"], check=False)
+
+
+def _provision(bootstrap: str, prefix: str, timeout: float) -> None:
+    """The demo's topics, before any service starts: the services then find them, and the
+    wait (a busy broker) is told on the screen."""
+    print(f"creating the topics {prefix}.* on {bootstrap}...", flush=True)
+    asyncio.run(provision(bootstrap, prefix, wait_s=timeout,
+                          progress=lambda line: print(line, flush=True)))
+
+
+def _run_on(args: argparse.Namespace, bootstrap: str) -> int:
     prefix = f"demo{uuid.uuid4().hex[:6]}"
+    try:
+        _provision(bootstrap, prefix, args.wait)
+    except KeyboardInterrupt:
+        print("\nstopped", file=sys.stderr)
+        return 130
+    except (InfrastructureFault, KafkaError, OSError) as exc:
+        print(f"demo failed: {fault_text(exc) if isinstance(exc, KafkaError) else exc}",
+              file=sys.stderr)
+        return 1
     common = ["--bootstrap", bootstrap, "--prefix", prefix]
     boards_port = free_port(args.metrics_port_base + BOARDS_PORT)
     replays_port = free_port(args.metrics_port_base + REPLAYS_PORT)
@@ -441,25 +522,27 @@ def _run(args: argparse.Namespace) -> int:
              "bots": ["--no-fill-seats"],
              "gateway": ["--guest-login", "--port", str(args.gateway_port)]}
     env = {"gateway": {"OKEY_GATEWAY_SECRET": secrets.token_hex(32)}}
+    waits = {"OKEY_KAFKA_WAIT_S": f"{args.wait:g}"}
     # each service's consumer group named after the demo's topics, as the CLI expects
     services = [Service(name, [*common, "--group", f"{prefix}-{name}",
                                "--metrics-port", str(args.metrics_port_base + i),
                                *extra.get(name, [])],
-                        LOGS, args.metrics_port_base + i, env.get(name))
+                        LOGS, args.metrics_port_base + i, waits | env.get(name, {}))
                 for i, name in enumerate(SERVICES)]
     console = Console()
     exit_status = 0
     try:
         print(f"okey101 demo: topics {prefix}.*, one table per house, bots at levels "
               f"{list(LEVELS)} by seat", flush=True)
-        url = gateway_url(services[SERVICES.index("gateway")])
+        url = gateway_url(services[SERVICES.index("gateway")], args.wait)
         print(f"play in your browser: {url}", flush=True)
         tables = asyncio.run(play(args, bootstrap, prefix, services, console))
         report(tables, services)
-        asyncio.run(boards(f"http://127.0.0.1:{boards_port}", len(tables)))
-        asyncio.run(wait_for_directory(replays_url, tables, 60))
+        asyncio.run(boards(f"http://127.0.0.1:{boards_port}", len(tables), args.wait))
+        asyncio.run(wait_for_directory(replays_url, tables, args.wait))
         where_to_replay(prefix, replays_url, tables)
-        asyncio.run(audit_summary(args.metrics_port_base + SERVICES.index("auditor"), tables))
+        asyncio.run(audit_summary(args.metrics_port_base + SERVICES.index("auditor"), tables,
+                                  args.wait))
         if args.serve:
             serve_forever(url)
     except KeyboardInterrupt:
@@ -471,8 +554,6 @@ def _run(args: argparse.Namespace) -> int:
     finally:
         for service in services:
             service.stop()
-        if started_broker:
-            subprocess.run(["bash", str(BROKER), "stop"], check=False)
     return exit_status
 
 

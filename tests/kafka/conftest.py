@@ -7,18 +7,28 @@ The broker is the one from ``KAFKA_BOOTSTRAP`` when that is set; otherwise
 finds it already running. The broker is deliberately LEFT RUNNING after the session so that
 the next test run starts in well under a second; stop it with
 ``tools/kafka/broker.sh stop`` (or ``wipe`` to drop its data too).
+
+The topics the session made are deleted when it ends: those of `make_topic`, and every
+topic whose name holds a tag taken with ``support.fresh_tag()`` (how each test names its
+prefix); ``OKEY_KEEP_TEST_TOPICS=1`` keeps them for a look. ``broker.sh status`` says
+what the broker holds, ``broker.sh clean-topics`` deletes what older runs left.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 
 import pytest
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+from aiokafka.errors import KafkaError
+
+from services.common.kafka import fault_text
+from tests.kafka import support
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -38,11 +48,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture(scope="session")
-def kafka_bootstrap() -> str:
-    """The bootstrap address ("host:port") of a ready Kafka broker."""
-    external = os.environ.get("KAFKA_BOOTSTRAP")
-    if external:
-        return external
+def kafka_bootstrap() -> Iterator[str]:
+    """The bootstrap address ("host:port") of a ready Kafka broker; the session's topics
+    are deleted from it at the end."""
+    bootstrap = os.environ.get("KAFKA_BOOTSTRAP") or _local_broker()
+    yield bootstrap
+    if support.TAGS and os.environ.get("OKEY_KEEP_TEST_TOPICS") != "1":
+        try:
+            asyncio.run(support.drop_tagged(bootstrap, support.TAGS))
+        except (KafkaError, OSError) as exc:  # the tests' verdicts stand
+            print(f"could not delete this session's topics: {fault_text(exc)}")
+        support.TAGS.clear()
+
+
+def _local_broker() -> str:
     try:
         subprocess.run(
             ["bash", str(BROKER_SH), "start"],

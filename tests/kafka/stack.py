@@ -10,8 +10,9 @@ import signal
 import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
+
+from tests.kafka.support import fresh_tag
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "test-secret-" + "0123456789abcdef" * 2
@@ -22,7 +23,7 @@ class Stack:
     def __init__(self, bootstrap: str, gateway_args: tuple[str, ...] = (),
                  processor_args: tuple[str, ...] = ()) -> None:
         self.bootstrap = bootstrap
-        self.prefix = f"gw{uuid.uuid4().hex[:8]}"
+        self.prefix = f"gw{fresh_tag()}"
         self.logs = ROOT / ".cache" / "test-logs"
         self.logs.mkdir(parents=True, exist_ok=True)
         self.procs: dict[str, subprocess.Popen[bytes]] = {}

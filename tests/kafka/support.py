@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from collections import defaultdict
 from collections.abc import Mapping
 from pathlib import Path
@@ -23,6 +24,35 @@ from okey101.table.evolve import NEW_TABLE, evolve
 from okey101.table.state import TableState
 
 ROOT = Path(__file__).resolve().parents[2]
+
+# The random tags this session's topic names carry (`fresh_tag`): every topic whose name
+# holds one is deleted when the session ends (conftest.py), so that the tests leave the
+# developer's broker as they found it. Left behind, a run's 4,000 partitions made the
+# broker's next start take minutes and the demo's topic creation time out (issue 29).
+TAGS: set[str] = set()
+
+
+def fresh_tag() -> str:
+    """8 random hex digits for a test's topic prefix (and its groups): its topics are
+    deleted at the end of the session. Every Kafka test takes its prefix's tag here."""
+    tag = uuid.uuid4().hex[:8]
+    TAGS.add(tag)
+    return tag
+
+
+async def drop_tagged(bootstrap: str, tags: set[str]) -> list[str]:
+    """Delete every topic whose name holds one of `tags`; the names deleted."""
+    from services.common.kafka import admin_client
+
+    admin = admin_client(bootstrap, request_timeout_ms=60000)
+    await admin.start()
+    try:
+        names = [t for t in await admin.list_topics() if any(tag in t for tag in tags)]
+        for i in range(0, len(names), 200):
+            await admin.delete_topics(names[i:i + 200], timeout_ms=60000)
+        return names
+    finally:
+        await admin.close()
 
 
 def apply(state: TableState, command: E.Command) -> tuple[TableState, list[E.Event]]:

@@ -11,7 +11,6 @@ import asyncio
 import subprocess
 import sys
 import time
-import uuid
 
 import msgspec
 from aiokafka import AIOKafkaProducer
@@ -20,7 +19,14 @@ from okey101.app import topics
 from okey101.audit.records import CollusionFlag, HandFailed, HandVerified, record_decoder
 from okey101.table import messages as E
 from services.common.kafka import provision
-from tests.kafka.support import ROOT, ProcessorProcess, publish, read_all, record_timeout_match
+from tests.kafka.support import (
+    ROOT,
+    ProcessorProcess,
+    fresh_tag,
+    publish,
+    read_all,
+    record_timeout_match,
+)
 from tests.kafka.test_entropy import Gateway, has, timeouts_to_the_end, until
 from tests.kafka.test_timers import played
 
@@ -61,7 +67,7 @@ def _retable(events: list[E.Event], table: str) -> list[E.Event]:
 
 async def test_honest_hands_verify_and_forged_ones_are_flagged_through_kafka(
         kafka_bootstrap: str) -> None:
-    tag = uuid.uuid4().hex[:8]
+    tag = fresh_tag()
     prefix = f"au{tag}"
     assert await provision(kafka_bootstrap, prefix) == topics.PARTITIONS
     honest = [record_timeout_match(f"{prefix}-ns", 11, "north-sultan", hands=2)[0],

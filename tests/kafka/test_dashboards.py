@@ -4,6 +4,7 @@ metric name the services do not expose."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,7 +13,7 @@ import pytest
 import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.kafka.support import ROOT
+from tests.kafka.support import ROOT, TAGS
 from tools.dashboards.boards import BOARDS
 from tools.dashboards.grafana import evaluable
 from tools.dashboards.live import DEMO_JOBS, RATE_INTERVAL, RealRun, real_run
@@ -30,6 +31,9 @@ _SUFFIXES = {"counter": ("_total", "_created"), "histogram": ("_bucket", "_count
 @pytest.fixture(scope="module")
 def run(kafka_bootstrap: str) -> Iterator[RealRun]:
     with real_run(kafka_bootstrap, hands=1, timeout=300) as live:
+        demo = re.search(r"topics (demo[0-9a-f]+)\.\*", live.demo_output)
+        if demo:  # the demo keeps its topics for replays; the tests do not
+            TAGS.add(demo.group(1))
         yield live
 
 

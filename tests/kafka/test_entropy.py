@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-import uuid
 from collections.abc import Callable
 
 import msgspec
@@ -22,7 +21,7 @@ from okey101.table.evolve import NEW_TABLE, evolve
 from okey101.table.state import TableState
 from okey101.table.views import public_event
 from services.common.kafka import provision
-from tests.kafka.support import ProcessorProcess, publish
+from tests.kafka.support import ProcessorProcess, fresh_tag, publish
 from tests.kafka.test_timers import Played, TimersProcess, played, read_log
 
 SEEDING_SECONDS = 3
@@ -113,7 +112,7 @@ async def test_people_commit_and_reveal_through_kafka_and_the_deal_re_derives(
     from the processor's share and two client seeds. Table `quiet`: nobody commits; the
     timers close the commit window and the hand is dealt from the server's share alone.
     Table `bots`: four bots, dealt at once by version 1."""
-    tag = uuid.uuid4().hex[:8]
+    tag = fresh_tag()
     prefix = f"en{tag}"
     assert await provision(kafka_bootstrap, prefix) == topics.PARTITIONS
     v2 = Gateway(f"{prefix}-v2", (False, False, False, True))

@@ -4,7 +4,6 @@ bounds hold (the records before and after it, of another table, are not read as 
 
 from __future__ import annotations
 
-import uuid
 from pathlib import Path
 
 import duckdb
@@ -16,6 +15,7 @@ from okey101.app.directory import TableEntry, fold
 from okey101.table import messages as E
 from services.common.kafka import provision
 from services.replays.exporting import export
+from tests.kafka.support import fresh_tag
 from tests.unit.matches import timed_events
 
 
@@ -41,7 +41,7 @@ async def _write(producer: AIOKafkaProducer, topic: str, partition: int,
 
 async def test_what_an_aborted_transaction_wrote_is_never_exported(
         kafka_bootstrap: str, tmp_path: Path) -> None:
-    prefix = f"ex{uuid.uuid4().hex[:6]}"
+    prefix = f"ex{fresh_tag()}"
     await provision(kafka_bootstrap, prefix)
     topic = topics.EVENTS.name(prefix)
     table = f"{prefix}-t"

@@ -9,14 +9,13 @@ import os
 import signal
 import subprocess
 import sys
-import uuid
 from pathlib import Path
 
 import aiohttp
 
 from services.common.kafka import provision
 from services.common.ports import free_ports
-from tests.kafka.support import ROOT
+from tests.kafka.support import ROOT, fresh_tag
 
 SERVICES = ("processor", "timers", "bots")
 
@@ -31,7 +30,7 @@ async def _status(http: aiohttp.ClientSession, url: str) -> tuple[int, dict[str,
 
 async def test_each_service_is_alive_then_ready_and_stops_on_sigterm(
         kafka_bootstrap: str, tmp_path: Path) -> None:
-    prefix = f"h{uuid.uuid4().hex[:8]}"
+    prefix = f"h{fresh_tag()}"
     await provision(kafka_bootstrap, prefix)
     base = free_ports(len(SERVICES))
     procs = {}
@@ -81,7 +80,7 @@ async def test_the_read_services_are_alive_then_ready_and_stop_on_sigterm(
     """The leaderboards (rebuild applied), the replays (directory loaded, HTTP up) and the
     gateway (views read, listening): /readyz 200 next to /metrics, their own HTTP APIs on
     their own ports, exit status 0 on SIGTERM with JSON logs ending in `<name>_stopped`."""
-    prefix = f"h{uuid.uuid4().hex[:8]}"
+    prefix = f"h{fresh_tag()}"
     await provision(kafka_bootstrap, prefix)
     base = free_ports(2 * len(LATER))
     own_port = {"leaderboards": "--http-port", "replays": "--http-port", "gateway": "--port"}

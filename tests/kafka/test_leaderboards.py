@@ -11,7 +11,6 @@ import subprocess
 import sys
 import time
 import urllib.request
-import uuid
 from typing import Any
 
 import msgspec
@@ -22,7 +21,7 @@ from services.cli.standings import fold_events
 from services.common.kafka import provision
 from services.common.ports import free_port
 from services.leaderboards.reading import read_records
-from tests.kafka.support import ROOT
+from tests.kafka.support import ROOT, fresh_tag
 from tools.standings_feed import interleave, population, publish
 
 
@@ -106,7 +105,7 @@ async def published(bootstrap: str, prefix: str) -> dict[bytes, list[bytes]]:
 
 async def test_rebuild_equals_live_after_kill_9_of_the_live_instance_mid_load(
         kafka_bootstrap: str) -> None:
-    prefix = f"lb{uuid.uuid4().hex[:8]}"
+    prefix = f"lb{fresh_tag()}"
     await provision(kafka_bootstrap, prefix)
     tables = population(seed=5, matches=400, accounts=30)
     records = interleave(tables)
@@ -146,7 +145,7 @@ async def test_rebuild_equals_live_after_kill_9_of_the_live_instance_mid_load(
 
 async def test_bad_input_is_counted_and_logged_with_its_offset_never_a_crash(
         kafka_bootstrap: str) -> None:
-    prefix = f"lb{uuid.uuid4().hex[:8]}"
+    prefix = f"lb{fresh_tag()}"
     partitions = await provision(kafka_bootstrap, prefix)
     events = topics.EVENTS.name(prefix)
     good = population(seed=9, matches=8, accounts=6)

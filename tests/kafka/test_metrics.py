@@ -10,14 +10,13 @@ import sys
 import tempfile
 import urllib.parse
 import urllib.request
-import uuid
 from pathlib import Path
 
 import pytest
 
 from services.common.kafka import provision
 from services.common.ports import free_port
-from tests.kafka.support import ROOT, publish, read_all, record_timeout_match
+from tests.kafka.support import ROOT, fresh_tag, publish, read_all, record_timeout_match
 
 PROMETHEUS = shutil.which("prometheus")
 pytestmark = pytest.mark.skipif(PROMETHEUS is None, reason="the prometheus package is missing")
@@ -40,7 +39,7 @@ def test_the_deploy_prometheus_configuration_and_alerts_are_valid() -> None:
 
 async def test_prometheus_scrapes_the_processor_commands_by_type_and_result(
         kafka_bootstrap: str) -> None:
-    prefix = f"t{uuid.uuid4().hex[:8]}"
+    prefix = f"t{fresh_tag()}"
     await provision(kafka_bootstrap, prefix)
     commands, _ = record_timeout_match(f"{prefix}-m", 5)
     metrics_port, web_port = free_port(), free_port()

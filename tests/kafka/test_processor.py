@@ -9,7 +9,6 @@ import os
 import random
 import shutil
 import subprocess
-import uuid
 
 import pytest
 from aiokafka import AIOKafkaProducer
@@ -23,6 +22,7 @@ from tests.kafka.support import (
     ROOT,
     ProcessorProcess,
     check_log,
+    fresh_tag,
     interleave,
     publish,
     read_all,
@@ -32,7 +32,7 @@ from tests.kafka.support import (
 
 
 def _names() -> tuple[str, str]:
-    tag = uuid.uuid4().hex[:8]
+    tag = fresh_tag()
     return f"t{tag}", f"proc-{tag}"
 
 

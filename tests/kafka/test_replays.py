@@ -45,6 +45,7 @@ from services.replays.reading import (
 from tests.kafka.support import (
     ROOT,
     ProcessorProcess,
+    fresh_tag,
     interleave,
     publish,
     read_all,
@@ -137,7 +138,7 @@ async def _run_load(bootstrap: str, prefix: str, replays: ReplaysProcess,
 
 @pytest.fixture(scope="module")
 def load(kafka_bootstrap: str) -> Iterator[Load]:
-    prefix = f"rp{uuid.uuid4().hex[:6]}"
+    prefix = f"rp{fresh_tag()}"
     asyncio.run(provision(kafka_bootstrap, prefix))
     recorded = {}
     for i, (house, hands) in enumerate(HOUSES):

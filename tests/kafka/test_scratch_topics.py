@@ -4,6 +4,7 @@ left behind, they piled up on the local broker run after run."""
 from __future__ import annotations
 
 import asyncio
+import uuid
 
 import pytest
 from aiokafka.admin import AIOKafkaAdminClient
@@ -81,3 +82,17 @@ async def test_keep_topics_leaves_them_for_a_look(
     scratch._made.append((kafka_bootstrap, taken[0]))
     monkeypatch.delenv("BENCH_KEEP_TOPICS")
     await scratch.dropped_after(asyncio.sleep(0))
+
+
+async def test_a_test_sessions_topics_are_the_ones_holding_its_tags_and_only_those_go(
+        kafka_bootstrap: str) -> None:
+    from tests.kafka.support import drop_tagged, fresh_tag
+
+    mine, other = fresh_tag(), uuid.uuid4().hex[:8]  # `other`: another session's
+    for prefix in (f"t{mine}", f"t{other}"):
+        await provision(kafka_bootstrap, prefix, 1)
+    dropped = await drop_tagged(kafka_bootstrap, {mine})
+    assert set(dropped) == {spec.name(f"t{mine}") for spec in topics.ALL}
+    assert await _gone(kafka_bootstrap, set(dropped))
+    assert {spec.name(f"t{other}") for spec in topics.ALL} <= await _names(kafka_bootstrap)
+    await drop_topics(kafka_bootstrap, f"t{other}")

@@ -5,8 +5,6 @@ undecodable event, do not stop a rebuild."""
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
 from aiokafka import AIOKafkaProducer
 
@@ -17,6 +15,7 @@ from services.common.kafka import provision, read_partition_records
 from services.processor.app import Processor
 from tests.kafka.support import (
     ProcessorProcess,
+    fresh_tag,
     interleave,
     publish,
     read_all,
@@ -32,7 +31,7 @@ def memory(t: PartitionTables) -> tuple[object, ...]:
 
 async def test_a_rebuild_from_snapshots_equals_a_rebuild_from_the_full_log(
         kafka_bootstrap: str) -> None:
-    tag = uuid.uuid4().hex[:8]
+    tag = fresh_tag()
     prefix, group = f"s{tag}", f"snap-{tag}"
     partitions = await provision(kafka_bootstrap, prefix)
     recorded = {f"{prefix}-t{i}": record_timeout_match(f"{prefix}-t{i}", 500 + i, hands=2)

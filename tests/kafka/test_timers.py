@@ -9,7 +9,6 @@ import contextlib
 import json
 import sys
 import time
-import uuid
 from collections.abc import Callable
 
 import msgspec
@@ -21,7 +20,7 @@ from okey101.table.evolve import NEW_TABLE, evolve
 from okey101.table.state import TableState
 from services.common.kafka import provision
 from services.timers.app import Timers
-from tests.kafka.support import ProcessorProcess, apply, publish
+from tests.kafka.support import ProcessorProcess, apply, fresh_tag, publish
 
 TURN_SECONDS = 5  # north-sultan's least (turn_seconds_range 5-600)
 
@@ -134,7 +133,7 @@ async def until_timed_out(bootstrap: str, prefix: str, table_id: str, turns: int
 
 
 def _tag() -> str:
-    return uuid.uuid4().hex[:8]
+    return fresh_tag()
 
 
 async def test_stalled_seats_are_timed_out_through_timer_restarts_never_twice(

@@ -5,7 +5,6 @@ setting; a broker that cannot be reached is one line and exit status 2."""
 from __future__ import annotations
 
 import asyncio
-import uuid
 
 import pytest
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
@@ -13,6 +12,7 @@ from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from okey101.app import topics
 from services.cli.main import main
 from services.common.kafka import provision
+from tests.kafka.support import fresh_tag
 
 
 async def _create_by_hand(bootstrap: str, prefix: str) -> None:
@@ -42,7 +42,7 @@ def _check(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[st
 
 def test_topics_created_by_the_services_match_what_the_code_declares(
         kafka_bootstrap: str, capsys: pytest.CaptureFixture[str]) -> None:
-    prefix = f"chk{uuid.uuid4().hex[:8]}"
+    prefix = f"chk{fresh_tag()}"
     asyncio.run(provision(kafka_bootstrap, prefix))
     status, out, _ = _check(capsys, "--prefix", prefix, "--bootstrap", kafka_bootstrap)
     assert status == 0, out
@@ -52,7 +52,7 @@ def test_topics_created_by_the_services_match_what_the_code_declares(
 
 def test_a_topic_with_the_wrong_retention_or_cleanup_or_missing_is_named(
         kafka_bootstrap: str, capsys: pytest.CaptureFixture[str]) -> None:
-    prefix = f"chk{uuid.uuid4().hex[:8]}"
+    prefix = f"chk{fresh_tag()}"
     asyncio.run(_create_by_hand(kafka_bootstrap, prefix))
     status, out, _ = _check(capsys, "--prefix", prefix, "--bootstrap", kafka_bootstrap)
     assert status == 1
@@ -63,7 +63,7 @@ def test_a_topic_with_the_wrong_retention_or_cleanup_or_missing_is_named(
 
 def test_more_replicas_asked_than_the_topics_have_is_a_drift_of_each(
         kafka_bootstrap: str, capsys: pytest.CaptureFixture[str]) -> None:
-    prefix = f"chk{uuid.uuid4().hex[:8]}"
+    prefix = f"chk{fresh_tag()}"
     asyncio.run(provision(kafka_bootstrap, prefix))
     # the single node cannot hold 2 copies: the setting itself is refused
     status, _, err = _check(capsys, "--prefix", prefix, "--bootstrap", kafka_bootstrap,

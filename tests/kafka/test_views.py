@@ -6,7 +6,6 @@ state, and a reader that ignores the versions it holds sees an unbroken chain.""
 from __future__ import annotations
 
 import asyncio
-import uuid
 
 import msgspec
 import pytest
@@ -19,6 +18,7 @@ from services.common.kafka import provision
 from tests.kafka.support import (
     ProcessorProcess,
     ViewsProcess,
+    fresh_tag,
     interleave,
     publish,
     read_all,
@@ -47,7 +47,7 @@ async def _until_versions(bootstrap: str, topic: str, want: dict[str, int],
 
 async def test_a_killed_views_service_restarts_and_every_seat_ends_at_its_tables_last_view(
         kafka_bootstrap: str) -> None:
-    tag = uuid.uuid4().hex[:8]
+    tag = fresh_tag()
     prefix = f"v{tag}"
     await provision(kafka_bootstrap, prefix)
     recorded = {f"{prefix}-t{i}": record_timeout_match(f"{prefix}-t{i}", 700 + i, hands=1)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import shutil
 import subprocess
-import uuid
 
 import msgspec
 import pytest
@@ -19,7 +18,7 @@ from okey101.table import messages as E
 from okey101.table.simulate import match_seeds, play_match
 from okey101.table.views import player_update_decoder
 from services.common.kafka import provision
-from tests.kafka.support import ViewsProcess, read_all
+from tests.kafka.support import ViewsProcess, fresh_tag, read_all
 from tools.bench.disk import LIBS, log_sizes
 
 pytestmark = pytest.mark.kafka
@@ -63,7 +62,7 @@ async def _publish_events(bootstrap: str, prefix: str, tables: int) -> int:
 async def _views_of(bootstrap: str, compression: str | None) -> tuple[list[bytes], int, str]:
     """(the player views' values, their bytes on the broker, the topic) for the same
     matches' events projected by a views service with `compression` (its default: None)."""
-    prefix = f"vz{uuid.uuid4().hex[:8]}"
+    prefix = f"vz{fresh_tag()}"
     await provision(bootstrap, prefix)
     views = ViewsProcess(bootstrap, prefix, f"{prefix}-views")
     if compression is not None:

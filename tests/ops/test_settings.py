@@ -3,12 +3,14 @@ value is one line naming the flag and the variable, --help shows the defaults.""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
 import pytest
 
 from services.bots.settings import BotsSettings
+from services.common.kafka import bootstrap_servers
 from services.common.settings import load
 from services.gateway.settings import GatewaySettings
 from services.leaderboards.settings import LeaderboardsSettings
@@ -22,7 +24,7 @@ from tests.kafka.support import ROOT
 def clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     import os
     for name in list(os.environ):
-        if name.startswith("OKEY_") or name == "KAFKA_BOOTSTRAP":
+        if name.startswith("OKEY_") or name in ("KAFKA_BOOTSTRAP", "KAFKA_PORT"):
             monkeypatch.delenv(name)
 
 
@@ -52,6 +54,16 @@ def test_okey_bootstrap_beats_kafka_bootstrap(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv("OKEY_BOOTSTRAP", "o1:9092,o2:9092")
     got = load(TimersSettings, [])
     assert isinstance(got, TimersSettings) and got.bootstrap == "o1:9092,o2:9092"
+
+
+def test_kafka_port_alone_is_the_local_broker_and_kafka_bootstrap_beats_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KAFKA_PORT", "29092")
+    got = load(TimersSettings, [])
+    assert isinstance(got, TimersSettings) and got.bootstrap == "127.0.0.1:29092"
+    monkeypatch.setenv("KAFKA_BOOTSTRAP", "k1:9092")
+    got = load(TimersSettings, [])
+    assert isinstance(got, TimersSettings) and got.bootstrap == "k1:9092"
 
 
 def test_every_bad_value_is_one_line_naming_its_flag_and_variable(
@@ -184,3 +196,20 @@ def test_a_later_services_help_shows_its_defaults(service: str) -> None:
     assert text.startswith(f"usage: okey101-{service}")
     port = {"leaderboards": "9104", "replays": "9105", "gateway": "9106"}[service]
     assert f"[OKEY_METRICS_PORT] (default: {port})" in text
+
+
+@pytest.mark.parametrize("named", [{"KAFKA_PORT": "29092"},
+                                   {"KAFKA_PORT": "29092", "KAFKA_BOOTSTRAP": "k1:9092"},
+                                   {}])
+def test_the_script_the_services_and_the_tools_name_one_broker_whichever_variable_is_set(
+        monkeypatch: pytest.MonkeyPatch, named: dict[str, str]) -> None:
+    for name, value in named.items():
+        monkeypatch.setenv(name, value)
+    script = ROOT / "tools" / "kafka" / "broker.sh"
+    printed = subprocess.run(["bash", str(script), "bootstrap"], capture_output=True,
+                             text=True, check=True, env=dict(os.environ)).stdout.strip()
+    settings = load(ProcessorSettings, [])
+    assert isinstance(settings, ProcessorSettings)
+    # the script (the demo's and the tests' broker), the services' settings, the tools'
+    assert printed == settings.bootstrap == bootstrap_servers()
+    assert printed == named.get("KAFKA_BOOTSTRAP", f"127.0.0.1:{named.get('KAFKA_PORT', 19092)}")

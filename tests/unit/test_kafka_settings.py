@@ -9,10 +9,13 @@ import pytest
 
 from okey101.errors import InfrastructureFault, MalformedInput
 from services.common.kafka import (
+    bootstrap_servers,
     client_security,
     fault_text,
+    kafka_wait_s,
     rdkafka_security,
     replication_settings,
+    wait_for,
 )
 from services.replays.bulk import BulkReader
 
@@ -135,3 +138,57 @@ def test_the_credentials_check_finds_a_client_made_without_them() -> None:
         "def a():\n    return AIOKafkaProducer(bootstrap_servers=b)\n"
         "def b():\n    return AIOKafkaConsumer(bootstrap_servers=b, **client_security())\n"
         ) == [2]
+
+
+def test_kafka_port_alone_names_the_local_broker_the_script_starts() -> None:
+    assert bootstrap_servers(env={}) == "127.0.0.1:19092"
+    assert bootstrap_servers(env={"KAFKA_PORT": "29092"}) == "127.0.0.1:29092"
+
+
+def test_kafka_bootstrap_beats_kafka_port_and_an_explicit_address_beats_both() -> None:
+    env = {"KAFKA_PORT": "29092", "KAFKA_BOOTSTRAP": "k1:9092"}
+    assert bootstrap_servers(env=env) == "k1:9092"
+    assert bootstrap_servers("k2:9092", env=env) == "k2:9092"
+
+
+@pytest.mark.parametrize("port", ["abc", "0", "70000"])
+def test_a_kafka_port_that_is_not_a_port_is_refused_naming_it(port: str) -> None:
+    with pytest.raises(MalformedInput, match=f"KAFKA_PORT='{port}'"):
+        bootstrap_servers(env={"KAFKA_PORT": port})
+
+
+def test_the_broker_waits_last_minutes_unless_set() -> None:
+    assert kafka_wait_s({}) >= 120
+    assert kafka_wait_s({"OKEY_KAFKA_WAIT_S": "7.5"}) == 7.5
+    for bad in ("soon", "0"):
+        with pytest.raises(MalformedInput, match="OKEY_KAFKA_WAIT_S"):
+            kafka_wait_s({"OKEY_KAFKA_WAIT_S": bad})
+
+
+async def test_a_wait_tells_its_progress_and_its_timeout_names_what_and_how_long() -> None:
+    heard: list[str] = []
+
+    async def never() -> None:
+        return None
+
+    with pytest.raises(InfrastructureFault) as caught:
+        await wait_for("the topics x.* to be created", never, 0.3, heard.append,
+                       pause=0.01, every=0.1)
+    assert "the topics x.* to be created" in str(caught.value)
+    assert "OKEY_KAFKA_WAIT_S=0.3" in str(caught.value) and "waited 0 s" in str(caught.value)
+    assert heard and all(line.startswith("waiting for the topics x.* to be created: ")
+                         for line in heard)
+
+
+async def test_a_wait_ends_with_the_first_answer_and_asks_a_busy_broker_again() -> None:
+    from aiokafka.errors import RequestTimedOutError
+    answers: list[object] = [RequestTimedOutError(), None, {"x.events": 8}]
+
+    async def attempt() -> object:
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    assert await wait_for("x", attempt, 5, pause=0.0) == {"x.events": 8}
+    assert answers == []

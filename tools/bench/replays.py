@@ -230,8 +230,8 @@ async def lag_under_demo(bootstrap: str, hands: int) -> list[float]:
         await owning(f"http://127.0.0.1:{port}", topics.PARTITIONS)  # its start is no lag
         # no readiness wait on these services (their metrics ports are 0): the replays
         # service owns its partitions (above), the matches wait for the others' answers
-        await play(argparse.Namespace(hands=hands, timeout=1800), bootstrap, prefix, [],
-                   Console(force_terminal=False))
+        await play(argparse.Namespace(hands=hands, timeout=1800, wait=60.0, house=None),
+                   bootstrap, prefix, [], Console(force_terminal=False))
         await wait_caught_up(bootstrap, prefix, "okey-replays", topics.PARTITIONS, 60)
     finally:
         for service in services:

@@ -3,13 +3,17 @@
 # No Docker: the broker jars come from Maven Central (tools/kafka/pom.xml) and run on the
 # local JDK (17+) in KRaft mode (one process that is both broker and controller).
 #
-# Usage: tools/kafka/broker.sh {start|stop|status|wipe|bootstrap}
+# Usage: tools/kafka/broker.sh {start|stop|status|wipe|clean-topics [PREFIX...]|bootstrap}
 #   start      fetch jars if missing, configure, format storage (first time), start the broker
-#              in the background and wait until it answers a metadata request. No-op if it
-#              already runs and is ready.
+#              in the background and wait until it answers a metadata request (a line every
+#              10 s while it waits). No-op if it already runs and is ready.
 #   stop       SIGTERM, wait up to KAFKA_STOP_TIMEOUT (20 s), then SIGKILL. Data is kept.
-#   status     exit 0 if the broker answers a metadata request, 1 otherwise.
+#   status     exit 0 if the broker answers a metadata request, 1 otherwise; says how many
+#              topics and partitions it holds and how big its data folder is.
 #   wipe       stop, then delete data, logs, config and cluster id (the jars stay cached).
+#   clean-topics  delete every topic of the running broker but Kafka's own (__*), or only
+#              those named PREFIX.* / PREFIX-* for each PREFIX given: what test, benchmark
+#              and demo runs left. Do not run it while tests or a demo use the broker.
 #   bootstrap  print the bootstrap address (host:port) on stdout.
 #
 #        tools/kafka/broker.sh cluster {start|stop|status|wipe|bootstrap|pid N|kill N|controller}
@@ -41,7 +45,8 @@
 #   KAFKA_CACHE_DIR          jars, config, data and logs (default <project>/.cache/kafka).
 #   KAFKA_HEAP_OPTS          default "-Xms1g -Xmx1g"; JVM flags after the defaults (G1, 20 ms
 #                            pause goal), so e.g. -XX:MaxGCPauseMillis=5 here overrides them.
-#   KAFKA_START_TIMEOUT      seconds to wait for readiness (default 90).
+#   KAFKA_START_TIMEOUT      seconds to wait for readiness (default 300: a broker holding a
+#                            test run's 4,000 partitions took 71 s on a loaded two-core box).
 #   KAFKA_AUTO_CREATE_TOPICS "true" to let the broker auto-create topics (default false: the
 #                            services and tests create their topics explicitly, as in production,
 #                            so a missing topic shows up as an error instead of a silent default).
@@ -70,7 +75,8 @@ CPORT="${KAFKA_CONTROLLER_PORT:-$((PORT + 1))}"
 HOST=127.0.0.1
 LOCAL_BOOTSTRAP="$HOST:$PORT"
 HEAP_OPTS="${KAFKA_HEAP_OPTS:--Xms1g -Xmx1g}"
-START_TIMEOUT="${KAFKA_START_TIMEOUT:-90}"
+START_TIMEOUT="${KAFKA_START_TIMEOUT:-300}"
+PROGRESS_EVERY=10
 STOP_TIMEOUT="${KAFKA_STOP_TIMEOUT:-20}"
 AUTO_CREATE="${KAFKA_AUTO_CREATE_TOPICS:-false}"
 MODE=""                    # "", "cluster" or "secure": which broker(s) the command is about
@@ -106,6 +112,60 @@ async def main(bootstrap, least, user=None, password=None):
         await client.close()
 
 sys.exit(asyncio.run(main(sys.argv[1], int(sys.argv[2]), *sys.argv[3:5])))
+'
+
+# What the broker holds, from its metadata: "TOPICS PARTITIONS" (Kafka's own __* left out).
+PY_COUNT='
+import asyncio, logging, sys
+logging.disable(logging.CRITICAL)
+from aiokafka.admin import AIOKafkaAdminClient
+
+async def main(bootstrap):
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=30000)
+    await admin.start()
+    try:
+        names = [t for t in await admin.list_topics() if not t.startswith("__")]
+        partitions = 0
+        for i in range(0, len(names), 500):
+            partitions += sum(len(d["partitions"])
+                              for d in await admin.describe_topics(names[i:i + 500]))
+        print(len(names), partitions)
+    finally:
+        await admin.close()
+
+asyncio.run(main(sys.argv[1]))
+'
+
+# Deletes the topics named on stdin (one a line), 200 at a time; prints how many it deleted.
+PY_DELETE='
+import asyncio, logging, sys
+logging.disable(logging.CRITICAL)
+from aiokafka.admin import AIOKafkaAdminClient
+
+async def main(bootstrap, prefixes):
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=60000)
+    await admin.start()
+    try:
+        names = [t for t in await admin.list_topics() if not t.startswith("__") and
+                 (not prefixes or any(t.startswith((p + ".", p + "-")) for p in prefixes))]
+        partitions, refused = 0, []
+        for i in range(0, len(names), 200):
+            batch = names[i:i + 200]
+            partitions += sum(len(d["partitions"]) for d in await admin.describe_topics(batch))
+            answer = await admin.delete_topics(batch, timeout_ms=60000)
+            refused += [f"{topic} (error {code})" for topic, code, *_ in
+                        answer.topic_error_codes if code]
+        if refused:
+            sys.exit(f"not deleted: {len(refused)} topics, " + "; ".join(refused[:5]))
+        for _ in range(120):  # the metadata forgets them within a few seconds
+            if not set(names) & set(await admin.list_topics()):
+                break
+            await asyncio.sleep(0.5)
+        print(len(names), partitions)
+    finally:
+        await admin.close()
+
+asyncio.run(main(sys.argv[1], sys.argv[2:]))
 '
 
 PY_PROBE_OK="" # cached answer of have_py_probe: "yes" / "no"
@@ -179,6 +239,57 @@ alive() { # PID -> 0 if it runs (a zombie does not: start's own child stays one 
 }
 
 port_open() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
+
+port_owner() { # PORT -> " (program NAME, pid N)" when ss can tell, else nothing
+    local line
+    command -v ss >/dev/null 2>&1 || return 0
+    line="$(ss -Hltnp "sport = :$1" 2>/dev/null | grep -o 'users:(("[^"]*",pid=[0-9]*' | head -n 1)" ||
+        true
+    [[ -n "$line" ]] && printf ' (program %s, pid %s)' \
+        "$(sed 's/.*(("\([^"]*\)".*/\1/' <<<"$line")" "${line##*pid=}"
+    return 0
+}
+
+check_ports() { # the client and controller ports are free, or exit naming the one taken
+    local var="${PORT_VAR:-KAFKA_PORT}"
+    if port_open "$PORT"; then
+        die "port $PORT on $HOST is taken by another program$(port_owner "$PORT"), not" \
+            "this project's broker in $CACHE. Set $var to a free port (e.g. $var=$((PORT + 200))" \
+            "make demo), or KAFKA_BOOTSTRAP=$HOST:$PORT if that program is a Kafka broker to use"
+    fi
+    if port_open "$CPORT"; then
+        die "the controller port $CPORT on $HOST is taken by another" \
+            "program$(port_owner "$CPORT"). Set ${PORT_VAR:-KAFKA_CONTROLLER_PORT} to another" \
+            "port (the controller's is the client port + 1 unless KAFKA_CONTROLLER_PORT says)"
+    fi
+}
+
+partition_dirs() { # [-delete]: how many partition directories the data folder holds
+    # (Kafka's own too), or how many a deletion has yet to remove
+    [[ -d "$DATA" ]] || { echo 0; return; }
+    if [[ "${1:-}" == -delete ]]; then
+        find "$DATA" -mindepth 1 -maxdepth 1 -type d -name '*-delete' 2>/dev/null | wc -l
+    else
+        find "$DATA" -mindepth 1 -maxdepth 1 -type d -name '*-[0-9]*' ! -name '*-delete' \
+            ! -name '__cluster_metadata-*' 2>/dev/null | wc -l
+    fi
+}
+
+data_summary() { # one line: the partition directories and the size of the data folder
+    local size="0" going
+    [[ -d "$DATA" ]] && size="$(du -sh "$DATA" 2>/dev/null | cut -f1)"
+    going="$(partition_dirs -delete)"
+    echo "data: $size in $DATA ($(partition_dirs) partition directories$( ((going == 0)) ||
+        echo ", $going more being deleted"))"
+}
+
+held() { # BOOTSTRAP -> "N topics, M partitions" from the metadata (or nothing)
+    local counts
+    have_py_probe || return 0
+    counts="$(timeout 120 "$VENV_PY" -c "$PY_COUNT" "$1" 2>/dev/null)" || return 0
+    read -r topics partitions <<<"$counts"
+    echo "holds $topics topics, $partitions partitions (Kafka's own __* not counted)"
+}
 
 with_lock() { # serialise start/stop/wipe (e.g. two pytest runs starting the broker at once)
     mkdir -p "$CACHE"
@@ -349,7 +460,9 @@ format_storage() {
 
 # ---------------------------------------------------------------- subcommands
 wait_ready() { # PID -> 0 ready, 1 the process died, 2 timed out (logs printed in both cases)
-    local pid="$1" deadline=$((SECONDS + START_TIMEOUT))
+    local pid="$1" t0=$SECONDS deadline=$((SECONDS + START_TIMEOUT)) told=$SECONDS
+    local dirs
+    dirs="$(partition_dirs)"
     while ((SECONDS < deadline)); do
         if ! alive "$pid"; then
             log_tail
@@ -359,11 +472,18 @@ wait_ready() { # PID -> 0 ready, 1 the process died, 2 timed out (logs printed i
         if probe "$LOCAL_BOOTSTRAP"; then
             return 0
         fi
+        if ((SECONDS - told >= PROGRESS_EVERY)); then
+            told=$SECONDS
+            log "waiting for the broker at $LOCAL_BOOTSTRAP (pid $pid) to answer:" \
+                "$((SECONDS - t0)) s of ${START_TIMEOUT} s (KAFKA_START_TIMEOUT); it loads" \
+                "$dirs partition directories"
+        fi
         sleep 0.5
     done
     log_tail
-    log "error: broker (pid $pid) not ready at $LOCAL_BOOTSTRAP after ${START_TIMEOUT}s" \
-        "(logs in $LOGS)"
+    log "error: waited ${START_TIMEOUT} s (KAFKA_START_TIMEOUT) for the broker (pid $pid) to" \
+        "answer a metadata request at $LOCAL_BOOTSTRAP; it loads $dirs partition directories" \
+        "(logs in $LOGS; 'broker.sh clean-topics' or 'wipe' drops what old runs left)"
     return 2
 }
 
@@ -379,10 +499,7 @@ do_start() {
         log "ready at $LOCAL_BOOTSTRAP (pid $pid)"
         return 0
     fi
-    if port_open "$PORT" || port_open "$CPORT"; then
-        die "port $PORT or $CPORT on $HOST is used by another process (not this project's" \
-            "broker in $CACHE); set ${PORT_VAR:-KAFKA_PORT} to another port or KAFKA_BOOTSTRAP to that broker"
-    fi
+    check_ports
     command -v java >/dev/null 2>&1 || die "java not found (JDK 17+ needed)"
     fetch_jars
     "$CONFIG_WRITER"
@@ -443,7 +560,7 @@ do_stop() {
 }
 
 do_status() {
-    local pid=""
+    local pid="" what
     pid="$(broker_pid)" || true
     if probe "$LOCAL_BOOTSTRAP"; then
         if [[ -n "$pid" ]]; then
@@ -451,6 +568,9 @@ do_status() {
         else
             log "a broker not started by this script answers at $LOCAL_BOOTSTRAP"
         fi
+        what="$(held "$LOCAL_BOOTSTRAP")"
+        [[ -z "$what" ]] || log "$what"
+        [[ -z "$pid" ]] || log "$(data_summary)"
         return 0
     fi
     if [[ -n "$pid" ]]; then
@@ -458,7 +578,19 @@ do_status() {
     else
         log "not running"
     fi
+    [[ ! -d "$DATA" ]] || log "$(data_summary)"
     return 1
+}
+
+do_clean_topics() { # [PREFIX...]: delete the topics old runs left on the running broker
+    local out
+    have_py_probe || die "clean-topics needs $VENV_PY with aiokafka (or use '$0 wipe')"
+    probe "$LOCAL_BOOTSTRAP" || die "no broker answers at $LOCAL_BOOTSTRAP ('$0 start' first)"
+    out="$(timeout 600 "$VENV_PY" -c "$PY_DELETE" "$LOCAL_BOOTSTRAP" "$@")" ||
+        die "deleting the topics failed"
+    read -r topics partitions <<<"$out"
+    log "deleted $topics topics ($partitions partitions)${1:+ of the prefixes $*}; the" \
+        "broker removes their files a minute later (file.delete.delay.ms)"
 }
 
 do_wipe() {
@@ -842,7 +974,7 @@ secure_main() {
 }
 
 usage() {
-    echo "usage: $0 {start|stop|status|wipe|bootstrap}" >&2
+    echo "usage: $0 {start|stop|status|wipe|clean-topics [PREFIX...]|bootstrap}" >&2
     echo "       $0 cluster {start|stop|status|wipe|bootstrap|pid N|kill N|controller}" >&2
     echo "       $0 secure {start|stop|status|wipe|bootstrap|credentials}" >&2
     exit 2
@@ -861,8 +993,9 @@ secure)
     ;;
 esac
 
-[[ $# -eq 1 ]] || usage
+[[ $# -eq 1 || "${1:-}" == clean-topics ]] || usage
 cmd="$1"
+shift
 
 if [[ -n "${KAFKA_BOOTSTRAP:-}" ]]; then
     # An external broker was given: never touch a local one.
@@ -871,12 +1004,16 @@ if [[ -n "${KAFKA_BOOTSTRAP:-}" ]]; then
     start | status)
         if probe "$KAFKA_BOOTSTRAP"; then
             log "KAFKA_BOOTSTRAP=$KAFKA_BOOTSTRAP answers"
+            if [[ "$cmd" == status ]]; then
+                what="$(held "$KAFKA_BOOTSTRAP")"
+                [[ -z "$what" ]] || log "$what"
+            fi
         else
             log "KAFKA_BOOTSTRAP=$KAFKA_BOOTSTRAP does not answer a metadata request"
             exit 1
         fi
         ;;
-    stop | wipe) log "KAFKA_BOOTSTRAP is set; leaving the local broker alone" ;;
+    stop | wipe | clean-topics) log "KAFKA_BOOTSTRAP is set; leaving the local broker alone" ;;
     *) usage ;;
     esac
     exit 0
@@ -887,6 +1024,7 @@ start) with_lock do_start ;;
 stop) with_lock do_stop ;;
 status) do_status ;;
 wipe) with_lock do_wipe ;;
+clean-topics) do_clean_topics "$@" ;;
 bootstrap) echo "$LOCAL_BOOTSTRAP" ;;
 *) usage ;;
 esac
