@@ -3,9 +3,10 @@
 `python -m tools.gen_proto proto` writes the JSON Schemas, the code registry, one example of
 every message, the AsyncAPI 3 document and the HTTP APIs' OpenAPI 3.1 documents
 (tools.gen_openapi); `--check` fails when proto/ is stale, so CI catches a struct change
-that was not published. The public schemas leave out what only servers send (fields marked `x-server-only`: the match seed, stacked deals, the bot flag)
-and list as required the envelope fields the processor needs (`wire_required`);
-`table-commands.internal.schema.json` keeps everything.
+that was not published. The public schemas leave out what only servers send (fields marked
+`x-server-only`: the match seed, stacked deals, the bot flag) and list as required the
+envelope fields the processor needs (`wire_required`); `table-commands.internal.schema.json`
+keeps everything.
 """
 
 from __future__ import annotations
