@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: all venv lock lock-check demo test test-unit test-kafka test-cluster lint typecheck proto proto-check \
+.PHONY: all venv lock lock-check kubernetes kubernetes-check demo test test-unit test-kafka test-cluster lint typecheck proto proto-check \
         asyncapi-check bench bench-quick dashboards dashboards-check kafka-start kafka-stop \
         kafka-status kafka-wipe cluster-start cluster-stop system-deps clean
 
@@ -62,6 +62,13 @@ proto: $(STAMP)
 proto-check: $(STAMP)
 	$(BIN)/python -m tools.gen_proto --check proto
 
+# deploy/kubernetes/ (manifests, Strimzi KafkaTopics and KafkaUsers) from the code.
+kubernetes: $(STAMP)
+	$(BIN)/python -m tools.gen_kubernetes deploy/kubernetes
+
+kubernetes-check: $(STAMP)
+	$(BIN)/python -m tools.gen_kubernetes --check deploy/kubernetes
+
 # The AsyncAPI document, checked by the AsyncAPI initiative's parser (npm, cached in .cache/node).
 ASYNCAPI_PARSER := .cache/node/node_modules/@asyncapi/parser/package.json
 $(ASYNCAPI_PARSER):
@@ -83,7 +90,7 @@ test-cluster: $(STAMP)
 	bash tools/kafka/broker.sh cluster stop; exit $$status
 
 test: $(STAMP) $(FAUST_STAMP) system-deps lock-check lint typecheck proto-check asyncapi-check \
-      dashboards-check
+      dashboards-check kubernetes-check
 	$(BIN)/pytest -q
 
 # Grafana dashboards as code (tools/dashboards): regenerate deploy/grafana/ and draw the
