@@ -4,19 +4,39 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: all demo test test-unit test-kafka test-cluster lint typecheck proto proto-check \
+.PHONY: all venv lock lock-check kubernetes kubernetes-check demo test test-unit test-kafka test-cluster lint typecheck proto proto-check \
         asyncapi-check bench bench-quick dashboards dashboards-check kafka-start kafka-stop \
         kafka-status kafka-wipe kafka-clean-topics cluster-start cluster-stop system-deps clean
 
 all: test
 
-$(STAMP): pyproject.toml
+# Installs pin every package to constraints.txt (`make lock` re-resolves it from
+# pyproject.toml; tools/lock.py); `lock-check` fails when the venv differs from it.
+$(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -c constraints.txt --upgrade pip
+	$(BIN)/pip install -q -c constraints.txt -e '.[dev]'
 	touch $(STAMP)
 
 venv: $(STAMP)
+
+# faust-streaming (the faust extra) in a venv of its own: it pins click below 8.4. Only
+# tests/kafka/test_faust_isolation.py runs it, as OKEY_FAUST_PYTHON.
+FAUST_VENV := .venv-faust
+FAUST_STAMP := $(FAUST_VENV)/.installed
+$(FAUST_STAMP): constraints-faust.txt
+	$(PYTHON) -m venv $(FAUST_VENV)
+	$(FAUST_VENV)/bin/pip install -q -c constraints-faust.txt --upgrade pip
+	$(FAUST_VENV)/bin/pip install -q --no-deps -r constraints-faust.txt
+	touch $(FAUST_STAMP)
+export OKEY_FAUST_PYTHON ?= $(CURDIR)/$(FAUST_VENV)/bin/python
+
+lock:
+	$(PYTHON) -m tools.lock
+
+lock-check: $(STAMP) $(FAUST_STAMP)
+	$(BIN)/python -m tools.lock --check
+	$(FAUST_VENV)/bin/python -m tools.lock --check --faust
 
 # Debian packages the tests use: kcat (a Kafka client no one here wrote, for interop tests),
 # prometheus (a real server scraping our services), chromium and chromium-driver (a person
@@ -42,6 +62,13 @@ proto: $(STAMP)
 proto-check: $(STAMP)
 	$(BIN)/python -m tools.gen_proto --check proto
 
+# deploy/kubernetes/ (manifests, Strimzi KafkaTopics and KafkaUsers) from the code.
+kubernetes: $(STAMP)
+	$(BIN)/python -m tools.gen_kubernetes deploy/kubernetes
+
+kubernetes-check: $(STAMP)
+	$(BIN)/python -m tools.gen_kubernetes --check deploy/kubernetes
+
 # The AsyncAPI document, checked by the AsyncAPI initiative's parser (npm, cached in .cache/node).
 ASYNCAPI_PARSER := .cache/node/node_modules/@asyncapi/parser/package.json
 $(ASYNCAPI_PARSER):
@@ -53,7 +80,7 @@ asyncapi-check: $(ASYNCAPI_PARSER)
 test-unit: $(STAMP)
 	$(BIN)/pytest -q -m "not kafka"
 
-test-kafka: $(STAMP) system-deps
+test-kafka: $(STAMP) $(FAUST_STAMP) system-deps
 	$(BIN)/pytest -q -m kafka
 
 # The 3-broker failure tests (tests/cluster/): the local cluster (broker.sh cluster) is
@@ -62,7 +89,8 @@ test-cluster: $(STAMP)
 	OKEY_CLUSTER_TESTS=1 $(BIN)/pytest -q -m cluster; status=$$?; \
 	bash tools/kafka/broker.sh cluster stop; exit $$status
 
-test: $(STAMP) system-deps lint typecheck proto-check asyncapi-check dashboards-check
+test: $(STAMP) $(FAUST_STAMP) system-deps lock-check lint typecheck proto-check asyncapi-check \
+      dashboards-check kubernetes-check
 	$(BIN)/pytest -q
 
 # Grafana dashboards as code (tools/dashboards): regenerate deploy/grafana/ and draw the
@@ -130,4 +158,4 @@ cluster-stop:
 	bash tools/kafka/broker.sh cluster stop
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(FAUST_VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

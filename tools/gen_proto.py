@@ -1,11 +1,12 @@
 """Generate proto/ (the published wire contract) from the msgspec structs.
 
 `python -m tools.gen_proto proto` writes the JSON Schemas, the code registry, one example of
-every message and the AsyncAPI 3 document; `--check` fails when proto/ is stale, so CI
-catches a struct change that was not published. The public schemas leave out what only
-servers send (fields marked `x-server-only`: the match seed, stacked deals, the bot flag)
-and list as required the envelope fields the processor needs (`wire_required`);
-`table-commands.internal.schema.json` keeps everything.
+every message, the AsyncAPI 3 document and the HTTP APIs' OpenAPI 3.1 documents
+(tools.gen_openapi); `--check` fails when proto/ is stale, so CI catches a struct change
+that was not published. The public schemas leave out what only servers send (fields marked
+`x-server-only`: the match seed, stacked deals, the bot flag) and list as required the
+envelope fields the processor needs (`wire_required`); `table-commands.internal.schema.json`
+keeps everything.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from okey101.audit import records as A
 from okey101.standings import board, house
 from okey101.table import messages as E
 from okey101.table import views as V
+from tools.gen_openapi import documents as openapi_documents
 from tools.proto_examples import examples
 
 SCHEMA_ID = "https://okey101.invalid/proto/v{v}/{name}"
@@ -105,6 +107,7 @@ def schemas() -> dict[str, Any]:
     found = examples()
     out["examples.json"] = found
     out["asyncapi.json"] = asyncapi(found)
+    out.update(openapi_documents())
     return out
 
 
