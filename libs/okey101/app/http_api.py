@@ -15,6 +15,7 @@ import msgspec
 from okey101.app.directory import PublicEntry, TableEntry
 from okey101.app.replay import ReplayStep
 from okey101.app.websocket import Tables
+from okey101.profiles import Profile
 from okey101.standings.board import BoardRow, HistoryEntry, Standing
 from okey101.standings.house import StandingRules
 
@@ -200,6 +201,11 @@ GATEWAY_ROUTES: tuple[Route, ...] = (
           params=(Param(name="house", where="query", schema={"type": "string"},
                         description="only this house's tables"),),
           answers={200: Answer(description="the lobby", body=Tables)}),
+    Route(method="get", path="/api/houses", summary="every house's rules: the lobby's "
+          "defaults and limits (proto/houses.json)",
+          answers={200: Answer(description="each house by its id",
+                               schema={"type": "object", "additionalProperties": _ref(Profile)},
+                               refs=(Profile,))}),
     Route(method="post", path="/api/guest", summary="a guest's token (where the operator "
           "allows guests: --guest-login)", request=GuestRequest,
           answers={200: Answer(description="a token for a new guest id", body=GuestToken),
