@@ -125,8 +125,7 @@ class ViewsService:
             if updates:
                 out = PartitionBatches(self.producer, tp.partition)
                 for u in updates:
-                    await out.add(self.player_views, f"{u.table_id}:{u.seat}".encode(),
-                                  E.encode(u))
+                    await out.add(self.player_views, u.key, u.value)
                 await out.flush()
                 sending.append(out)
             published += len(updates)
@@ -168,7 +167,7 @@ class ViewsService:
                 self._skip(partition, record.offset, "out_of_sequence", str(exc))
         if not live:
             return [], None
-        updates, skipped = self.views.apply(live)
+        updates, skipped = self.views.publish(live)
         for reason in skipped:
             self._skip(partition, None, "out_of_sequence", reason)
         return updates, first_at

@@ -10,12 +10,25 @@ the updates encoded) in the batches the views service would fold: the events of 
 the processor's transaction until they moved to their own service; a batch at saturation
 holds many commands per table, so the coalesced views cost less per command the larger
 the batch.
+
+With `--against REF` (a git commit) the same benchmark runs in subprocesses, the code at
+REF (its libs/, exported to a temporary folder) and the working tree's, in alternating
+rounds, and prints the best of each: before and after in one run.
+
+Run: .venv/bin/python -m tools.bench.views [--tables N] [--hands H] [--batches B ...]
+     [--against REF [--rounds K]]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 import msgspec
 
@@ -45,16 +58,23 @@ def decide(stream: list[tuple[bytes, bytes]], batch: int
 
 
 def project(batches: list[list[E.Event]], commands: int) -> tuple[float, int]:
-    """Commands/s of the views service's part (the same commands' events), and updates."""
+    """Commands/s of the views service's part (the same commands' events), and updates:
+    the records it publishes, encoded (`PlayerViews.publish`; before it, `apply` and
+    encoding each update)."""
     _cold_caches()
     views = PlayerViews()
     published = 0
     started = time.process_time()
-    for events in batches:
-        updates, _ = views.apply(events)
-        for update in updates:
-            E.encode(update)
-        published += len(updates)
+    if hasattr(views, "publish"):
+        for events in batches:
+            out, _ = views.publish(events)
+            published += len(out)
+    else:  # the code before the projection was incremental (--against)
+        for events in batches:
+            updates, _ = views.apply(events)
+            for update in updates:
+                E.encode(update)
+            published += len(updates)
     return commands / (time.process_time() - started), published
 
 
@@ -63,19 +83,63 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=60)
     parser.add_argument("--hands", type=int, default=2)
     parser.add_argument("--batches", type=int, nargs="+", default=[1, 16, 250])
+    parser.add_argument("--against", metavar="REF", help="compare with the code at git REF")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds (--against)")
+    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.against:
+        compare(args)
+        return
     per_table = record(args.tables, args.tables, args.hands, 101)  # every table its own deal
     stream = [(c.table_id.encode(), E.encode(c)) for c in interleave(per_table)]
     msgspec.json.decode(stream[0][1])
     print(f"views: {len(stream)} commands over {args.tables} tables (four human seats each), "
           "in process, CPU time")
+    figures: dict[str, float] = {}
     for batch in args.batches:
         decided, batches = decide(stream, batch)
         projected, updates = project(batches, len(stream))
         both = 1 / (1 / decided + 1 / projected)
+        figures |= {f"processor {batch}": decided, f"views {batch}": projected}
+        if args.json:
+            continue
         print(f"batches of {batch:>4} records (~{max(batch / args.tables, 1):.1f} a table): "
               f"processor {decided:7.0f} commands/s; views service {projected:7.0f} "
               f"commands/s ({updates} updates); both on one core {both:7.0f}")
+    if args.json:
+        print(json.dumps(figures))
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def compare(args: argparse.Namespace) -> None:
+    """Before (the libs at `args.against`) and after (the working tree's), alternating."""
+    with tempfile.TemporaryDirectory(prefix="okey-bench-") as tmp:
+        archive = subprocess.run(["git", "archive", args.against, "libs"], cwd=ROOT,
+                                 check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+        libs = {"before": Path(tmp) / "libs", "after": ROOT / "libs"}
+        best: dict[str, dict[str, float]] = {name: {} for name in libs}
+        for _ in range(args.rounds):
+            for name, path in libs.items():
+                env = dict(os.environ, PYTHONPATH=f"{path}{os.pathsep}{ROOT}")
+                out = subprocess.run(
+                    [sys.executable, "-m", "tools.bench.views", "--json", "--tables",
+                     str(args.tables), "--hands", str(args.hands), "--batches",
+                     *map(str, args.batches)],
+                    cwd=ROOT, env=env, check=True, capture_output=True, text=True).stdout
+                for key, value in json.loads(out.splitlines()[-1]).items():
+                    best[name][key] = max(best[name].get(key, 0.0), value)
+    print(f"views before ({args.against}) and after (working tree): {args.tables} tables, "
+          f"best of {args.rounds} alternating rounds, CPU time, one core, commands/s")
+    for batch in args.batches:
+        b, a = best["before"], best["after"]
+        print(f"  batches of {batch:>4}: processor before {b[f'processor {batch}']:7.0f} "
+              f"after {a[f'processor {batch}']:7.0f}; views service before "
+              f"{b[f'views {batch}']:7.0f} after {a[f'views {batch}']:7.0f} "
+              f"({a[f'views {batch}'] / b[f'views {batch}']:.2f}x; "
+              f"{a[f'views {batch}'] / a[f'processor {batch}']:.2f} of the processor)")
 
 
 if __name__ == "__main__":

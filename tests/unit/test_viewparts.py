@@ -1,0 +1,98 @@
+"""The views service's projection rebuilds only what a change touched (okey101.app.
+playerviews.TableParts) and publishes, at every step, the bytes the plain full rebuild
+(`table.views.player_updates`, encoded) would: in every house and the partner modes,
+whatever the batching."""
+
+from __future__ import annotations
+
+import functools
+
+import msgspec
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from okey101.app.playerviews import PlayerViews
+from okey101.app.processing import PartitionTables
+from okey101.table import messages as E
+from okey101.table.evolve import NEW_TABLE, evolve
+from okey101.table.simulate import match_seeds, play_match
+from okey101.table.state import TableState
+from okey101.table.views import player_updates
+
+HOUSES = [
+    {"base": "north-sultan", "options": {"hands_per_match": 2}},
+    {"base": "okeygg", "options": {"hands_per_match": 7}},
+    {"base": "okeygg", "options": {"hands_per_match": 7, "partners": True}},
+    {"base": "classic", "options": {"hands_per_match": 2}},
+    {"base": "classic", "options": {"hands_per_match": 2, "partners": True}},
+    {"base": "okey-oyna", "options": {"hands_per_match": 2}},
+    {"base": "okey-oyna-duz", "options": {}},
+    {"base": "okey-oyna-duz", "options": {"partners": True}},
+]
+
+
+@functools.cache
+def events_of(house: int, match: int) -> list[list[E.Event]]:
+    """The events of each command of a played match in `HOUSES[house]`, as the processor
+    wrote them."""
+    seed = match_seeds(house * 10 + 3, match + 1)[match]
+    commands = play_match(HOUSES[house], seed).commands
+    table = f"t{house}-{match}"
+    tables = PartitionTables(0, 1, allow_stacked_deals=True)
+    out = []
+    for i, c in enumerate(commands):
+        command = msgspec.structs.replace(c, table_id=table, command_id=f"{table}-{i}")
+        out.append(tables.handle(table.encode(), E.encode(command), "commands", i,
+                                 lambda: "00" * 32, at=1_000 + 50 * i).events)
+    return out
+
+
+def full_rebuild(tables: dict[str, TableState], batch: list[E.Event]) -> list[bytes]:
+    """The updates of `batch`, every seat's whole view built from the state, encoded."""
+    changed: dict[str, tuple[int, list[E.Event]]] = {}
+    for event in batch:
+        state = tables.get(event.table_id, NEW_TABLE)
+        changed.setdefault(event.table_id, (state.seq, []))[1].append(event)
+        tables[event.table_id] = evolve(state, event)
+    return [E.encode(u) for t, (previous, events) in changed.items()
+            for u in player_updates(tables[t], previous, events)]
+
+
+def assert_same_bytes(streams: list[list[list[E.Event]]], sizes: list[int]) -> int:
+    """Project the commands' events of `streams` interleaved, `sizes[k]` commands a batch
+    (cycling), both ways; the number of updates compared."""
+    commands = [c for step in zip(*streams, strict=False) for c in step]
+    rest = [c for s in streams for c in s[min(len(x) for x in streams):]]
+    commands += rest
+    views, tables = PlayerViews(), {}
+    at, k, compared = 0, 0, 0
+    while at < len(commands):
+        size = sizes[k % len(sizes)]
+        batch = [e for c in commands[at:at + size] for e in c]
+        at, k = at + size, k + 1
+        published, skipped = views.publish(batch)
+        assert skipped == []
+        expected = full_rebuild(tables, batch)
+        assert [p.value for p in published] == expected
+        assert [p.key for p in published] == \
+            [f"{u['table_id']}:{u['seat']}".encode() for u in map(msgspec.json.decode, expected)]
+        compared += len(expected)
+    assert views.tables.keys() == {t for t, s in tables.items() if s.status != "over"}
+    return compared
+
+
+@pytest.mark.parametrize("house", range(len(HOUSES)),
+                         ids=[f"{h['base']}{'-partners' if h['options'].get('partners') else ''}"
+                              for h in HOUSES])
+def test_every_update_is_the_full_rebuilds_bytes_one_command_at_a_time(house: int) -> None:
+    for match in range(3):
+        assert assert_same_bytes([events_of(house, match)], [1]) > 100
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.integers(min_value=1, max_value=12), min_size=1, max_size=8),
+       st.sampled_from(range(len(HOUSES))), st.sampled_from(range(len(HOUSES))))
+def test_every_update_is_the_full_rebuilds_bytes_whatever_the_batching(
+        sizes: list[int], first: int, second: int) -> None:
+    assert_same_bytes([events_of(first, 0), events_of(second, 1)], sizes)
