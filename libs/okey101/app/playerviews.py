@@ -27,7 +27,7 @@ from typing import Any
 
 import msgspec
 
-from okey101 import scoring, tiles
+from okey101 import names, scoring, tiles
 from okey101.errors import IllegalMove
 from okey101.table import messages as E
 from okey101.table import rules as R
@@ -46,6 +46,7 @@ from okey101.table.views import (
     event_for,
     player_update_decoder,
     seat_rules,
+    unranked_of,
 )
 from okey101.terms import SEATS
 
@@ -64,7 +65,7 @@ def _wire(model: type[msgspec.Struct], raw: set[str]) -> Any:
 
 _ViewWire = _wire(PlayerView, {"profile", "players", "bots", "rack", "hand", "hand_scores",
                                "penalties", "totals", "rules", "reconnect_by", "remaining",
-                               "seeding"})
+                               "seeding", "names"})
 _UpdateWire = _wire(PlayerUpdate, {"events", "view"})
 _HandWire = _wire(HandView, {"melds", "seats", "current", "indicator", "okey"})
 
@@ -127,6 +128,7 @@ class TableParts:
             g = state.seeding
             self.seeding = (g, _raw(_seeding_view(g)) if g is not None else _NULL)
         totals = state.totals()
+        unranked = unranked_of(state)
         common = dict(
             table_id=state.table_id, seq=state.seq, status=state.status,
             profile=self.profile[1], players=_raw(state.players), bots=_raw(bots),
@@ -139,7 +141,8 @@ class TableParts:
                                for d in state.disconnected]),
             remaining=_raw(scoring.remaining(profile, totals)) if profile is not None
             else _NULL,
-            seeding=self.seeding[1])
+            seeding=self.seeding[1], ranked=profile is not None and not unranked,
+            unranked_reason=unranked, names=_raw(names.table_names(list(state.players))))
         # the seats with rules: seat_rules answers NO_RULES for every other
         acting = set(range(SEATS)) if state.seeding is not None and \
             state.status == "playing" else \

@@ -257,7 +257,7 @@ def _player_view(state: TableState, seat: int, hand_view: HandView | None,
     rack: list[str] = []
     if hand is not None and 0 <= seat < len(hand.seats):
         rack = tiles.names(hand.seats[seat].rack)
-    unranked = _unranked(state.profile, state.private) if state.profile is not None else ""
+    unranked = unranked_of(state)
     return PlayerView(
         table_id=state.table_id, seq=state.seq, seat=seat, status=state.status,
         profile=state.profile, players=list(state.players), bots=_bot_labels(state),
@@ -275,6 +275,11 @@ def _player_view(state: TableState, seat: int, hand_view: HandView | None,
 
 
 _unranked = functools.lru_cache(maxsize=256)(unranked_reason)  # a table's, on every view
+
+
+def unranked_of(state: TableState) -> str:
+    """Why the table's match moves no standings ("" when it is ranked, or has no house)."""
+    return _unranked(state.profile, state.private) if state.profile is not None else ""
 
 
 def _seeding_view(g: Seeding) -> SeedingView:
