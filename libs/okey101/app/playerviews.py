@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from okey101.errors import IllegalMove
 from okey101.table import messages as E
 from okey101.table.evolve import NEW_TABLE, evolve
 from okey101.table.state import TableState
@@ -42,26 +41,37 @@ class PlayerViews:
         """Fold a batch of events: the updates to publish (one per changed table and
         seat, in the order the tables first changed; a table's views are built once per
         batch, however many events) and, described, the events skipped because they do not
-        follow their table (a gap or a repeat in the log)."""
-        changed: dict[str, tuple[int, list[E.Event], TableState]] = {}
-        skipped: list[str] = []
-        for event in events:
+        follow their table (a gap or a repeat in the log) or cannot be folded at all."""
+        updates, skipped = self.apply_each(events)
+        return updates, [text for _, text, _ in skipped]
+
+    def apply_each(self, events: Iterable[E.Event]
+                   ) -> tuple[list[PlayerUpdate], list[tuple[int, str, Exception]]]:
+        """`apply`, each skipped event named by its place in `events`, with the exception
+        it raised (any exception: a table's state is never left half-folded)."""
+        changed: dict[str, tuple[int, list[E.Event], TableState, int]] = {}
+        skipped: list[tuple[int, str, Exception]] = []
+        for i, event in enumerate(events):
             entry = changed.get(event.table_id)
             state = entry[2] if entry else self.tables.get(event.table_id, NEW_TABLE)
             try:
                 after = evolve(state, event)
-            except IllegalMove as exc:
-                skipped.append(f"{type(event).__struct_config__.tag} of table "
-                               f"{event.table_id!r}: {exc}")
+            except Exception as exc:  # IllegalMove, or a foreign event
+                skipped.append((i, f"{type(event).__struct_config__.tag} of table "
+                                f"{event.table_id!r}: {exc}", exc))
                 continue
             if entry is None:
-                changed[event.table_id] = (state.seq, [event], after)
+                changed[event.table_id] = (state.seq, [event], after, i)
             else:
                 entry[1].append(event)
-                changed[event.table_id] = (entry[0], entry[1], after)
+                changed[event.table_id] = (entry[0], entry[1], after, i)
         out: list[PlayerUpdate] = []
-        for table_id, (previous, batch, after) in changed.items():
-            out += player_updates(after, previous, batch)
+        for table_id, (previous, batch, after, last) in changed.items():
+            try:
+                out += player_updates(after, previous, batch)
+            except Exception as exc:  # its views cannot be built: not kept
+                skipped.append((last, f"the views of table {table_id!r}: {exc}", exc))
+                continue
             if after.status == "over":
                 self.tables.pop(table_id, None)
             else:

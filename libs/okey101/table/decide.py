@@ -39,7 +39,7 @@ def decide(state: TableState, command: E.Command) -> Decision:
     except IllegalMove as exc:
         return E.Rejection(code=exc.code, message=exc.message)
     except MalformedInput as exc:
-        return E.Rejection(code="malformed", message=str(exc))
+        return E.Rejection(code=getattr(exc, "code", "malformed"), message=str(exc))
 
 
 def decide_and_fold(state: TableState, command: E.Command) -> tuple[TableState, Decision]:
@@ -54,7 +54,7 @@ def decide_and_fold(state: TableState, command: E.Command) -> tuple[TableState, 
     except IllegalMove as exc:
         return state, E.Rejection(code=exc.code, message=exc.message)
     except MalformedInput as exc:
-        return state, E.Rejection(code="malformed", message=str(exc))
+        return state, E.Rejection(code=getattr(exc, "code", "malformed"), message=str(exc))
 
 
 class Head(TypedDict):
