@@ -27,8 +27,8 @@ import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.errors import KafkaError, ProducerFenced
 
+from okey101.app import bounds, topics
 from okey101.app import snapshots as S
-from okey101.app import topics
 from okey101.app.processing import (
     FINISHED_WINDOW,
     OUTCOMES_PER_TABLE,
@@ -289,7 +289,7 @@ class Processor:
                          ) -> tuple[S.Cut, dict[str, S.StoredTable]] | None:
         try:
             return S.latest(records, partition)
-        except S.Unusable as exc:
+        except Exception as exc:  # Unusable, or a foreign record: the full log is read
             if records:
                 metrics.SNAPSHOT_FALLBACKS.inc()
                 log.warning("snapshot_unusable", partition=partition, reason=str(exc))
@@ -601,18 +601,25 @@ def decode_log(records: list[tuple[int, bytes | None, bytes | None]],
                decoder: msgspec.json.Decoder[Any],
                topic: str, partition: int) -> list[Any]:
     """The decodable values of a log read at recovery, in order: an undecodable one (a
-    foreign writer, a newer contract) is skipped and logged with its offset, so one bad
-    record does not stop the partition from being rebuilt."""
+    foreign writer, a newer contract), one outside the bounds, or one whose key is not its
+    table is skipped and logged with its offset, so one bad record does not stop the
+    partition from being rebuilt (the consumers of those topics dead-letter them)."""
     out = []
-    for offset, _, value in records:
+    for offset, key, value in records:
         if value is None:
             continue
         try:
-            out.append(decoder.decode(value))
-        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            bounds.check(value, bounds.DERIVED)
+            decoded = decoder.decode(value)
+            table_id = getattr(decoded, "table_id", None)
+            if table_id is not None and (key or b"").decode("utf-8", "replace") != table_id:
+                raise bounds.HostileRecord("wrong_key", f"a record of table {table_id!r:.80} "
+                                           f"under the key {key!r:.80}")
+            out.append(decoded)
+        except Exception as exc:  # any record: the rebuild goes on
             metrics.UNDECODABLE.labels(topic.rsplit(".", 1)[-1]).inc()
             log.warning("undecodable_record_skipped", topic=topic, partition=partition,
-                        offset=offset, error=str(exc))
+                        offset=offset, error=bounds.describe(exc)[:300])
     return out
 
 

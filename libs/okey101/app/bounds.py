@@ -4,7 +4,7 @@ A record is read by a decoder that recurses once per nesting level (msgspec rais
 `RecursionError` near 1,000) and that builds whatever size the bytes ask for. `check`
 refuses, on the raw bytes and without recursion: a record larger than the topic allows,
 nesting deeper than any message of ours has, a string longer than any field of ours holds,
-and an integer too large for the 64 bits every number of ours fits. What passes is then
+and an integer beyond what a JavaScript client holds exactly (2**53). What passes is then
 decoded by the typed decoders, which refuse wrong types; `kind_of` names any exception a
 consumer met as the reason kind its dead letter and metric carry.
 """
@@ -19,7 +19,10 @@ import msgspec
 # A JSON string token (escapes included), and what is left of the structure without them.
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.S)
 _BRACKET = re.compile(rb"[\[\]{}]")
-_LONG_INTEGER = re.compile(rb"\d{20,}")  # more digits than a 64-bit integer has
+# an integer part of 17 digits or more (not the digits after a point): past 2**53, the
+# integers a JavaScript client holds exactly
+_LONG_INTEGER = re.compile(rb"(?<![.\d])\d{17,}")
+MAX_INT = 2**53
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,8 +74,17 @@ def check(raw: bytes, limits: Limits) -> None:
             else:
                 depth -= 1
     if _LONG_INTEGER.search(bare):
-        raise HostileRecord("number_range", "an integer of 20 digits or more: every number "
-                            "is a 64-bit one")
+        raise HostileRecord("number_range", "an integer of 17 digits or more: every "
+                            f"integer is within +-{MAX_INT} (2**53)")
+
+
+def check_integers(message: object) -> None:
+    """Raise `HostileRecord` when a top-level integer field of a decoded struct is outside
+    +-2**53 (the bytes' check lets through 16-digit ones)."""
+    for name in getattr(message, "__struct_fields__", ()):
+        value = getattr(message, name)
+        if type(value) is int and not -MAX_INT <= value <= MAX_INT:
+            raise HostileRecord("number_range", f"{name}={value} is outside +-2**53")
 
 
 def kind_of(exc: BaseException) -> str:

@@ -125,6 +125,7 @@ class PartitionTables:
         self.finished: OrderedDict[str, int] = OrderedDict()  # table id: final seq, oldest first
         self.strays: OrderedDict[tuple[str, str], E.Outcome] = OrderedDict()
         self.evicted = 0  # finished tables that left the window (a counter, for metrics)
+        self.unfoldable = 0  # events of the log skipped at a rebuild: they did not follow
         # snapshots: the tables changed since the last cut (none kept without snapshots,
         # where no cut would ever clear them), and hands ended since then
         self.snapshots = snapshots
@@ -253,7 +254,12 @@ class PartitionTables:
         state = self.tables.get(event.table_id, NEW_TABLE)
         if event.seq <= state.seq:
             return  # already folded (a snapshot or a re-read)
-        self._set(event.table_id, evolve(state, event))
+        try:
+            after = evolve(state, event)
+        except Exception:  # a foreign event that does not follow: never written by us
+            self.unfoldable += 1
+            return
+        self._set(event.table_id, after)
 
     # ------------------------------------------------------------ processing
     def handle(self, key: bytes | None, value: bytes | None, topic: str, offset: int,
@@ -269,6 +275,7 @@ class PartitionTables:
         try:
             bounds.check(value, bounds.COMMANDS)
             command = E.command_decoder.decode(value)
+            bounds.check_integers(command)
         except Exception as exc:  # any record a decoder cannot take is a dead letter
             return dead(f"undecodable command: {bounds.describe(exc)}", bounds.kind_of(exc),
                         type(exc).__name__)
