@@ -3,6 +3,7 @@
 A record is read by a decoder that recurses once per nesting level (msgspec raises
 `RecursionError` near 1,000) and that builds whatever size the bytes ask for. `check`
 refuses, on the raw bytes and without recursion: a record larger than the topic allows,
+bytes that are not UTF-8,
 nesting deeper than any message of ours has, a string longer than any field of ours holds,
 and an integer beyond what a JavaScript client holds exactly (2**53). What passes is then
 decoded by the typed decoders, which refuse wrong types; `kind_of` names any exception a
@@ -55,6 +56,10 @@ def check(raw: bytes, limits: Limits) -> None:
     if len(raw) > limits.max_bytes:
         raise HostileRecord("too_large", f"record of {len(raw)} bytes: at most "
                             f"{limits.max_bytes} are read")
+    try:
+        raw.decode("utf-8")  # a part a reader keeps raw (a view) is passed on as text
+    except UnicodeDecodeError as exc:
+        raise HostileRecord("undecodable", f"invalid UTF-8 at byte {exc.start}") from None
     longest = 0
     for match in _STRING.finditer(raw):
         longest = max(longest, match.end() - match.start())
