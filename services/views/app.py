@@ -160,9 +160,7 @@ class ViewsService:
         live_records: list[Any] = []
         first_at = None
         for record in records:
-            if record.value is None:
-                continue
-            if record.offset >= first:
+            if record.offset >= first:  # a null is a dead letter too: events are never null
                 event = self.dead.apply(record, _decode)
                 if event is None:
                     metrics.SKIPPED.labels("undecodable").inc()
@@ -171,6 +169,8 @@ class ViewsService:
                 live.append(event)
                 live_records.append(record)
                 first_at = record.timestamp if first_at is None else first_at
+                continue
+            if record.value is None:
                 continue
             try:
                 bounds.check(record.value, bounds.DERIVED)
