@@ -17,7 +17,6 @@ from prometheus_client import REGISTRY
 from okey101.app import bounds, processing
 from okey101.app.playerviews import PlayerViews
 from okey101.app.processing import PartitionTables
-from okey101.table import messages as E
 from services.common import runtime, tasks
 from services.common.deadletters import DeadLetters
 from services.common.http import HealthServer, Readiness
