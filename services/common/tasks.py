@@ -86,16 +86,15 @@ class Tasks:
         return "; ".join(f"{name} ended: {why}" for name, why in sorted(self.down.items()))
 
     def watch(self, name: str, coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
-        """A background task whose end, other than at shutdown (`stopping` or cancelled
-        while stopping), makes the process exit non-zero."""
+        """A background task whose end, other than at shutdown (`stopping`) or by its
+        owner's cancelling it, makes the process exit non-zero."""
         task = asyncio.create_task(coro, name=name)
 
         def ended(done: asyncio.Task[None]) -> None:
-            if self.stopping:
+            if self.stopping or done.cancelled():  # only its owner cancels it: a stop
                 return
-            error = None if done.cancelled() else done.exception()
-            self.failed(name, error if error is not None else
-                        "cancelled" if done.cancelled() else "returned")
+            error = done.exception()
+            self.failed(name, error if error is not None else "returned")
             self.fatal.set()
 
         task.add_done_callback(ended)
