@@ -155,7 +155,8 @@ def examples() -> dict[str, Any]:
                                played=1, won=1, last_table=T, last_at=AT, matches=1)
     out["dead-letter"] = E.DeadLetter(reason="undecodable command: Expected `object`, got "
                                       "`str`", topic="okey.commands", partition=3,
-                                      offset=1042, key=T, value='"draw"')
+                                      offset=1042, key=T, value='"draw"', kind="invalid",
+                                      error="ValidationError", service="processor")
     out |= _audit()
     accepted = out["outcome.accepted"]
     out["snapshot.table"] = TableSnapshot(

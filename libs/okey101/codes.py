@@ -22,6 +22,14 @@ REJECTIONS: dict[str, str] = {
     "bad_seat": "the seat number is not 0-3",
     "not_your_seat": "the player does not sit at the seat the command names",
     "seed_forbidden": "start_match carried a seed or stacked deals: the server chooses the deal",
+    # a table's options (create_table): the message names the option
+    "unknown_option": "create_table: an option the house's profile does not have",
+    "option_locked": "create_table: an option of the house no table may change (its game, "
+                     "its ranges)",
+    "option_type": "create_table: an option of the wrong type (a string for a number, a "
+                   "float for an integer, a nested value)",
+    "option_range": "create_table: an option's value is outside what the house allows",
+    "too_many_options": "create_table: more options than a profile has fields",
     # seating and the match
     "seat_taken": "somebody already sits at that seat",
     "already_seated": "the player (or bot) already sits at this table",

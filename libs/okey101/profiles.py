@@ -250,13 +250,42 @@ def resolve(spec: str | dict[str, Any]) -> Profile:
     return with_overrides(house(spec["base"]), options)
 
 
+class OptionRefused(MalformedInput):
+    """A table option refused; `code` says how (okey101.codes), the message names the key."""
+
+    def __init__(self, message: str, code: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+MAX_OPTIONS = 64  # a profile has fewer fields: more is not a table's options
+OPTION_INT_RANGE = (-1_000_000, 1_000_000)  # any integer option, before its own checks
+_OPTION_TYPES: dict[str, Any] = {
+    f.name: f.type for f in msgspec.structs.fields(Profile)}
+
+
 def with_overrides(base: Profile, options: dict[str, Any]) -> Profile:
-    """`base` with `options` applied, type-checked and range-checked; errors name the option."""
-    for key in options:
+    """`base` with `options` applied, type-checked and range-checked; each refusal names
+    the option and carries its code (unknown_option, option_locked, option_type,
+    option_range, too_many_options)."""
+    if len(options) > MAX_OPTIONS:
+        raise OptionRefused(f"{len(options)} profile options: at most {MAX_OPTIONS}",
+                            code="too_many_options")
+    for key, value in options.items():
         if key not in Profile.__struct_fields__:
-            raise MalformedInput(f"unknown profile option {key!r}")
+            shown = key if len(key) <= 64 else key[:61] + "..."
+            raise OptionRefused(f"unknown profile option {shown!r}", code="unknown_option")
         if key in _LOCKED:
-            raise MalformedInput(f"profile option {key!r} cannot be overridden")
+            raise OptionRefused(f"profile option {key!r} cannot be overridden",
+                                code="option_locked")
+        try:
+            msgspec.convert(value, _OPTION_TYPES[key])
+        except msgspec.ValidationError as exc:
+            raise OptionRefused(f"profile option {key!r}: {exc}", code="option_type") from None
+        lo, hi = OPTION_INT_RANGE
+        if isinstance(value, int) and not isinstance(value, bool) and not lo <= value <= hi:
+            raise OptionRefused(f"profile option {key!r}={value} is outside {lo}-{hi}",
+                                code="option_range")
     merged = msgspec.to_builtins(base) | options
     count = options.get("meld_value")
     if count != base.meld_value and isinstance(count, str) and count in COUNT_DEFAULTS:
@@ -264,8 +293,11 @@ def with_overrides(base: Profile, options: dict[str, Any]) -> Profile:
     try:
         profile = msgspec.convert(merged, Profile)
     except msgspec.ValidationError as exc:
-        raise MalformedInput(f"profile option: {exc}") from None
-    validate(profile)
+        raise OptionRefused(f"profile option: {exc}", code="option_type") from None
+    try:
+        validate(profile)
+    except MalformedInput as exc:  # every message names the option
+        raise OptionRefused(str(exc), code="option_range") from None
     return profile
 
 

@@ -16,18 +16,18 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-import msgspec
 import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.structs import OffsetAndMetadata
 
-from okey101.app import topics
+from okey101.app import bounds, topics
 from okey101.audit.auditor import Auditor
 from okey101.audit.collusion import MAX_ACCOUNTS, MAX_PAIRS
 from okey101.audit.records import AnyRecord, CollusionFlag, HandFailed, HandVerified, encode
 from okey101.table import messages as E
 from services.auditor import metrics
 from services.auditor.settings import AuditorSettings
+from services.common.deadletters import DeadLetters
 from services.common.http import Readiness
 from services.common.kafka import (
     Rebalance,
@@ -59,6 +59,7 @@ class AuditorService:
         self.ready = self.reread.ready
         self.consumer: AIOKafkaConsumer | None = None
         self.producer: AIOKafkaProducer | None = None
+        self.dead = DeadLetters("auditor", prefix)
         self._stopping = asyncio.Event()
 
     @classmethod
@@ -74,6 +75,7 @@ class AuditorService:
             self.bootstrap, self.group, self.instance_id, self.events, Rebalance(self),
             linger_ms=5, fetch_max_wait_ms=50)
         self.producer, self.consumer = producer, consumer
+        self.dead.producer = producer
         log.info("auditor_started", bootstrap=self.bootstrap, group=self.group,
                  prefix=self.prefix)
 
@@ -120,15 +122,19 @@ class AuditorService:
             last_offset = record.offset
             if record.value is None:
                 continue
-            try:
-                event = E.event_decoder.decode(record.value)
-            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            if record.offset >= first:
+                found = self.dead.apply(record, self._fold_one)
+            else:  # a re-read: a record it cannot take was dead-lettered when first read
+                try:
+                    bounds.check(record.value, bounds.DERIVED)
+                    found = self._fold_one(record)
+                except Exception as exc:  # any record: the audit goes on
+                    log.warning("undecodable_event", partition=tp.partition,
+                                offset=record.offset, error=str(exc)[:300])
+                    found = None
+            if found is None:
                 metrics.UNDECODABLE.inc()
-                log.warning("undecodable_event", partition=tp.partition,
-                            offset=record.offset, error=str(exc))
                 continue
-            metrics.EVENTS.inc()
-            found = self.auditor.fold(event)
             if record.offset >= first:
                 out += found
             metrics.LAG_SECONDS.set(max(0.0, time.time() - record.timestamp / 1000))
@@ -139,9 +145,15 @@ class AuditorService:
             metrics.FORGOTTEN.set(collusion.forgotten)
         if out:
             await self._publish(out)
+        await self.dead.flush()
         if last_offset >= first and self.consumer is not None:
             await self.consumer.commit({tp: OffsetAndMetadata(last_offset + 1, "")})
             self.reread.published_from[tp.partition] = last_offset + 1
+
+    def _fold_one(self, record: Any) -> list[AnyRecord]:
+        event = E.event_decoder.decode(record.value)
+        metrics.EVENTS.inc()
+        return self.auditor.fold(event)
 
     async def _publish(self, out: list[AnyRecord]) -> None:
         assert self.producer is not None

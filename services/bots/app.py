@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import secrets
 import time
 from collections.abc import Callable
+from typing import Any
 
 import msgspec
 import structlog
@@ -36,6 +38,7 @@ from okey101.table import messages as E
 from okey101.table.views import PlayerView, ViewUpdate, view_update_decoder
 from services.bots import metrics
 from services.bots.settings import BotsSettings
+from services.common.deadletters import DeadLetters
 from services.common.http import Readiness
 from services.common.kafka import client_security, provision, record_lag
 
@@ -68,6 +71,7 @@ class Bots:
         self.policies: dict[int, Callable[[PlayerView], E.Command]] = {
             0: bots.level0, 1: bots.level1, 2: bots.level2, 3: self.level3, 4: self.level4}
         self.acted = ActedOn()  # per live table: the seq each seat acted on
+        self.dead = DeadLetters("bots", prefix)
         self.consumer: AIOKafkaConsumer | None = None
         self.producer: AIOKafkaProducer | None = None
         self._stopping = asyncio.Event()
@@ -109,6 +113,7 @@ class Bots:
             await _close_quietly(consumer, producer)
             raise
         self.consumer, self.producer = consumer, producer
+        self.dead.producer = producer
         log.info("bots_started", group=self.group, prefix=self.prefix, bot_level=self.level)
 
     async def run(self) -> None:
@@ -121,27 +126,28 @@ class Bots:
             while not self._stopping.is_set():
                 batches = await consumer.getmany(timeout_ms=200, max_records=500)
                 await record_lag(consumer, views)
-                latest: dict[tuple[str, int], ViewUpdate] = {}
+                latest: dict[tuple[str, int], tuple[ViewUpdate, Any]] = {}
                 for records in batches.values():
                     for record in records:
-                        try:
-                            update = view_update_decoder.decode(record.value)
-                        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-                            log.warning("bad_view", error=str(exc))
-                            continue
-                        latest[(update.table_id, update.seat)] = update
+                        update = self.dead.apply(record, _decode)
+                        if update is not None:
+                            latest[(update.table_id, update.seat)] = (update, record)
                 metrics.VIEWS.inc(len(latest))
-                for update in latest.values():  # only the newest view of each seat counts
-                    command = self.respond(update)
+                for update, record in latest.values():  # the newest view of each seat counts
+                    command = self.dead.apply(record, functools.partial(self._respond, update))
                     if command is not None:
                         if self.think:
                             await asyncio.sleep(self.think)
                         await producer.send(topics.COMMANDS.name(self.prefix),
                                             E.encode(command), key=command.table_id.encode())
+                await self.dead.flush()
         finally:
             await _close_quietly(consumer, producer)
             log.info("bots_stopped", level4_searched=self.level4.searched,
                      level4_overruled=self.level4.overruled)
+
+    def _respond(self, update: ViewUpdate, record: Any) -> E.Command | None:
+        return self.respond(update)
 
     def respond(self, update: ViewUpdate) -> E.Command | None:
         """The command a view calls for, if any (pure apart from the acted-on memory)."""
@@ -189,3 +195,8 @@ async def _close_quietly(consumer: AIOKafkaConsumer, producer: AIOKafkaProducer)
     for client in (producer, consumer):
         with contextlib.suppress(KafkaError, OSError, TimeoutError):
             await asyncio.wait_for(client.stop(), 10)
+
+
+def _decode(record: Any) -> ViewUpdate:
+    update: ViewUpdate = view_update_decoder.decode(record.value)
+    return update

@@ -3,8 +3,9 @@
 - `/metrics`: the Prometheus text exposition of the process's registry.
 - `/healthz`: 200 while the process's event loop answers (liveness: restart when it fails).
 - `/readyz`: 200 when the service says it is ready (its partitions assigned and rebuilt:
-  `ReportsReadiness`) and the broker answered the last probe; 503 otherwise, with the
-  reason in the JSON body. `okey_ready` carries the same answer as a metric.
+  `ReportsReadiness`), no task of it is down (`services.common.tasks`) and the broker
+  answered the last probe; 503 otherwise, with the reason in the JSON body. `okey_ready`
+  carries the same answer as a metric.
 
 Every service's HTTP application (this one, the gateway's, the leaderboards' and the
 replays') runs `json_errors`: a malformed request is a 400 with a JSON error naming the
@@ -33,6 +34,7 @@ from prometheus_client.exposition import generate_latest
 from okey101.app.jsondepth import MAX_DEPTH, too_deep
 from okey101.errors import MalformedInput
 from services.common.kafka import admin_client
+from services.common.tasks import TASKS
 
 log = structlog.get_logger("http")
 
@@ -107,7 +109,7 @@ class BrokerProbe:
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
-        self._task = asyncio.create_task(self._loop())
+        self._task = TASKS.watch("broker probe", self._loop())
 
     async def stop(self) -> None:
         if self._task is not None:
@@ -177,6 +179,9 @@ class HealthServer:
 
     def readiness(self) -> Readiness:
         answer = self.service.readiness() if self.service else Readiness(False, "starting")
+        down = TASKS.unready()
+        if down is not None:  # a task that ended: named, whatever else the service says
+            answer = Readiness(False, f"task failed: {down}")
         if answer.ready and self.probe is not None and not self.probe.reachable:
             answer = Readiness(False, f"broker unreachable: {self.probe.error}")
         READY.set(1 if answer.ready else 0)

@@ -9,7 +9,9 @@ A service's `__main__` is one call: `run(ProcessorSettings, Processor.from_setti
 - the broker refusing the service (wrong credentials, no ACL): one JSON line
   `service_failed` naming the cause and the Kafka user, exit status 1 (no retry: waiting
   would not change the answer);
-- SIGTERM or SIGINT: the service's `stop()`, then the end of its `run()`, exit status 0.
+- SIGTERM or SIGINT: the service's `stop()`, then the end of its `run()`, exit status 0;
+- its `run()` ending otherwise (an exception, a return), or a watched task's end
+  (`services.common.tasks`): /readyz 503 naming it for `EXIT_HOLD_S`, exit status 1.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from services.common.kafka import KafkaClientLog, fault_text
 from services.common.logs import configure_logging
 from services.common.memory import freeze_startup, track_gc_pauses
 from services.common.settings import ServiceSettings, load
+from services.common.tasks import EXIT_HOLD_S, TASKS
 
 log = structlog.get_logger("runtime")
 S = TypeVar("S", bound=ServiceSettings)
@@ -79,6 +82,7 @@ def run(settings_class: type[S], build: Callable[[S], Service],
 async def serve_settings(settings: S, build: Callable[[S], Service]) -> int:
     service = build(settings)
     stopping = asyncio.Event()
+    TASKS.reset()
 
     def stop() -> None:
         stopping.set()
@@ -101,7 +105,7 @@ async def serve_settings(settings: S, build: Callable[[S], Service]) -> int:
     logging.getLogger("aiokafka").addHandler(client)
     try:
         if await connect(service, stopping, settings.bootstrap, client):
-            await service.run()
+            return await _run_watched(service, stopping)
         return 0
     except MalformedInput as exc:
         log.error("service_failed", error=str(exc))
@@ -114,9 +118,43 @@ async def serve_settings(settings: S, build: Callable[[S], Service]) -> int:
             log.exception("service_failed", error=repr(exc))
         return 1
     finally:
+        TASKS.stopping = True
         logging.getLogger("aiokafka").removeHandler(client)
         await probe.stop()
         await server.stop()
+
+
+async def _run_watched(service: Service, stopping: asyncio.Event) -> int:
+    """`service.run()` until it ends; 0 when it ended for a stop. Its end for any other
+    reason (an exception, or a return nobody asked for), or the end of a task `TASKS`
+    watches, is a failure: /readyz names it for `EXIT_HOLD_S`, then the exit status is 1
+    (systemd restarts the service)."""
+    main = asyncio.create_task(service.run(), name="main loop")
+    fatal = asyncio.create_task(TASKS.fatal.wait())
+    try:
+        await asyncio.wait({main, fatal}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        fatal.cancel()
+    if main.done():
+        error = None if main.cancelled() else main.exception()
+        if stopping.is_set() and error is None:
+            return 0
+        if isinstance(error, MalformedInput):
+            raise error
+        TASKS.failed(f"{type(service).__name__} main loop",
+                     error if error is not None else "returned", label="main_loop")
+        await asyncio.sleep(EXIT_HOLD_S)
+        if error is not None:
+            raise error  # logged as service_failed (the broker's refusal named), status 1
+    else:
+        service.stop()
+        await asyncio.sleep(EXIT_HOLD_S)
+        try:
+            await asyncio.wait_for(main, 30)
+        except BaseException as exc:  # exiting non-zero whatever it says
+            log.warning("service_stop_failed", error=repr(exc))
+    log.error("service_failed", error=TASKS.unready())
+    return 1
 
 
 async def connect(service: Service, stopping: asyncio.Event, bootstrap: str,

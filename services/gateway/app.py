@@ -28,13 +28,14 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.errors import KafkaError
 
 from okey101 import names, profiles, solver, tiles
-from okey101.app import identity, topics
+from okey101.app import bounds, identity, topics
 from okey101.app import websocket as W
 from okey101.app.ratelimit import FloodGuard, TokenBucket
 from okey101.app.viewcache import ViewCache
 from okey101.errors import MalformedInput
 from okey101.table import messages as E
 from okey101.table.views import SPECTATOR
+from services.common.deadletters import DeadLetters
 from services.common.http import Readiness, json_body, json_errors
 from services.common.kafka import client_security, provision
 from services.gateway import metrics
@@ -142,6 +143,7 @@ class Gateway:
         # command again, a reused id for another command is refused (`id_reused`)
         self.sent: OrderedDict[tuple[str, str], tuple[bytes, str]] = OrderedDict()
         self.producer: AIOKafkaProducer | None = None
+        self.dead = DeadLetters("gateway", settings.prefix)
         self.consumer: AIOKafkaConsumer | None = None
         self.partitions = topics.PARTITIONS
         self.commands = topics.COMMANDS.name(settings.prefix)
@@ -190,6 +192,7 @@ class Gateway:
                     await asyncio.wait_for(client.stop(), 10)
             raise
         self.producer, self.consumer = producer, consumer
+        self.dead.producer = producer
 
     async def run(self) -> None:
         s = self.settings
@@ -240,7 +243,13 @@ class Gateway:
             batch = await consumer.getmany(*views, timeout_ms=500, max_records=5000)
             for records in batch.values():
                 for record in records:
-                    self._ingest(record.value, fan_out=False)
+                    try:  # a re-read: dead-lettered when first read live
+                        if record.value is not None:
+                            bounds.check(record.value, bounds.DERIVED)
+                        self._ingest(record.value, fan_out=False)
+                    except Exception as exc:  # any record: the reader goes on
+                        log.warning("bad_player_update", offset=record.offset,
+                                    error=str(exc)[:300])
 
     async def _consume(self, consumer: AIOKafkaConsumer) -> None:
         last_sweep = time.monotonic()
@@ -249,23 +258,24 @@ class Gateway:
             for tp, records in batch.items():
                 for record in records:
                     if tp.topic == self.player_views:
-                        self._ingest(record.value, fan_out=True)
+                        self.dead.apply(record, self._ingest_live)
                     else:
-                        self._outcome(record.value)
+                        self.dead.apply(record, self._outcome_record)
+            await self.dead.flush()
             now = time.monotonic()
             if now - last_sweep > 30:
                 self._sweep(now)
                 last_sweep = now
 
     # ------------------------------------------------------------ views in
+    def _ingest_live(self, record: Any) -> None:
+        self._ingest(record.value, fan_out=True)
+
     def _ingest(self, value: bytes | None, fan_out: bool) -> None:
+        """One player update kept (and pushed, `fan_out`); raises for one that is not."""
         if value is None:
             return
-        try:
-            update, frame = self.cache.ingest(value)
-        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            log.warning("bad_player_update", error=str(exc))
-            return
+        update, frame = self.cache.ingest(value)
         metrics.UPDATES.inc()
         table = self.cache.tables.get(update.table_id)
         if table is not None and table.status == "over":
@@ -301,13 +311,15 @@ class Gateway:
                 del self.finished[table_id]
 
     # ------------------------------------------------------------ outcomes in
+    def _outcome_record(self, record: Any) -> None:
+        self._outcome(record.value)
+
     def _outcome(self, value: bytes | None) -> None:
+        """One outcome answered to the connections waiting for it; raises for a record
+        that is not an outcome."""
         if value is None:
             return
-        try:
-            outcome = E.outcome_decoder.decode(value)
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            return
+        outcome = E.outcome_decoder.decode(value)
         waiting = self.waiting.pop((outcome.table_id, outcome.command_id), None)
         if waiting is None:
             return

@@ -30,7 +30,7 @@ import contextlib
 import time
 from collections import Counter
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import structlog
@@ -38,10 +38,11 @@ from aiohttp import web
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.errors import KafkaError
 
-from okey101.app import topics
+from okey101.app import bounds, topics
 from okey101.standings import Ledger, Notice
 from okey101.standings.board import AccountKey
-from okey101.standings.ledger import BAD_INPUT
+from okey101.standings.ledger import BAD_INPUT, Fed
+from services.common.deadletters import DeadLetters
 from services.common.http import Readiness
 from services.common.kafka import client_security, provision
 from services.leaderboards import api, metrics
@@ -50,6 +51,9 @@ from services.leaderboards.reading import read_records
 if TYPE_CHECKING:
     from services.leaderboards.settings import LeaderboardsSettings
 
+# notices of a record the ledger cannot take at all (the others are gaps in a log it
+# reads from a horizon, or accounts it does not rank)
+DEAD_NOTICES = ("undecodable", "bad_event")
 log = structlog.get_logger("leaderboards")
 
 
@@ -78,6 +82,7 @@ class Leaderboards:
         self._runner: web.AppRunner | None = None
         self._rewinds = 0
         self._duplicates: Counter[str] = Counter()
+        self.dead = DeadLetters("leaderboards", prefix)
 
     # ------------------------------------------------------------ lifecycle
     async def run(self) -> None:
@@ -90,6 +95,7 @@ class Leaderboards:
             bootstrap_servers=self.bootstrap, group_id=None, enable_auto_commit=False,
             isolation_level="read_committed", fetch_max_wait_ms=20,
             max_partition_fetch_bytes=8 * 1024 * 1024, **client_security())
+        self.dead.producer = self.producer
         try:
             await self.producer.start()
             await self.consumer.start()
@@ -164,11 +170,17 @@ class Leaderboards:
             batch = await self.consumer.getmany(timeout_ms=100, max_records=20000)
             changed: set[AccountKey] = set()
             ended: list[int] = []
-            for tp, records in batch.items():
+            for records in batch.values():
                 for record in records:
-                    fed = self.ledger.read(record.value, tp.partition, record.offset)
+                    fed = self._read(record)
+                    if fed is None:
+                        continue
                     for notice in fed.notices:
                         self._report(notice)
+                        if notice.kind in DEAD_NOTICES and self.ready.is_set():
+                            self.dead.hold(record, f"{notice.kind}: {notice.detail}",
+                                           "undecodable" if notice.kind == "undecodable"
+                                           else "invalid")
                     if fed.result is not None:
                         metrics.MATCHES.labels(fed.result.house).inc()
                         ended.append(record.timestamp)
@@ -183,11 +195,29 @@ class Leaderboards:
                     continue
             elif changed:
                 await self._publish(changed, ended)
+            await self.dead.flush()
             self._count_rewinds()
             now = time.monotonic()
             if now - last_lag > 1:
                 last_lag = now
                 await self._gauge_lag(tps)
+
+    def _read(self, record: Any) -> Fed | None:
+        """One events record into the ledger, whatever it holds. Once live, a record it
+        cannot take is a dead letter; while rebuilding (every start reads the whole topic)
+        it is only logged: it was dead-lettered when first read live."""
+        if self.ready.is_set():
+            return self.dead.apply(record, lambda r: self.ledger.read(r.value, r.partition,
+                                                                      r.offset))
+        try:
+            if record.value is not None:
+                bounds.check(record.value, bounds.DERIVED)
+            return self.ledger.read(record.value, record.partition, record.offset)
+        except Exception as exc:  # any record: the fold goes on
+            metrics.BAD_INPUT.labels("undecodable").inc()
+            log.warning("bad_input", kind=bounds.kind_of(exc), detail=str(exc)[:300],
+                        partition=record.partition, offset=record.offset)
+            return None
 
     async def _gauge_lag(self, tps: list[TopicPartition]) -> None:
         assert self.consumer is not None

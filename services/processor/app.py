@@ -27,11 +27,18 @@ import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.errors import KafkaError, ProducerFenced
 
+from okey101.app import bounds, topics
 from okey101.app import snapshots as S
-from okey101.app import topics
-from okey101.app.processing import FINISHED_WINDOW, OUTCOMES_PER_TABLE, Output, PartitionTables
+from okey101.app.processing import (
+    FINISHED_WINDOW,
+    OUTCOMES_PER_TABLE,
+    Output,
+    PartitionTables,
+    dead_letter,
+)
 from okey101.table import messages as E
 from okey101.table.state import TableState
+from services.common import deadletters
 from services.common.http import Readiness
 from services.common.kafka import (
     BATCH_BYTES,
@@ -44,6 +51,7 @@ from services.common.kafka import (
     record_lag,
 )
 from services.common.memory import bulk_load
+from services.common.tasks import TASKS
 from services.processor import metrics
 from services.processor.settings import SNAPSHOT_EVERY, ProcessorSettings
 
@@ -68,6 +76,15 @@ CLOSE_TIMEOUT_S = 5.0
 # 100-250 ms; at 20 ms the retries were still most of the p99.
 TRANSACTION_RETRY_BACKOFF_MS = 5
 GAUGE_EVERY_S = 1.0  # the state gauges after transactions: at most once a second
+# A partition worker that failed (any exception but a broker fault, which `_recover`
+# handles as before) is restarted in the process: rebuilt from the log and re-read from
+# its committed offset, the records of the failed batch then one per transaction. Each
+# failure counts against the offsets it was applying; a record at `KILLS_TO_SKIP` is
+# dead-lettered (kind "poison") instead of applied, so a restart loop cannot stall the
+# partition. /readyz names the worker for at least `FAILURE_SHOWN_S` after a failure.
+KILLS_TO_SKIP = 2
+FAILURE_SHOWN_S = 5.0
+RESTART_BACKOFF_S = 1.0
 
 
 class Processor:
@@ -99,6 +116,9 @@ class Processor:
         self.dead_letters = topics.DEAD_LETTERS.name(prefix)
         self.snapshots = topics.SNAPSHOTS.name(prefix)
         self.workers: dict[int, _Worker] = {}
+        # per partition, the offsets whose batch failed a worker, with how often (kept
+        # across the worker's restarts and reassignments within this process)
+        self.kills: dict[int, dict[int, int]] = {}
         self._gauged = -float("inf")  # when the state gauges were last set (monotonic)
         self.consumer: AIOKafkaConsumer | None = None
         self._stopping = asyncio.Event()
@@ -269,7 +289,7 @@ class Processor:
                          ) -> tuple[S.Cut, dict[str, S.StoredTable]] | None:
         try:
             return S.latest(records, partition)
-        except S.Unusable as exc:
+        except Exception as exc:  # Unusable, or a foreign record: the full log is read
             if records:
                 metrics.SNAPSHOT_FALLBACKS.inc()
                 log.warning("snapshot_unusable", partition=partition, reason=str(exc))
@@ -333,6 +353,9 @@ class _Worker:
         self.wake = asyncio.Event()
         self.paused = False
         self.closing = False
+        self.inflight: list[int] = []  # the offsets of the transaction under way
+        self.careful_until = -1  # records below this offset go one per transaction
+        self.last_error: BaseException | None = None
         self.task = asyncio.create_task(self._run())
 
     @property
@@ -364,9 +387,42 @@ class _Worker:
             self.task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self.task
+        TASKS.recovered(self.name)
         await _stop_all(self.producers)
 
+    @property
+    def name(self) -> str:
+        return f"partition {self.tp.partition} worker"
+
     async def _run(self) -> None:
+        """`_work` under supervision: any exception restarts it (`KILLS_TO_SKIP`); it ends
+        only when closing or when this instance no longer owns the partition."""
+        recovering = False
+        while not self.closing:
+            try:
+                if recovering:
+                    if not await self._recover():
+                        return
+                    recovering = False
+                    TASKS.recovered_after(self.name, FAILURE_SHOWN_S)
+                await self._work()
+                return
+            except Exception as exc:  # no exception may end the worker
+                self._failed(exc)
+                recovering = True
+                await asyncio.sleep(RESTART_BACKOFF_S)
+
+    def _failed(self, exc: BaseException) -> None:
+        TASKS.failed(self.name, exc, label="partition_worker")
+        kills = self.p.kills.setdefault(self.tp.partition, {})
+        for offset in self.inflight:
+            kills[offset] = kills.get(offset, 0) + 1
+        if self.inflight:
+            self.careful_until = max(self.careful_until, self.inflight[-1] + 1)
+        self.last_error = exc
+        self.inflight = []
+
+    async def _work(self) -> None:
         while not self.closing:
             await self.wake.wait()
             if self.closing:
@@ -380,6 +436,11 @@ class _Worker:
             if self.paused and self.p.consumer is not None:
                 self.p.consumer.resume(self.tp)
                 self.paused = False
+            while batch and batch[0].offset < self.careful_until:
+                # after a failure: the records it was applying, one per transaction
+                if not await self._process(batch[:1]):
+                    return
+                batch = batch[1:]
             if batch and not await self._process(batch):
                 return
 
@@ -388,12 +449,18 @@ class _Worker:
         started = time.perf_counter()
         ended_before = self.tables.hands_ended
         outputs: list[tuple[Any, Output]] = []
+        kills = self.p.kills.get(self.tp.partition, {})
+        self.inflight = [r.offset for r in records]
         try:
             async with self.producer.transaction():
                 batches = PartitionBatches(self.producer, self.tp.partition)
                 for record in records:
-                    out = self.tables.handle(record.key, record.value, self.tp.topic,
-                                             record.offset, _entropy, record.timestamp or 0)
+                    if kills.get(record.offset, 0) >= KILLS_TO_SKIP:
+                        out = self._poison(record)
+                    else:
+                        out = self.tables.handle(record.key, record.value, self.tp.topic,
+                                                 record.offset, _entropy,
+                                                 record.timestamp or 0)
                     await self._send(batches, record, out)
                     outputs.append((record, out))
                 await batches.flush()
@@ -412,7 +479,11 @@ class _Worker:
             metrics.TRANSACTION_FAILURES.inc()
             metrics.ABORTED_COMMANDS.inc(len(records))
             log.warning("transaction_failed", partition=self.tp.partition, error=repr(exc))
+            self.inflight = []
             return await self._recover()
+        self.inflight = []
+        for record in records:
+            kills.pop(record.offset, None)
         self.turn = 1 - self.turn
         now = time.time()
         metrics.BATCH.observe(time.perf_counter() - started)
@@ -421,6 +492,15 @@ class _Worker:
             _account(self.tp.partition, record, out, now, self.tables.tables, debug)
         self.p._gauge(every=GAUGE_EVERY_S)
         return True
+
+    def _poison(self, record: Any) -> Output:
+        """A record that failed the worker `KILLS_TO_SKIP` times: dead-lettered unapplied."""
+        error = self.last_error
+        why = f"{type(error).__name__}: {error}"[:300] if error is not None else "?"
+        return Output(dead_letter=dead_letter(
+            f"failed the partition worker {KILLS_TO_SKIP} times ({why}): skipped",
+            self.tp.topic, self.tp.partition, record.offset, record.key, record.value,
+            "poison", type(error).__name__ if error is not None else "", "processor"))
 
     def _snapshot_due(self, hand_ended: bool) -> bool:
         """At a hand end once `snapshot_every` commands have passed (the tables are
@@ -492,9 +572,7 @@ def _account(partition: int, record: Any, out: Output, now: float,
     if record.timestamp:
         metrics.LATENCY.observe(max(0.0, now - record.timestamp / 1000))
     if out.dead_letter is not None:
-        metrics.DEAD_LETTERS.inc()
-        log.warning("dead_letter", partition=partition, offset=record.offset,
-                    reason=out.dead_letter.reason)
+        deadletters.count(out.dead_letter)
         return
     command, outcome = out.command, out.outcome
     assert command is not None and outcome is not None
@@ -523,18 +601,25 @@ def decode_log(records: list[tuple[int, bytes | None, bytes | None]],
                decoder: msgspec.json.Decoder[Any],
                topic: str, partition: int) -> list[Any]:
     """The decodable values of a log read at recovery, in order: an undecodable one (a
-    foreign writer, a newer contract) is skipped and logged with its offset, so one bad
-    record does not stop the partition from being rebuilt."""
+    foreign writer, a newer contract), one outside the bounds, or one whose key is not its
+    table is skipped and logged with its offset, so one bad record does not stop the
+    partition from being rebuilt (the consumers of those topics dead-letter them)."""
     out = []
-    for offset, _, value in records:
+    for offset, key, value in records:
         if value is None:
             continue
         try:
-            out.append(decoder.decode(value))
-        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            bounds.check(value, bounds.DERIVED)
+            decoded = decoder.decode(value)
+            table_id = getattr(decoded, "table_id", None)
+            if table_id is not None and (key or b"").decode("utf-8", "replace") != table_id:
+                raise bounds.HostileRecord("wrong_key", f"a record of table {table_id!r:.80} "
+                                           f"under the key {key!r:.80}")
+            out.append(decoded)
+        except Exception as exc:  # any record: the rebuild goes on
             metrics.UNDECODABLE.labels(topic.rsplit(".", 1)[-1]).inc()
             log.warning("undecodable_record_skipped", topic=topic, partition=partition,
-                        offset=offset, error=str(exc))
+                        offset=offset, error=bounds.describe(exc)[:300])
     return out
 
 

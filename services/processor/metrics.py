@@ -22,7 +22,6 @@ REJECTIONS = Counter("okey_rejections_total", "Rejected commands, by code", ["co
 BOT_REJECTIONS = Counter("okey_bot_rejections_total",
                          "Rejected commands sent for a bot's seat by its bot, by code "
                          "(a bot is never meant to be rejected)", ["code"])
-DEAD_LETTERS = Counter("okey_dead_letters_total", "Records sent to the dead-letter topic")
 DUPLICATES = Counter("okey_duplicate_commands_total",
                      "Commands seen before, answered with their original outcome")
 LATENCY = Histogram("okey_command_latency_seconds",

@@ -25,15 +25,16 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-import msgspec
 import structlog
 from aiohttp import web
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.errors import CommitFailedError, KafkaError
 
-from okey101.app import topics
+from okey101.app import bounds, topics
+from okey101.app.bounds import HostileRecord
 from okey101.app.directory import TableEntry, entry_decoder, fold, is_newer, skip
 from okey101.table import messages as E
+from services.common.deadletters import DeadLetters
 from services.common.http import Readiness
 from services.common.kafka import Rebalance, client_security, provision
 from services.replays import api, metrics
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
 log = structlog.get_logger("replays")
 _FAULTS = (KafkaError, OSError, TimeoutError)
 REPAIR_EVERY = 5.0  # seconds between checks that the topic's latest entries are ours
+MAX_KEY = 256  # characters of a key under which a dead record's offset is still indexed
 
 
 class Replays:
@@ -62,6 +64,7 @@ class Replays:
         self.directory = topics.DIRECTORY.name(prefix)
         self.entries: dict[str, TableEntry] = {}
         self.dirty: dict[str, TableEntry] = {}  # changed, not yet acknowledged by Kafka
+        self.dead = DeadLetters("replays", prefix)
         self.latest: dict[str, int] = {}  # table -> last_offset of its latest record read back
         self.owned: set[int] = set()  # events partitions this instance indexes
         self.lag: dict[int, int] = {}  # events partition -> records not yet indexed
@@ -94,6 +97,7 @@ class Replays:
                                              enable_idempotence=True, linger_ms=5,
                                              request_timeout_ms=30000, **client_security())
             await self.producer.start()
+            self.dead.producer = self.producer
             await self._load_directory()
             self.consumer = AIOKafkaConsumer(
                 bootstrap_servers=self.bootstrap, group_id=self.group,
@@ -212,19 +216,29 @@ class Replays:
                 for records in batches.values():
                     for record in records:
                         if record.value is not None:
-                            self._read_back(record.value)
+                            self._read_back(record)
                 if not ends:
                     return
                 positions = {tp: await tail.position(tp) for tp in ends}
                 if all(positions[tp] >= end for tp, end in ends.items()):
                     return
 
-    def _read_back(self, value: bytes) -> None:
-        try:
-            entry = entry_decoder.decode(value)
-        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            log.warning("undecodable_directory_entry", error=str(exc))
-            return
+    def _read_back(self, record: Any) -> None:
+        """One directory record read back. Once serving, one that is not an entry is a
+        dead letter; while the directory loads (every start reads it all) it is only
+        logged: it was dead-lettered when first read."""
+        if self.ready.is_set():
+            entry = self.dead.apply(record, lambda r: entry_decoder.decode(r.value))
+            if entry is None:
+                return
+        else:
+            try:
+                bounds.check(record.value, bounds.DERIVED)
+                entry = entry_decoder.decode(record.value)
+            except Exception as exc:  # any record: the load goes on
+                log.warning("undecodable_directory_entry", offset=record.offset,
+                            error=str(exc)[:300])
+                return
         self.latest[entry.table_id] = entry.last_offset
         if is_newer(entry, self.entries.get(entry.table_id)):
             self.entries[entry.table_id] = entry
@@ -259,6 +273,7 @@ class Replays:
             # the position, past a transaction's commit marker, not just the last record
             commits[tp] = max(records[-1].offset + 1, await self._position(tp))
             self.newest[tp.partition] = records[-1].timestamp
+        await self.dead.flush()
         if not await self._flush():
             return
         now = time.time()
@@ -278,21 +293,27 @@ class Replays:
             return -1
 
     def _fold_record(self, partition: int, record: Any) -> None:
+        """One events record into its table's entry. A record that is not an event of the
+        table its key names (or that cannot be folded) is a dead letter, and its offset is
+        kept in the entry of the table its key names (`directory.skip`)."""
         key = record.key.decode("utf-8", "replace") if record.key is not None else ""
         try:
-            event = E.event_decoder.decode(record.value or b"")
+            if record.value is None:
+                raise HostileRecord("empty", "no value (a null record)")
+            bounds.check(record.value, bounds.DERIVED)
+            event = E.event_decoder.decode(record.value)
             if event.table_id != key:
-                raise ValueError(f"an event of table {event.table_id!r} under the key {key!r}")
-        except (msgspec.DecodeError, msgspec.ValidationError, ValueError) as exc:
+                raise HostileRecord("wrong_key", f"an event of table {event.table_id!r:.80} "
+                                    f"under the key {key!r:.80}")
+            table_id = event.table_id
+            entry = fold(self.entries.get(table_id), event, partition, record.offset)
+        except Exception as exc:  # any record: the index goes on
             metrics.UNDECODABLE.inc()
-            log.warning("undecodable_event", topic=self.events, partition=partition,
-                        offset=record.offset, key=key, error=str(exc))
-            if not key:
+            self.dead.hold(record, exc)
+            if not key or len(key) > MAX_KEY:
                 return
             table_id, entry = key, skip(self.entries.get(key), key, partition, record.offset)
         else:
-            table_id = event.table_id
-            entry = fold(self.entries.get(table_id), event, partition, record.offset)
             metrics.EVENTS.inc()
         if entry is not self.entries.get(table_id):
             self.entries[table_id] = entry

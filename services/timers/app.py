@@ -26,14 +26,14 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import msgspec
 import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.errors import IllegalStateError
 
-from okey101.app import topics
+from okey101.app import bounds, topics
 from okey101.app.timers import Due, TurnClock
 from okey101.table import messages as E
+from services.common.deadletters import DeadLetters
 from services.common.http import Readiness
 from services.common.kafka import (
     Rebalance,
@@ -66,6 +66,7 @@ class Timers:
         self.catching_up: dict[int, int] = {}  # partition -> the end offset to reach first
         self.consumer: AIOKafkaConsumer | None = None
         self.producer: AIOKafkaProducer | None = None
+        self.dead = DeadLetters("timers", prefix)
         self._stopping = asyncio.Event()
         self.ready = asyncio.Event()  # set once every assigned partition has caught up
 
@@ -83,6 +84,7 @@ class Timers:
             self.bootstrap, self.group, self.instance_id, self.events, Rebalance(self),
             linger_ms=0, fetch_max_wait_ms=20)
         self.producer, self.consumer = producer, consumer
+        self.dead.producer = producer
         log.info("timers_started", bootstrap=self.bootstrap, group=self.group,
                  prefix=self.prefix, tick_ms=round(self.tick_seconds * 1000))
 
@@ -98,6 +100,7 @@ class Timers:
                                                       max_records=10000)
                 for tp, records in batches.items():
                     self._fold(tp, records)
+                await self.dead.flush()
                 await record_lag(self.consumer, self.events)
                 await self._check_caught_up()
                 if time.monotonic() >= next_tick:
@@ -174,17 +177,23 @@ class Timers:
         clock = self.clocks.get(tp.partition)
         if clock is None or tp.topic != self.events:
             return
+        live = tp.partition not in self.catching_up  # a re-read one was dead-lettered live
         for record in records:
             if record.value is None:
                 continue
-            try:
-                event = E.event_decoder.decode(record.value)
-            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-                metrics.IGNORED.inc()
-                log.warning("undecodable_event", partition=tp.partition,
-                            offset=record.offset, error=str(exc))
-                continue
-            if not clock.fold(event, record.timestamp / 1000):
+            if live:
+                folded = self.dead.apply(record, lambda r: clock.fold(
+                    E.event_decoder.decode(r.value), r.timestamp / 1000))
+            else:
+                try:
+                    bounds.check(record.value, bounds.DERIVED)
+                    folded = clock.fold(E.event_decoder.decode(record.value),
+                                        record.timestamp / 1000)
+                except Exception as exc:  # any record: the fold goes on
+                    log.warning("undecodable_event", partition=tp.partition,
+                                offset=record.offset, error=str(exc)[:300])
+                    folded = None
+            if not folded:
                 metrics.IGNORED.inc()
         self._gauge()
 

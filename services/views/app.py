@@ -16,15 +16,15 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-import msgspec
 import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.structs import OffsetAndMetadata
 
-from okey101.app import topics
+from okey101.app import bounds, topics
 from okey101.app.playerviews import PlayerViews
 from okey101.errors import IllegalMove
 from okey101.table import messages as E
+from services.common.deadletters import DeadLetters
 from services.common.http import Readiness
 from services.common.kafka import (
     BATCH_BYTES,
@@ -55,6 +55,7 @@ class ViewsService:
         self.events = topics.EVENTS.name(prefix)
         self.player_views = topics.PLAYER_VIEWS.name(prefix)
         self.views = PlayerViews()
+        self.dead = DeadLetters("views", prefix)
         self.reread = Reread(self.events, metrics.CATCHING_UP, "views")
         self.ready = self.reread.ready
         self.consumer: AIOKafkaConsumer | None = None
@@ -74,6 +75,7 @@ class ViewsService:
             linger_ms=1, fetch_max_wait_ms=20, max_batch_size=BATCH_BYTES,
             compression_type=self.compression)
         self.producer, self.consumer = producer, consumer
+        self.dead.producer = producer
         log.info("views_started", bootstrap=self.bootstrap, group=self.group,
                  prefix=self.prefix)
 
@@ -136,6 +138,7 @@ class ViewsService:
                 offsets[tp] = OffsetAndMetadata(last + 1, "")
         for out in sending:
             await out.acknowledged()
+        await self.dead.flush()
         metrics.UPDATES.inc(published)
         if oldest is not None:
             metrics.DELAY.observe(max(0.0, time.time() - oldest / 1000))
@@ -148,41 +151,48 @@ class ViewsService:
 
     def _fold(self, partition: int, records: list[Any]) -> tuple[list[Any], float | None]:
         """The updates of a partition's records past its published offset (those before it
-        are folded without a view: a rebuild), and the record time of the first of them."""
+        are folded without a view: a rebuild), and the record time of the first of them.
+        A live record that cannot be decoded or folded is a dead letter; one re-read before
+        the published offset was one when first read, and is only skipped again."""
         first = self.reread.published_from[partition]
         live: list[E.Event] = []
+        live_records: list[Any] = []
         first_at = None
         for record in records:
-            event = self._decode(partition, record)
-            if event is None:
-                continue
-            metrics.EVENTS.inc()
-            if record.offset >= first:
+            if record.offset >= first:  # a null is a dead letter too: events are never null
+                event = self.dead.apply(record, _decode)
+                if event is None:
+                    metrics.SKIPPED.labels("undecodable").inc()
+                    continue
+                metrics.EVENTS.inc()
                 live.append(event)
+                live_records.append(record)
                 first_at = record.timestamp if first_at is None else first_at
                 continue
+            if record.value is None:
+                continue
             try:
-                self.views.fold(event)
-            except IllegalMove as exc:
-                self._skip(partition, record.offset, "out_of_sequence", str(exc))
+                bounds.check(record.value, bounds.DERIVED)
+                self.views.fold(_decode(record))
+                metrics.EVENTS.inc()
+            except Exception as exc:  # dead-lettered when first read
+                self._skip(partition, record.offset, "out_of_sequence"
+                           if isinstance(exc, IllegalMove) else "undecodable", str(exc)[:300])
         if not live:
             return [], None
-        updates, skipped = self.views.publish(live)
-        for reason in skipped:
-            self._skip(partition, None, "out_of_sequence", reason)
+        updates, skipped = self.views.publish_each(live)
+        for index, _, error in skipped:
+            metrics.SKIPPED.labels("out_of_sequence").inc()
+            self.dead.hold(live_records[index], error,
+                           kind="invalid" if isinstance(error, IllegalMove) else "")
         return updates, first_at
-
-    def _decode(self, partition: int, record: Any) -> E.Event | None:
-        if record.value is None:
-            return None
-        try:
-            event: E.Event = E.event_decoder.decode(record.value)
-        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            self._skip(partition, record.offset, "undecodable", str(exc))
-            return None
-        return event
 
     def _skip(self, partition: int, offset: int | None, reason: str, detail: str) -> None:
         metrics.SKIPPED.labels(reason).inc()
         log.warning("event_skipped", partition=partition, offset=offset, reason=reason,
                     detail=detail)
+
+
+def _decode(record: Any) -> E.Event:
+    event: E.Event = E.event_decoder.decode(record.value)
+    return event

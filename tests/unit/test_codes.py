@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # calls whose code is their first argument, or their `code=` keyword
 FIRST_ARGUMENT = {"fail", "refuse", "_refuse", "_refuse_and_close", "TokenRefused"}
 CODE_KEYWORD = {"Rejection", "Outcome", "ErrorReply", "CommandOutcome", "IllegalMove",
-                "TokenRefused"}
+                "TokenRefused", "OptionRefused"}
 
 
 def _name(node: ast.Call) -> str:

@@ -28,7 +28,6 @@ from typing import Any
 import msgspec
 
 from okey101 import names, scoring, tiles
-from okey101.errors import IllegalMove
 from okey101.table import messages as E
 from okey101.table import rules as R
 from okey101.table.evolve import NEW_TABLE, evolve
@@ -267,29 +266,42 @@ class PlayerViews:
         """Fold a batch of events: the updates to publish, encoded (one per changed table
         and seat, in the order the tables first changed; a table's views are built once
         per batch, however many events) and, described, the events skipped because they
-        do not follow their table (a gap or a repeat in the log)."""
-        changed: dict[str, tuple[int, list[E.Event], TableState]] = {}
-        skipped: list[str] = []
-        for event in events:
+        do not follow their table (a gap or a repeat in the log) or cannot be folded at
+        all."""
+        published, skipped = self.publish_each(events)
+        return published, [text for _, text, _ in skipped]
+
+    def publish_each(self, events: Iterable[E.Event]
+                     ) -> tuple[list[Published], list[tuple[int, str, Exception]]]:
+        """`publish`, each skipped event named by its place in `events`, with the exception
+        it raised (any exception: a table's state is never left half-folded)."""
+        changed: dict[str, tuple[int, list[E.Event], TableState, int]] = {}
+        skipped: list[tuple[int, str, Exception]] = []
+        for i, event in enumerate(events):
             entry = changed.get(event.table_id)
             state = entry[2] if entry else self.tables.get(event.table_id, NEW_TABLE)
             try:
                 after = evolve(state, event)
-            except IllegalMove as exc:
-                skipped.append(f"{type(event).__struct_config__.tag} of table "
-                               f"{event.table_id!r}: {exc}")
+            except Exception as exc:  # IllegalMove, or a foreign event
+                skipped.append((i, f"{type(event).__struct_config__.tag} of table "
+                                f"{event.table_id!r}: {exc}", exc))
                 continue
             if entry is None:
-                changed[event.table_id] = (state.seq, [event], after)
+                changed[event.table_id] = (state.seq, [event], after, i)
             else:
                 entry[1].append(event)
-                changed[event.table_id] = (entry[0], entry[1], after)
+                changed[event.table_id] = (entry[0], entry[1], after, i)
         out: list[Published] = []
-        for table_id, (previous, batch, after) in changed.items():
+        for table_id, (previous, batch, after, last) in changed.items():
             parts = self.parts.get(table_id)
             if parts is None:
                 parts = self.parts[table_id] = TableParts()
-            out += parts.updates(after, previous, batch)
+            try:
+                out += parts.updates(after, previous, batch)
+            except Exception as exc:  # its views cannot be built: not kept
+                self.parts.pop(table_id, None)  # its parts may be half-built
+                skipped.append((last, f"the views of table {table_id!r}: {exc}", exc))
+                continue
             if after.status == "over":
                 self.tables.pop(table_id, None)
                 self.parts.pop(table_id, None)

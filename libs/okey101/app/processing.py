@@ -44,8 +44,8 @@ from typing import cast
 
 import msgspec
 
+from okey101.app import bounds, topics
 from okey101.app import snapshots as S
-from okey101.app import topics
 from okey101.table import messages as E
 from okey101.table.decide import decide_and_fold
 from okey101.table.evolve import NEW_TABLE, evolve
@@ -80,6 +80,20 @@ def _kept_form(outcome: E.Outcome, encoded: bytes) -> bytes:
     plain = _accepted(outcome.table_id, outcome.command_id, outcome.seqs)
     return msgspec.json.encode(outcome.seqs) if outcome == plain else encoded
 
+DEAD_VALUE_BYTES = 64 * 1024  # of a dead record's value, kept in its dead letter
+
+
+def dead_letter(reason: str, topic: str, partition: int, offset: int, key: bytes | None,
+                value: bytes | None, kind: str, error: str = "",
+                service: str = "") -> E.DeadLetter:
+    """The dead letter of a record: where it came from, why, and (cut) what it held."""
+    return E.DeadLetter(
+        reason=reason, topic=topic, partition=partition, offset=offset,
+        key=(key or b"")[:1024].decode("utf-8", "replace"),
+        value=(value or b"")[:DEAD_VALUE_BYTES].decode("utf-8", "replace"),
+        kind=kind, error=error, service=service)
+
+
 FINISHED_WINDOW = 1000  # finished tables per partition whose command ids are kept
 OUTCOMES_PER_TABLE = 100  # the last command ids of a table whose outcomes are kept
 STRAY_WINDOW = 1000  # outcomes kept of commands for tables neither live nor in that window
@@ -111,6 +125,7 @@ class PartitionTables:
         self.finished: OrderedDict[str, int] = OrderedDict()  # table id: final seq, oldest first
         self.strays: OrderedDict[tuple[str, str], E.Outcome] = OrderedDict()
         self.evicted = 0  # finished tables that left the window (a counter, for metrics)
+        self.unfoldable = 0  # events of the log skipped at a rebuild: they did not follow
         # snapshots: the tables changed since the last cut (none kept without snapshots,
         # where no cut would ever clear them), and hands ended since then
         self.snapshots = snapshots
@@ -239,35 +254,49 @@ class PartitionTables:
         state = self.tables.get(event.table_id, NEW_TABLE)
         if event.seq <= state.seq:
             return  # already folded (a snapshot or a re-read)
-        self._set(event.table_id, evolve(state, event))
+        try:
+            after = evolve(state, event)
+        except Exception:  # a foreign event that does not follow: never written by us
+            self.unfoldable += 1
+            return
+        self._set(event.table_id, after)
 
     # ------------------------------------------------------------ processing
     def handle(self, key: bytes | None, value: bytes | None, topic: str, offset: int,
                entropy: Callable[[], str], at: int = 0) -> Output:
         """One command record. `at` (ms since the epoch, the record's timestamp) becomes
         the command's time and so every event's: the core reads no clock."""
-        def dead(reason: str) -> Output:
-            return Output(dead_letter=E.DeadLetter(
-                reason=reason, topic=topic, partition=self.partition, offset=offset,
-                key=(key or b"").decode("utf-8", "replace"),
-                value=(value or b"").decode("utf-8", "replace")))
+        def dead(reason: str, kind: str, error: str = "") -> Output:
+            return Output(dead_letter=dead_letter(
+                reason, topic, self.partition, offset, key, value, kind, error, "processor"))
 
         if value is None:
-            return dead("empty value")
+            return dead("empty value", "empty")
         try:
+            bounds.check(value, bounds.COMMANDS)
             command = E.command_decoder.decode(value)
-        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            return dead(f"undecodable command: {exc}")
+            bounds.check_integers(command)
+        except Exception as exc:  # any record a decoder cannot take is a dead letter
+            return dead(f"undecodable command: {bounds.describe(exc)}", bounds.kind_of(exc),
+                        type(exc).__name__)
         if command.v != E.VERSION:
             return dead(f"contract version v={command.v}: this processor speaks "
-                        f"v={E.VERSION} (proto/VERSIONING.md)")
+                        f"v={E.VERSION} (proto/VERSIONING.md)", "invalid")
         if key is None or key.decode("utf-8", "replace") != command.table_id:
-            return dead(f"record key {key!r} is not the command's table_id "
-                        f"{command.table_id!r}")
+            return dead(f"record key {key!r:.100} is not the command's table_id "
+                        f"{command.table_id!r}", "wrong_key")
         expected = topics.partition_for(key, self.partitions)
         if expected != self.partition:
             return dead(f"table {command.table_id!r} belongs on partition {expected}, "
-                        f"not {self.partition}: produce with the murmur2 partitioner")
+                        f"not {self.partition}: produce with the murmur2 partitioner",
+                        "wrong_key")
+        try:
+            return self._apply(command, entropy, at)
+        except Exception as exc:  # the partition goes on past any record
+            return dead(f"command could not be applied: {bounds.describe(exc)}", "failed",
+                        type(exc).__name__)
+
+    def _apply(self, command: E.Command, entropy: Callable[[], str], at: int) -> Output:
         seen = self.outcome(command.table_id, command.command_id)
         if seen is not None:
             return Output(outcome=msgspec.structs.replace(seen, duplicate=True),

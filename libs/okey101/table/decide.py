@@ -46,7 +46,7 @@ def decide_and_fold(state: TableState, command: E.Command) -> tuple[TableState, 
     except IllegalMove as exc:
         return state, E.Rejection(code=exc.code, message=exc.message)
     except MalformedInput as exc:
-        return state, E.Rejection(code="malformed", message=str(exc))
+        return state, E.Rejection(code=getattr(exc, "code", "malformed"), message=str(exc))
 
 
 class Head(TypedDict):

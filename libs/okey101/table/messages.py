@@ -527,15 +527,20 @@ class SeatEvent(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class DeadLetter(msgspec.Struct, frozen=True, kw_only=True):
-    """Input that could not be decoded, with the reason and where it came from."""
+    """A record a consumer could not decode, validate or apply, with the reason and where
+    it came from (the source topic, partition and offset)."""
 
     v: int = VERSION
-    reason: str
+    reason: str  # in words
     topic: str
     partition: int
     offset: int
     key: str = ""
-    value: str = ""  # the raw bytes, decoded as UTF-8 with replacement
+    value: str = ""  # the raw bytes, decoded as UTF-8 with replacement (at most 64 KiB)
+    # the reason's kind (okey101.app.bounds.KINDS: too_deep, undecodable, failed, ...)
+    kind: str = ""
+    error: str = ""  # the exception's type, where one was raised (RecursionError)
+    service: str = ""  # the consumer that gave up on it (processor, views, ...)
 
 
 # ---------------------------------------------------------------- codecs, built once

@@ -1,0 +1,325 @@
+"""Issue 26: no record can stop a consumer. The bounds refuse hostile bytes before any
+decoder sees them, a command's options are refused by key with their own codes, the
+processor's partition logic turns any failure into a dead letter, and the shared pieces
+(dead letters, task watch, the runtime's exit on a failed loop) do what they promise."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+from prometheus_client import REGISTRY
+
+from okey101.app import bounds, processing
+from okey101.app.playerviews import PlayerViews
+from okey101.app.processing import PartitionTables
+from services.common import runtime, tasks
+from services.common.deadletters import DeadLetters
+from services.common.http import HealthServer, Readiness
+
+ROOT = Path(__file__).resolve().parents[2]
+COMMANDS = "okey.commands"
+
+
+def _entropy() -> str:
+    return "ab" * 32
+
+
+def _create(options: Any, command_id: str = "c1", table: str = "t1") -> bytes:
+    return json.dumps({"type": "create_table", "table_id": table, "command_id": command_id,
+                       "player_id": "p0", "options": options}).encode()
+
+
+def _nested(depth: int) -> Any:
+    value: Any = 0
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def _deep_create(depth: int) -> bytes:
+    return (b'{"type":"create_table","table_id":"t1","command_id":"c1","player_id":"p0",'
+            b'"options":{"x":' + b"[" * depth + b"]" * depth + b"}}")
+
+
+# ---------------------------------------------------------------- the bounds
+def test_json_nested_1500_deep_in_the_options_is_refused_before_decoding() -> None:
+    with pytest.raises(bounds.HostileRecord) as refused:
+        bounds.check(_deep_create(1500), bounds.COMMANDS)
+    assert refused.value.kind == "too_deep"
+
+
+def test_brackets_inside_strings_are_not_nesting() -> None:
+    bounds.check(json.dumps({"a": "[" * 400 + "{" * 100}).encode(), bounds.COMMANDS)
+
+
+@pytest.mark.parametrize(("raw", "kind"), [
+    (b'"' + b"x" * 70_000 + b'"', "too_large"),
+    (json.dumps({"table_id": "x" * 600}).encode(), "too_long"),
+    (b'{"seq": 123456789012345678901234}', "number_range"),
+    (b'{"seq": -99999999999999999999}', "number_range"),
+    (b'{"seq": 12345678901234567}', "number_range"),
+])
+def test_a_command_outside_the_bounds_is_refused_with_its_kind(raw: bytes, kind: str) -> None:
+    with pytest.raises(bounds.HostileRecord) as refused:
+        bounds.check(raw, bounds.COMMANDS)
+    assert refused.value.kind == kind
+
+
+def test_every_published_example_message_is_within_the_bounds() -> None:
+    """The bounds refuse nothing we write ourselves: every example of proto/ passes."""
+    examples = json.loads((ROOT / "proto" / "examples.json").read_text())
+    assert len(examples) > 20
+    for name, example in examples.items():
+        raw = json.dumps(example).encode()
+        bounds.check(raw, bounds.DERIVED)
+        if "command" in name and "commands" not in name:
+            bounds.check(raw, bounds.COMMANDS)
+
+
+def test_digits_after_a_point_are_not_an_integer() -> None:
+    bounds.check(b'{"rating": 0.30000000000000004, "x": 1.2345678901234567e+30}',
+                 bounds.DERIVED)
+
+
+def test_a_command_with_an_integer_past_2_53_is_a_dead_letter() -> None:
+    raw = (b'{"type":"sit","table_id":"t1","command_id":"c","player_id":"p","seat":'
+           b'9007199254740992}')
+    tables = PartitionTables(0, 1)
+    assert tables.handle(b"t1", raw, COMMANDS, 0, _entropy).outcome is not None
+    raw = raw.replace(b"9007199254740992", b"9007199254740993")
+    out = tables.handle(b"t1", raw, COMMANDS, 1, _entropy)
+    assert out.dead_letter is not None and out.dead_letter.kind == "number_range"
+
+
+def test_kind_of_names_every_exception() -> None:
+    assert bounds.kind_of(RecursionError()) == "too_deep"
+    assert bounds.kind_of(msgspec.ValidationError()) == "invalid"
+    assert bounds.kind_of(msgspec.DecodeError()) == "undecodable"
+    assert bounds.kind_of(KeyError("x")) == "failed"
+
+
+# ---------------------------------------------------------------- the processor's logic
+def test_a_create_table_nested_1500_deep_is_a_dead_letter_not_a_recursion_error() -> None:
+    tables = PartitionTables(0, 1)
+    out = tables.handle(b"t1", _deep_create(1500), COMMANDS, 7, _entropy)
+    assert out.dead_letter is not None and out.outcome is None
+    assert out.dead_letter.kind == "too_deep"
+    assert (out.dead_letter.topic, out.dead_letter.partition, out.dead_letter.offset) == \
+        (COMMANDS, 0, 7)
+    assert out.dead_letter.service == "processor" and out.dead_letter.error == "HostileRecord"
+    after = tables.handle(b"t1", _create({}), COMMANDS, 8, _entropy)  # the partition goes on
+    assert after.outcome is not None and after.outcome.accepted
+
+
+def test_invalid_utf8_and_binary_commands_are_dead_letters() -> None:
+    tables = PartitionTables(0, 1)
+    for offset, raw in enumerate([b"\xff\xfe{\x00", bytes(range(256)), b'{"type": "\xc3"}']):
+        out = tables.handle(b"t1", raw, COMMANDS, offset, _entropy)
+        assert out.dead_letter is not None and out.dead_letter.kind == "undecodable"
+
+
+def test_any_exception_while_applying_a_command_is_a_dead_letter(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*args: Any) -> Any:
+        raise ZeroDivisionError("a bug")
+
+    tables = PartitionTables(0, 1)
+    monkeypatch.setattr(processing, "decide_and_fold", broken)
+    out = tables.handle(b"t1", _create({}), COMMANDS, 3, _entropy)
+    assert out.dead_letter is not None
+    assert (out.dead_letter.kind, out.dead_letter.error) == ("failed", "ZeroDivisionError")
+    assert "a bug" in out.dead_letter.reason
+    monkeypatch.undo()
+    assert tables.handle(b"t1", _create({}), COMMANDS, 4, _entropy).outcome is not None
+
+
+def test_a_dead_letter_keeps_at_most_64_kib_of_the_value() -> None:
+    letter = processing.dead_letter("r", COMMANDS, 0, 1, b"k", b"x" * 200_000, "too_large")
+    assert len(letter.value) == processing.DEAD_VALUE_BYTES
+
+
+@pytest.mark.parametrize(("options", "code", "key"), [
+    ({"no_such_option": 1}, "unknown_option", "no_such_option"),
+    ({"hands_range": [1, 2]}, "option_locked", "hands_range"),
+    ({"turn_seconds": "45"}, "option_type", "turn_seconds"),
+    ({"turn_seconds": 45.0}, "option_type", "turn_seconds"),
+    ({"hands_per_match": True}, "option_type", "hands_per_match"),
+    ({"opening_points": _nested(5)}, "option_type", "opening_points"),
+    ({"opening_points": 10**15}, "option_range", "opening_points"),
+    ({"finish_score": -10**9}, "option_range", "finish_score"),
+    ({"hands_per_match": 500}, "option_range", "hands_per_match"),
+    ({"turn_seconds": 1}, "option_range", "turn_seconds"),
+])
+def test_table_options_are_refused_with_a_code_and_the_key_named(
+        options: dict[str, Any], code: str, key: str) -> None:
+    out = PartitionTables(0, 1).handle(b"t1", _create(options), COMMANDS, 0, _entropy)
+    assert out.outcome is not None and not out.outcome.accepted
+    assert out.outcome.code == code, out.outcome.message
+    assert key in out.outcome.message
+
+
+def test_more_options_than_a_profile_has_are_refused() -> None:
+    options = {f"o{i}": 1 for i in range(100)}
+    out = PartitionTables(0, 1).handle(b"t1", _create(options), COMMANDS, 0, _entropy)
+    assert out.outcome is not None and out.outcome.code == "too_many_options"
+
+
+def test_a_foreign_event_that_does_not_follow_is_skipped_at_a_rebuild() -> None:
+    tables = PartitionTables(0, 1)
+    created = tables.handle(b"t1", _create({}), COMMANDS, 0, _entropy)
+    gap = msgspec.structs.replace(created.events[0], seq=9)
+    fresh = PartitionTables(0, 1)
+    fresh.restore([*created.events, gap], [])
+    assert fresh.unfoldable == 1 and fresh.tables["t1"].seq == 1
+
+
+# ---------------------------------------------------------------- the views' fold
+def test_an_event_that_raises_anything_is_skipped_by_the_views_with_its_place() -> None:
+    tables = PartitionTables(0, 1)
+    events = tables.handle(b"t1", _create({}), COMMANDS, 0, _entropy).events
+    foreign = msgspec.structs.replace(events[0], table_id="t2", seq=5)
+    updates, skipped = PlayerViews().publish_each([foreign, *events])
+    assert [i for i, _, _ in skipped] == [0] and updates
+
+
+# ---------------------------------------------------------------- the shared dead letters
+class _Record(msgspec.Struct):
+    topic: str
+    partition: int
+    offset: int
+    key: bytes | None
+    value: bytes | None
+
+
+def _dead_count(service: str, reason: str) -> float:
+    return REGISTRY.get_sample_value("okey_dead_letters_total",
+                                     {"service": service, "reason": reason}) or 0.0
+
+
+@pytest.mark.parametrize(("value", "kind"), [
+    (None, "empty"), (_deep_create(1500), "too_deep"), (b"{nope", "undecodable"),
+    (b'{"a": 1}', "failed"),
+])
+def test_dead_letters_take_any_record_a_consumer_cannot_apply(value: bytes | None,
+                                                              kind: str) -> None:
+    def work(record: Any) -> Any:
+        parsed = msgspec.json.decode(record.value)
+        raise LookupError(f"cannot apply {parsed}")
+
+    dead = DeadLetters("unit", "okey")
+    before = _dead_count("unit", kind)
+    record = _Record("okey.events", 2, 40, b"t9", value)
+    assert dead.apply(record, work) is None
+    (letter,) = dead.pending
+    assert (letter.topic, letter.partition, letter.offset, letter.kind) == \
+        ("okey.events", 2, 40, kind)
+    assert letter.service == "unit" and letter.reason
+    assert _dead_count("unit", kind) == before + 1
+
+
+def test_dead_letters_pass_what_applies() -> None:
+    dead = DeadLetters("unit", "okey")
+    assert dead.apply(_Record("okey.events", 0, 1, None, b"[1]"), lambda r: 5) == 5
+    assert dead.pending == []
+
+
+# ---------------------------------------------------------------- no silent death
+def _failures(task: str) -> float:
+    return REGISTRY.get_sample_value("okey_task_failures_total", {"task": task}) or 0.0
+
+
+async def test_a_watched_task_that_ends_makes_readyz_name_it_and_asks_for_an_exit() -> None:
+    tasks.TASKS.reset()
+    before = _failures("doomed")
+
+    async def doomed() -> None:
+        raise RuntimeError("boom")
+
+    tasks.TASKS.watch("doomed", doomed())
+    await asyncio.wait_for(tasks.TASKS.fatal.wait(), 5)
+    server = HealthServer(_Ready(), None)
+    answer = server.readiness()
+    assert not answer.ready and "doomed" in answer.reason and "boom" in answer.reason
+    assert _failures("doomed") == before + 1
+    tasks.TASKS.reset()
+    assert server.readiness().ready
+
+
+async def test_a_failure_is_shown_for_its_time_then_cleared_by_a_restart() -> None:
+    tasks.TASKS.reset()
+    tasks.TASKS.failed("partition 0 worker", RuntimeError("x"), label="partition_worker")
+    tasks.TASKS.recovered_after("partition 0 worker", 0.2)
+    assert tasks.TASKS.unready() is not None
+    await asyncio.sleep(0.3)
+    assert tasks.TASKS.unready() is None
+    tasks.TASKS.reset()
+
+
+class _Ready:
+    def readiness(self) -> Readiness:
+        return Readiness(True)
+
+
+class _Service(_Ready):
+    def __init__(self, fail: bool) -> None:
+        self.fail = fail
+        self.stopped = asyncio.Event()
+
+    async def connect(self) -> None:
+        pass
+
+    async def run(self) -> None:
+        if self.fail:
+            await asyncio.sleep(0.01)
+            raise RuntimeError("the consumer loop broke")
+        await self.stopped.wait()
+
+    def stop(self) -> None:
+        self.stopped.set()
+
+
+async def test_a_main_loop_that_fails_is_shown_on_readyz_then_the_exit_is_not_zero(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(runtime, "EXIT_HOLD_S", 0.5)
+    tasks.TASKS.reset()
+    service = _Service(fail=True)
+    server = HealthServer(service, None)
+    running = asyncio.create_task(runtime._run_watched(service, asyncio.Event()))
+    await asyncio.sleep(0.2)
+    answer = server.readiness()
+    assert not answer.ready and "main loop" in answer.reason and "broke" in answer.reason
+    with pytest.raises(RuntimeError):
+        await running  # serve_settings logs it as service_failed: exit status 1
+    tasks.TASKS.reset()
+
+
+async def test_a_watched_task_ending_stops_the_service_with_a_non_zero_exit(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(runtime, "EXIT_HOLD_S", 0.1)
+    tasks.TASKS.reset()
+    service = _Service(fail=False)
+
+    async def probe() -> None:
+        raise OSError("the probe died")
+
+    running = asyncio.create_task(runtime._run_watched(service, asyncio.Event()))
+    tasks.TASKS.watch("broker probe", probe())
+    assert await asyncio.wait_for(running, 5) == 1
+    assert service.stopped.is_set()
+    tasks.TASKS.reset()
+
+
+async def test_a_stopped_service_exits_zero() -> None:
+    tasks.TASKS.reset()
+    service = _Service(fail=False)
+    stopping = asyncio.Event()
+    running = asyncio.create_task(runtime._run_watched(service, stopping))
+    await asyncio.sleep(0.05)
+    stopping.set()
+    service.stop()
+    assert await asyncio.wait_for(running, 5) == 0
