@@ -1,0 +1,135 @@
+// A small okey101 client: logs in as a guest (POST /api/guest), opens a table over the
+// WebSocket gateway, fills the other three seats with bots, starts a one-hand match and
+// plays its own seat until the hand ends: draw from the deck, discard the tile drawn.
+// Every frame is typed by src/proto.ts, generated from proto/websocket-*.schema.json.
+//
+//   node --experimental-websocket dist/play-hand.js http://127.0.0.1:8100 [house]
+//
+// Prints one JSON line a hand event seen, `my move: draw|discard` for each of its own
+// moves accepted, and `hand over: ...` at the end; exits 1 on a
+// refused command or after 120 s.
+import type { ClientMessage, CommandOutcome, PlayerView, SendCommand, ServerMessage,
+  Update } from "./proto.js";
+
+type Move = SendCommand["command"];
+
+class Gateway {
+  private ws: WebSocket;
+  private waiting = new Map<string, (o: CommandOutcome) => void>();
+  private ids = 0;
+  onUpdate: (u: Update) => void = () => {};
+
+  private constructor(ws: WebSocket) {
+    this.ws = ws;
+    ws.onmessage = (e) => this.receive(JSON.parse(String(e.data)) as ServerMessage);
+  }
+
+  static async open(base: string, token: string): Promise<{ gw: Gateway; player: string }> {
+    const ws = new WebSocket(base.replace(/^http/, "ws") + "/ws");
+    await new Promise((ok, fail) => { ws.onopen = ok; ws.onerror = fail; });
+    const gw = new Gateway(ws);
+    const welcome = new Promise<string>((ok, fail) => {
+      ws.onmessage = (e) => {
+        const m = JSON.parse(String(e.data)) as ServerMessage;
+        if (m.type === "welcome") ok(m.player_id); else fail(new Error(JSON.stringify(m)));
+        ws.onmessage = (e2) => gw.receive(JSON.parse(String(e2.data)) as ServerMessage);
+      };
+    });
+    gw.send({ type: "hello", token });
+    return { gw, player: await welcome };
+  }
+
+  send(m: ClientMessage): void { this.ws.send(JSON.stringify(m)); }
+
+  command(command: Move, table_id = "", seq?: number): Promise<CommandOutcome> {
+    const id = `c${++this.ids}`;
+    const done = new Promise<CommandOutcome>((ok) => this.waiting.set(id, ok));
+    this.send({ type: "command", id, table_id, command, ...(seq === undefined ? {} : { seq }) });
+    return done;
+  }
+
+  close(): void { this.ws.close(); }
+
+  private receive(m: ServerMessage): void {
+    if (m.type === "outcome") {
+      this.waiting.get(m.id)?.(m);
+      this.waiting.delete(m.id);
+    } else if (m.type === "update") {
+      this.onUpdate(m);
+    } else if (m.type === "error") {
+      throw new Error(`gateway refused a frame: ${m.code}: ${m.message}`);
+    }
+  }
+}
+
+function accepted(o: CommandOutcome, what: string): CommandOutcome {
+  if (!o.accepted) throw new Error(`${what} refused: ${o.code} ${o.message ?? ""}`);
+  return o;
+}
+
+async function main(): Promise<void> {
+  const base = (process.argv[2] ?? "http://127.0.0.1:8100").replace(/\/+$/, "");
+  const house = process.argv[3] ?? "north-sultan";
+  const login = await fetch(`${base}/api/guest`, {
+    method: "POST", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ name: "node" }) });
+  if (!login.ok) throw new Error(`POST /api/guest: ${login.status}`);
+  const { token } = (await login.json()) as { player_id: string; token: string };
+  const { gw, player } = await Gateway.open(base, token);
+  console.log(`logged in as ${player}`);
+
+  const created = accepted(await gw.command(
+    { type: "create_table", profile: house, options: { hands_per_match: 1 } }), "create_table");
+  const table = created.table_id;
+  console.log(`table ${table}`);
+
+  let view: PlayerView | null = null;
+  let version = -1;
+  let acting = false;
+  const over = new Promise<string>((ok) => {
+    gw.onUpdate = (u) => {
+      if (u.seat !== 0) return;
+      view = u.view;
+      version = u.version;
+      for (const e of u.events) {
+        if (["hand_started", "tile_drawn", "tile_discarded", "hand_ended"].includes(e.type)) {
+          console.log(JSON.stringify({ type: e.type, seq: e.seq }));
+        }
+        if (e.type === "hand_ended") ok(`hand over: ${e.finish}`);
+      }
+      void act();
+    };
+  });
+  async function act(): Promise<void> {
+    const v = view;
+    if (acting || !v || v.status !== "playing" || !v.hand || v.hand.to_act !== 0) return;
+    const allowed = v.rules?.allowed ?? [];
+    let move: Move | null = null;
+    if (allowed.includes("draw")) move = { type: "draw" };
+    else if (allowed.includes("discard")) move = { type: "discard", tile: v.rack[v.rack.length - 1] };
+    if (!move) return;
+    acting = true;
+    const outcome = await gw.command(move, table, version);
+    acting = false;
+    if (outcome.accepted) console.log(`my move: ${move.type}`);
+    // stale_seq: a newer view came in while the move was on its way; the next update acts
+    if (!outcome.accepted && outcome.code !== "stale_seq" && outcome.code !== "not_your_turn") {
+      throw new Error(`${move.type} refused: ${outcome.code} ${outcome.message ?? ""}`);
+    }
+    void act();
+  }
+
+  gw.send({ type: "watch", table_id: table });
+  accepted(await gw.command({ type: "sit", seat: 0 }, table), "sit");
+  for (const seat of [1, 2, 3]) {
+    accepted(await gw.command({ type: "replace_with_bot", seat }, table), `bot at seat ${seat}`);
+  }
+  accepted(await gw.command({ type: "start_match" }, table), "start_match");
+  const timeout = setTimeout(() => { console.error("no hand_ended in 120 s"); process.exit(1); },
+                             120_000);
+  console.log(await over);
+  clearTimeout(timeout);
+  gw.close();
+}
+
+main().catch((e: unknown) => { console.error(e); process.exit(1); });
