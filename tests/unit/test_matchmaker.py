@@ -221,7 +221,7 @@ def test_tied_entrants_at_a_table_advance_together() -> None:
     m = core.Matchmaker()
     log = schedule(m, size=16, fill=True)
     log += m.tick(100)
-    first = [d for d in log if isinstance(d, R.Seated)][0]
+    first = next(d for d in log if isinstance(d, R.Seated))
     players = [s.player_id for s in first.seats]
     out = m.handle(R.TableEnded(request_id="e", house=NS, table_id=first.table_id,
                                 players=players, places=[1, 1, 3, 4], totals=[0] * 4),

@@ -29,7 +29,7 @@ from okey101.app.matchmaker.refusals import Refusal, digest, refuse
 from okey101.app.matchmaker.tournaments import Tournament
 from okey101.standings.house import HOUSE_RULES
 from okey101.table import messages as E
-from okey101.terms import SEATS
+from okey101.terms import DEFAULT_BOT_LEVEL, SEATS
 
 REMEMBERED_REQUESTS = 100_000  # request ids kept per house to answer a retry once
 
@@ -259,12 +259,13 @@ class Matchmaker:
         if h is None or table is None:
             return  # a quick-play table, or a result already taken: nothing to decide
         t = h.tournaments[table.tournament_id]
-        entrants = [(p, place) for p, place in zip(q.players, q.places, strict=True)
+        players = q.players or [s.player_id for s in table.seats]
+        entrants = [(p, place) for p, place in zip(players, q.places, strict=True)
                     if t.is_entrant(p)]
         stopped = [p for p, _ in entrants if not self.counted(h.name, table, p)]
         self._emit(out, R.TableResult(
             house=h.name, at=now, tournament_id=t.spec.tournament_id, round=table.round,
-            table_id=q.table_id, players=q.players, places=q.places,
+            table_id=q.table_id, players=players, places=q.places,
             advancing=t.advancing(table, q.places),
             points={p: 0 if p in stopped else t.match_points(place) for p, place in entrants},
             not_counted=stopped))
@@ -328,7 +329,7 @@ def commands(d: R.Seated) -> list[E.Command]:
     for n, seat in enumerate(d.seats):
         out.append(E.Sit(table_id=d.table_id, command_id=f"{d.table_id}/sit{n}", seat=n,
                          seq=1 + n, player_id=seat.player_id, bot=seat.bot,
-                         bot_level=seat.bot_level if seat.bot else E.DEFAULT_BOT_LEVEL,
+                         bot_level=seat.bot_level if seat.bot else DEFAULT_BOT_LEVEL,
                          at=d.at))
     out.append(E.StartMatch(table_id=d.table_id, command_id=f"{d.table_id}/start",
                             player_id=first, seq=1 + len(d.seats), at=d.at))
