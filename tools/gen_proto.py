@@ -23,6 +23,8 @@ import msgspec
 from okey101 import codes, profiles
 from okey101.app import directory, replay, snapshots, topics
 from okey101.app import websocket as W
+from okey101.app.matchmaker import halls
+from okey101.app.matchmaker import records as MM
 from okey101.audit import records as A
 from okey101.standings import board, house
 from okey101.table import messages as E
@@ -94,6 +96,10 @@ def schemas() -> dict[str, Any]:
     out["replay-step.schema.json"] = msgspec.json.schema(replay.ReplayStep)
     out["audit-record.schema.json"] = A.schema()
     out["snapshot.schema.json"] = msgspec.json.schema(snapshots.Record)
+    out["matchmaking-request.schema.json"] = msgspec.json.schema(MM.AnyRequest)
+    out["matchmaker-decision.schema.json"] = msgspec.json.schema(MM.AnyDecision)
+    out["matchmaker-halls.json"] = {name: msgspec.to_builtins(r)
+                                    for name, r in halls.HALL_RULES.items()}
     _with_codes(out["outcome.schema.json"], "Outcome", ["", *rejections])
     _with_codes(out["rejection.schema.json"], "Rejection", rejections)
     _with_codes(out["websocket-server.schema.json"], "CommandOutcome", ["", *rejections])
@@ -103,7 +109,8 @@ def schemas() -> dict[str, Any]:
             doc["$id"] = SCHEMA_ID.format(v=E.VERSION, name=name)
             doc["x-contract-version"] = E.VERSION
     out["codes.json"] = {"version": E.VERSION, "rejections": codes.REJECTIONS,
-                         "gateway": codes.GATEWAY}
+                         "gateway": codes.GATEWAY, "matchmaking": codes.MATCHMAKING}
+    _with_codes(out["matchmaker-decision.schema.json"], "Refused", sorted(codes.MATCHMAKING))
     found = examples()
     out["examples.json"] = found
     out["asyncapi.json"] = asyncapi(found)
@@ -140,17 +147,20 @@ def asyncapi(found: dict[str, Any]) -> dict[str, Any]:
     client = list(W.AnyClientMessage.__args__)  # type: ignore[attr-defined]
     server = list(W.AnyServerMessage.__args__)  # type: ignore[attr-defined]
     audits = list(A.AnyRecord.__args__)  # type: ignore[attr-defined]
+    requests = list(MM.AnyRequest.__args__)  # type: ignore[attr-defined]
+    decisions = list(MM.AnyDecision.__args__)  # type: ignore[attr-defined]
     singles: list[Any] = [E.Outcome, E.SeatEvent, V.ViewUpdate, V.PlayerUpdate, E.DeadLetter,
                           board.Standing, directory.TableEntry, snapshots.TableSnapshot,
                           snapshots.Cut]
     _, components = msgspec.json.schema_components(
-        [*commands, *events, *singles, *client, *server, *audits],
+        [*commands, *events, *singles, *client, *server, *audits, *requests, *decisions],
         ref_template="#/components/schemas/{name}")
     components = _draft07(public({"components": components}, "components",
                                  prune=False)["components"])
     components["Outcome"]["properties"]["code"]["enum"] = ["", *sorted(codes.REJECTIONS)]
     components["CommandOutcome"]["properties"]["code"]["enum"] = ["", *sorted(codes.REJECTIONS)]
     components["ErrorReply"]["properties"]["code"]["enum"] = sorted(codes.GATEWAY)
+    components["Refused"]["properties"]["code"]["enum"] = sorted(codes.MATCHMAKING)
 
     messages: dict[str, Any] = {}
 
@@ -206,6 +216,10 @@ def asyncapi(found: dict[str, Any]) -> dict[str, Any]:
                         "memory of one table", "table id"),
                 message("snapshot.cut", "Cut", "snapshot.cut", "closes a snapshot: its "
                         "offsets, the finished window, the strays", "~cut:<partition>")]
+    mm_in = [message(f"matchmaking.{_tag(r)}", r.__name__, f"matchmaking.{_tag(r)}",
+                     (r.__doc__ or _tag(r)).strip().splitlines()[0], "house") for r in requests]
+    mm_out = [message(f"matchmaker.{_tag(d)}", d.__name__, f"matchmaker.{_tag(d)}",
+                      (d.__doc__ or _tag(d)).strip().splitlines()[0], "house") for d in decisions]
     ws_in = [message(f"ws.{_tag(c)}", c.__name__, f"ws.{_tag(c)}",
                      (c.__doc__ or _tag(c)).strip().splitlines()[0], None) for c in client]
     ws_out = [message(f"ws.{_tag(c)}-reply" if _tag(c) == "tables" else f"ws.{_tag(c)}",
@@ -224,6 +238,8 @@ def asyncapi(found: dict[str, Any]) -> dict[str, Any]:
         "directory": kafka_channel(topics.DIRECTORY, entry),
         "audit": kafka_channel(topics.AUDIT, audit),
         "snapshots": kafka_channel(topics.SNAPSHOTS, snapshot),
+        "matchmaking": kafka_channel(topics.MATCHMAKING, mm_in),
+        "matchmaker": kafka_channel(topics.MATCHMAKER, mm_out),
         "websocket": {
             "address": "/ws", "title": "the gateway's WebSocket",
             "servers": [{"$ref": "#/servers/gateway"}],
@@ -256,6 +272,10 @@ def asyncapi(found: dict[str, Any]) -> dict[str, Any]:
                                "hand and its collusion flags"),
         "sendSnapshots": operation("send", "snapshots", snapshot,
                                    "the processor's snapshots, compacted"),
+        "receiveMatchmaking": operation("receive", "matchmaking", mm_in,
+                                        "the matchmaker consumes requests"),
+        "sendMatchmaker": operation("send", "matchmaker", mm_out, "the matchmaker's "
+                                    "decisions, with the table commands they call for"),
         "receiveClientFrames": operation("receive", "websocket", ws_in,
                                          "the gateway reads client frames"),
         "sendServerFrames": operation("send", "websocket", ws_out,

@@ -12,6 +12,7 @@ import msgspec
 
 from okey101.app import directory
 from okey101.app import websocket as W
+from okey101.app.matchmaker import records as MM
 from okey101.app.snapshots import Cut, TableSnapshot
 from okey101.audit import records as A
 from okey101.standings.board import Standing
@@ -165,6 +166,7 @@ def examples() -> dict[str, Any]:
     out["snapshot.cut"] = Cut(partition=3, events_offset=8812, outcomes_offset=4410,
                               finished=["t-0c1f"], strays=[out["outcome.rejected"]], tables=2)
     out |= _websocket(update)
+    out |= _matchmaking()
     return {name: msgspec.json.decode(msgspec.json.encode(value)) for name, value in out.items()}
 
 
@@ -187,6 +189,59 @@ def _audit() -> dict[str, msgspec.Struct]:
                                  "discarded R7; mehmet-7 took it (seq 87) and laid it at "
                                  "once (hand_opened, seq 88)")]),
     }
+
+
+def _matchmaking() -> dict[str, msgspec.Struct]:
+    ns, cup, table = "north-sultan", "cuma-kupasi", "mm.north-sultan.4be1c0a9d2f37e65"
+    seats = [MM.Seat(player_id="ayse-01", request_id="ayse-01/q3", ordinal=12.4),
+             MM.Seat(player_id="mehmet-7", request_id="mehmet-7/q1", ordinal=11.9),
+             MM.Seat(player_id="zeynep", request_id="zeynep/q8", ordinal=13.0),
+             MM.Seat(player_id="3f9c2a71b04e4d6f8e21a0c5d7b9e113", bot=True, bot_level=2)]
+    requests: list[msgspec.Struct] = [
+        MM.QuickPlay(request_id="ayse-01/q3", house=ns, player_id="ayse-01", at=AT),
+        MM.CancelQuickPlay(request_id="ayse-01/q4", house=ns, player_id="ayse-01", at=AT),
+        MM.ScheduleTournament(request_id="ops/1", house=ns, tournament_id=cup,
+                              name="Cuma Kupası", starts_at=AT + 3_600_000, size=64, at=AT),
+        MM.Register(request_id="ayse-01/r1", house=ns, player_id="ayse-01",
+                    tournament_id=cup, at=AT),
+        MM.Unregister(request_id="ayse-01/r2", house=ns, player_id="ayse-01",
+                      tournament_id=cup, at=AT),
+        MM.TableEnded(request_id=f"end/{table}", house=ns, table_id=table,
+                      players=[s.player_id for s in seats], places=[2, 1, 4, 3],
+                      totals=[120, -101, 640, 301], at=AT)]
+    decisions: list[msgspec.Struct] = [
+        MM.Waiting(house=ns, at=AT, request_id="ayse-01/q3", player_id="ayse-01",
+                   hall="Kalfa", ordinal=12.4, level=4),
+        MM.Refused(house=ns, at=AT, request_id="ayse-01/q5", player_id="ayse-01",
+                   code="hall_above_level", message="Usta needs level 6; ayse-01 is level 4"),
+        MM.Cancelled(house=ns, at=AT, request_id="ayse-01/q4", player_id="ayse-01",
+                     hall="Kalfa", waited_ms=8200),
+        MM.Seated(house=ns, at=AT, table_id=table, hall="Kalfa", seats=seats, window=9.5,
+                  waited_ms=[7500, 21000, 900, 0]),
+        MM.TournamentScheduled(house=ns, at=AT, request_id="ops/1", tournament_id=cup,
+                               name="Cuma Kupası", starts_at=AT + 3_600_000, size=64,
+                               hands=0, fill_with_bots=False, bot_level=1),
+        MM.Registered(house=ns, at=AT, request_id="ayse-01/r1", tournament_id=cup,
+                      player_id="ayse-01", ordinal=12.4),
+        MM.Unregistered(house=ns, at=AT, request_id="ayse-01/r2", tournament_id=cup,
+                        player_id="ayse-01"),
+        MM.TournamentStarted(house=ns, at=AT, tournament_id=cup,
+                             entrants=["ayse-01", "mehmet-7", "zeynep", "can"]),
+        MM.TableResult(house=ns, at=AT, tournament_id=cup, round=1, table_id=table,
+                       players=[s.player_id for s in seats], places=[2, 1, 4, 3],
+                       advancing=["mehmet-7"], points={"ayse-01": 2, "mehmet-7": 3,
+                                                       "zeynep": 0}),
+        MM.TournamentEnded(house=ns, at=AT, tournament_id=cup, matches=21, standings=[
+            MM.Placing(player_id="mehmet-7", place=1, title="Turnuva Sultanı",
+                       league_points=60, tournament_points=9, reached=3)]),
+        MM.TournamentCancelled(house=ns, at=AT, tournament_id=cup,
+                               reason="1 entrant(s) at the start")]
+    out: dict[str, msgspec.Struct] = {}
+    for r in requests:
+        out[f"matchmaking.{type(r).__struct_config__.tag}"] = r
+    for d in decisions:
+        out[f"matchmaker.{type(d).__struct_config__.tag}"] = d
+    return out
 
 
 def _websocket(update: PlayerUpdate) -> dict[str, msgspec.Struct]:

@@ -152,6 +152,29 @@ GATEWAY: dict[str, str] = {
 }
 
 
+# the matchmaker's `refused` decisions (okey101.app.matchmaker): quick play and tournaments
+MATCHMAKING: dict[str, str] = {
+    "unknown_house": "quick play or a tournament for a house this service does not have",
+    "unknown_hall": "the house has no hall of that name",
+    "hall_above_level": "the hall needs a higher account level than the player's",
+    "role_missing": "the hall is open to a role (VIP: Has Oda) the identity token does not "
+                    "carry",
+    "already_waiting": "the player already waits for a seat in this house: one request at a "
+                       "time",
+    "nothing_waiting": "cancel_quick_play: the player is not waiting in this house",
+    "in_tournament": "the player plays in a running tournament of this house",
+    "no_tournaments": "this house holds no tournaments",
+    "unknown_tournament": "the house has no tournament with this id",
+    "tournament_exists": "a tournament with this id is already scheduled",
+    "bad_schedule": "the tournament's size, hands or bot level is not one the house allows",
+    "registration_closed": "the tournament has started (or ended): registration is closed",
+    "tournament_full": "the tournament has as many entrants as its size",
+    "already_registered": "the player is already registered for this tournament",
+    "not_registered": "unregister: the player is not registered for this tournament",
+}
+
+
 def meaning(code: str) -> str:
     """What `code` means, for a client or an operator."""
-    return REJECTIONS.get(code) or GATEWAY.get(code) or f"unknown code {code!r}"
+    return REJECTIONS.get(code) or GATEWAY.get(code) or MATCHMAKING.get(code) or \
+        f"unknown code {code!r}"

@@ -28,7 +28,9 @@ SCHEMA_OF = {"command": "table-commands.schema.json", "event": "table-events.sch
              "dead-letter": "dead-letter.schema.json", "standing": "standing.schema.json",
              "directory-entry": "directory-entry.schema.json",
              "audit": "audit-record.schema.json",
-             "snapshot": "snapshot.schema.json"}
+             "snapshot": "snapshot.schema.json",
+             "matchmaking": "matchmaking-request.schema.json",
+             "matchmaker": "matchmaker-decision.schema.json"}
 
 
 def _schema_for(name: str) -> dict[str, Any]:

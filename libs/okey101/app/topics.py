@@ -116,8 +116,19 @@ SNAPSHOTS = TopicSpec(
     # and clean it soon, so that this stays about 10 minutes of snapshots
     settings=(("segment.ms", str(10 * 60 * 1000)), ("min.cleanable.dirty.ratio", "0.1")))
 
+MATCHMAKING = TopicSpec(
+    "matchmaking", "house", "a request to the matchmaker (proto/matchmaking-request.schema.json):"
+    " quick play, cancel, a tournament's schedule, registration, and the relay of a seated "
+    "table's end", 7 * 24 * 3600 * 1000, "gateways, operators, matchmaker (the relay)",
+    "matchmaker")
+MATCHMAKER = TopicSpec(
+    "matchmaker", "house", "the matchmaker's decisions (proto/matchmaker-decision.schema.json):"
+    " waits, refusals, cancellations, seated tables, tournaments; its memory is their fold",
+    -1, "matchmaker (transactional, with the table commands)",
+    "matchmaker (its restart), gateways (wait state, tournaments)")
+
 ALL = (COMMANDS, EVENTS, OUTCOMES, VIEWS, SEAT_VIEWS, PLAYER_VIEWS, DEAD_LETTERS, STANDINGS,
-       DIRECTORY, AUDIT, SNAPSHOTS)
+       DIRECTORY, AUDIT, SNAPSHOTS, MATCHMAKING, MATCHMAKER)
 # one partition count for these: a table's commands, events and views share a partition
 TABLE_TOPICS = (COMMANDS, EVENTS, OUTCOMES, VIEWS, SEAT_VIEWS, PLAYER_VIEWS, SNAPSHOTS)
 

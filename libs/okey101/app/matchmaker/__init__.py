@@ -1,0 +1,7 @@
+"""The matchmaker's pure logic: halls, quick play and tournaments (seeds/000 §8, RULES.md §9).
+
+`records` holds what goes on the two topics (the requests gateways write, the matchmaker's
+own decisions), `halls` the house data (halls by level, Has Oda, bots, tournaments),
+`core` the fold of the decisions and the decisions a request, a finished table or the
+time calls for, `tournaments` the brackets. The shell is services/matchmaker.
+"""
