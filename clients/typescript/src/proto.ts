@@ -53,9 +53,11 @@ export interface LeaveMove {
 type: "leave"
 }
 /**
- * Hand an empty seat (or one's own) to a bot, where the house allows bots.
+ * Hand an empty seat (or one's own) to a bot, where the house allows bots, at
+ * `bot_level` (1-4; 4, the searching bot, is the strongest).
  */
 export interface ReplaceWithBotMove {
+bot_level?: number
 seat: number
 type: "replace_with_bot"
 }
@@ -162,7 +164,7 @@ queued_messages: number
  * A frame refused (`okey101.codes.GATEWAY`); `id` names the command it answers.
  */
 export interface ErrorReply {
-code: ("bad_token" | "malformed" | "not_your_seat" | "rate_limited" | "shutting_down" | "token_expired" | "too_many_connections" | "too_slow" | "unauthenticated" | "unavailable" | "unknown_table")
+code: ("bad_token" | "id_reused" | "malformed" | "not_your_seat" | "rate_limited" | "shutting_down" | "token_expired" | "token_lifetime" | "too_many_connections" | "too_slow" | "unauthenticated" | "unavailable" | "unknown_table")
 id?: (string | null)
 message: string
 type: "error"
@@ -175,7 +177,7 @@ v?: number
  */
 export interface CommandOutcome {
 accepted: boolean
-code?: ("" | "already_committed" | "already_declared" | "already_disconnected" | "already_laid" | "already_opened" | "already_revealed" | "already_seated" | "already_shown" | "ambiguous_okey" | "bad_seat" | "below_threshold" | "bot_seat" | "bots_already_requested" | "bots_not_requested" | "cannot_lay_off" | "cannot_open_with_discard" | "cannot_use_discard" | "elden_turn" | "fake_okey_is_not_a_joker" | "finish_one_way" | "hand_over" | "illegal_move" | "invalid_meld" | "invalid_pair" | "lay_off_limit" | "lay_one_way" | "left_this_match" | "malformed" | "match_over" | "match_started" | "must_keep_a_discard" | "must_open_with_taken_tile" | "must_show_whole_rack" | "must_wait_a_round" | "no_bots" | "no_discard" | "no_hand" | "no_okey_there" | "no_reconnect_window" | "no_seeding" | "no_such_meld" | "no_such_window" | "no_void_hand" | "not_a_joker" | "not_applicable" | "not_committed" | "not_committer" | "not_disconnected" | "not_in_duz" | "not_opened" | "not_owner" | "not_private" | "not_void" | "not_your_seat" | "not_your_turn" | "nothing_to_put_back" | "okey_discard_untakeable" | "open_one_way" | "pairs_not_allowed" | "pairs_not_declared" | "pairs_opener_cannot_lay_melds" | "put_back_must_draw" | "put_back_not_allowed" | "reconnect_window_open" | "seat_empty" | "seat_taken" | "seats_empty" | "seed_forbidden" | "seeding_window_open" | "seq_gap" | "share_forfeited" | "stale_seq" | "stale_timeout" | "table_exists" | "taken_tile_not_used" | "tile_not_in_rack" | "too_late" | "unknown_table" | "window_closed" | "wrong_phase" | "wrong_stage" | "wrong_table" | "wrong_tiles")
+code?: ("" | "already_committed" | "already_declared" | "already_disconnected" | "already_laid" | "already_opened" | "already_revealed" | "already_seated" | "already_shown" | "ambiguous_okey" | "bad_seat" | "below_threshold" | "bot_seat" | "bots_already_requested" | "bots_not_requested" | "cannot_lay_off" | "cannot_open_with_discard" | "cannot_use_discard" | "elden_turn" | "fake_okey_is_not_a_joker" | "finish_one_way" | "hand_over" | "illegal_move" | "invalid_meld" | "invalid_pair" | "lay_off_limit" | "lay_one_way" | "left_this_match" | "malformed" | "match_over" | "match_started" | "must_keep_a_discard" | "must_open_with_taken_tile" | "must_show_whole_rack" | "must_wait_a_round" | "no_bots" | "no_discard" | "no_hand" | "no_okey_there" | "no_reconnect_window" | "no_seeding" | "no_such_meld" | "no_such_window" | "no_void_hand" | "not_a_joker" | "not_applicable" | "not_committed" | "not_committer" | "not_disconnected" | "not_in_duz" | "not_opened" | "not_owner" | "not_private" | "not_void" | "not_your_seat" | "not_your_turn" | "nothing_to_put_back" | "okey_discard_untakeable" | "open_one_way" | "option_locked" | "option_range" | "option_type" | "pairs_not_allowed" | "pairs_not_declared" | "pairs_opener_cannot_lay_melds" | "put_back_must_draw" | "put_back_not_allowed" | "reconnect_window_open" | "seat_empty" | "seat_taken" | "seats_empty" | "seed_forbidden" | "seeding_window_open" | "seq_gap" | "share_forfeited" | "stale_seq" | "stale_timeout" | "table_exists" | "taken_tile_not_used" | "tile_not_in_rack" | "too_late" | "too_many_options" | "unknown_option" | "unknown_table" | "window_closed" | "wrong_phase" | "wrong_stage" | "wrong_table" | "wrong_tiles")
 duplicate?: boolean
 id: string
 message?: string
@@ -716,12 +718,14 @@ bots_requested?: boolean
 hand: (HandView | null)
 hand_scores: number[][]
 hands_total: number
+names?: string[]
 owner?: string
 penalties: number[]
 players: string[]
 private?: boolean
 profile: (Profile | null)
 rack: string[]
+ranked?: boolean
 reconnect_by?: (number | null)[]
 remaining?: (number[] | null)
 rules?: SeatRules
@@ -732,6 +736,7 @@ status: ("new" | "over" | "playing" | "seating")
 table_id: string
 totals: number[]
 turn: number
+unranked_reason?: string
 }
 export interface HandView {
 attempt: number
@@ -873,6 +878,7 @@ free_seats: number[]
 hands_total: number
 house: string
 players: string[]
+ranked?: boolean
 status: string
 table_id: string
 turn_seconds: (number | null)
