@@ -21,10 +21,12 @@ from typing import Any
 import msgspec
 
 from okey101 import codes, profiles
-from okey101.app import directory, replay, snapshots, topics
-from okey101.app import websocket as W
+from okey101.app import topics
+from okey101.app.gateway import websocket as W
 from okey101.app.matchmaker import halls
 from okey101.app.matchmaker import records as MM
+from okey101.app.processor import snapshots
+from okey101.app.replays import directory, replay
 from okey101.audit import records as A
 from okey101.standings import board, house
 from okey101.table import messages as E

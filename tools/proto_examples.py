@@ -10,10 +10,10 @@ from typing import Any
 
 import msgspec
 
-from okey101.app import directory
-from okey101.app import websocket as W
+from okey101.app.gateway import websocket as W
 from okey101.app.matchmaker import records as MM
-from okey101.app.snapshots import Cut, TableSnapshot
+from okey101.app.processor.snapshots import Cut, TableSnapshot
+from okey101.app.replays import directory
 from okey101.audit import records as A
 from okey101.standings.board import Standing
 from okey101.table import messages as E

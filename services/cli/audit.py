@@ -17,7 +17,7 @@ from typing import Any
 import msgspec
 
 from okey101.app import topics
-from okey101.app.replay import PUBLIC, events_as
+from okey101.app.replays.replay import PUBLIC, events_as
 from okey101.audit.auditor import audit_events
 from okey101.audit.records import AnyRecord, CollusionFlag, HandFailed, HandVerified, encode
 from okey101.errors import MalformedInput

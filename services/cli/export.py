@@ -21,7 +21,7 @@ from typing import Any
 
 from okey101 import profiles
 from okey101.app import topics
-from okey101.app.directory import parse_time
+from okey101.app.replays.directory import parse_time
 from okey101.errors import MalformedInput
 from services.common.kafka import bootstrap_servers
 

@@ -15,10 +15,10 @@ from typing import Any
 import msgspec
 
 from okey101.app import topics
-from okey101.app.directory import TableEntry, offset_for
-from okey101.app.history import history
-from okey101.app.render import render
-from okey101.app.replay import PUBLIC, SERVER, replay_step
+from okey101.app.replays.directory import TableEntry, offset_for
+from okey101.app.replays.history import history
+from okey101.app.replays.render import render
+from okey101.app.replays.replay import PUBLIC, SERVER, replay_step
 from okey101.errors import MalformedInput
 from services.common.kafka import bootstrap_servers
 from services.replays.reading import (

@@ -6,7 +6,7 @@ import argparse
 import os
 import time
 
-from okey101.app import identity
+from okey101.app.gateway import identity
 from okey101.errors import MalformedInput
 
 MAX_HOURS_VARIABLE = "OKEY_TOKEN_MAX_HOURS"  # the gateway's --token-max-hours, as it reads it

@@ -7,7 +7,7 @@ type, makes the record a dead letter: kept until `flush`, which writes them to t
 dead-letters topic and waits for the broker. Each is counted in `okey_dead_letters_total`
 by service and reason kind and logged once (`record_dead_lettered`); the consumer goes on
 with the next record. The processor writes its dead letters inside its own transaction
-(`okey101.app.processing`); it counts and logs them here (`count`).
+(`okey101.app.processor.processing`); it counts and logs them here (`count`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from aiokafka import AIOKafkaProducer
 from prometheus_client import Counter
 
 from okey101.app import bounds, topics
-from okey101.app.processing import dead_letter
+from okey101.app.processor.processing import dead_letter
 from okey101.table import messages as E
 
 log = structlog.get_logger("deadletters")

@@ -28,10 +28,11 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.errors import KafkaError
 
 from okey101 import names, profiles, solver, tiles
-from okey101.app import bounds, identity, topics
-from okey101.app import websocket as W
-from okey101.app.ratelimit import FloodGuard, TokenBucket
-from okey101.app.viewcache import ViewCache
+from okey101.app import bounds, topics
+from okey101.app.gateway import identity
+from okey101.app.gateway import websocket as W
+from okey101.app.gateway.ratelimit import FloodGuard, TokenBucket
+from okey101.app.gateway.viewcache import ViewCache
 from okey101.errors import MalformedInput
 from okey101.table import messages as E
 from okey101.table.views import SPECTATOR

@@ -1,4 +1,4 @@
-"""The rules processor's Kafka shell around `okey101.app.processing`.
+"""The rules processor's Kafka shell around `okey101.app.processor.processing`.
 
 Per assigned commands partition: a worker with its own two transactional producers, used
 in turn (transactional ids = group + partition, and the same + "-b", so a new owner fences
@@ -28,8 +28,8 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.errors import KafkaError, ProducerFenced
 
 from okey101.app import bounds, topics
-from okey101.app import snapshots as S
-from okey101.app.processing import (
+from okey101.app.processor import snapshots as S
+from okey101.app.processor.processing import (
     FINISHED_WINDOW,
     OUTCOMES_PER_TABLE,
     Output,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from okey101.app.processing import FINISHED_WINDOW, OUTCOMES_PER_TABLE
+from okey101.app.processor.processing import FINISHED_WINDOW, OUTCOMES_PER_TABLE
 from services.common.settings import ServiceSettings
 
 SNAPSHOT_EVERY = 5000  # commands between snapshots (at a hand end, or twice as many), per

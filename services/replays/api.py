@@ -24,10 +24,16 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 from aiohttp import web
 
-from okey101.app.directory import TableEntry, is_listed, offset_for, parse_time, public_entry
-from okey101.app.history import history
-from okey101.app.render import render
-from okey101.app.replay import PUBLIC, SERVER, events_as, replay_step
+from okey101.app.replays.directory import (
+    TableEntry,
+    is_listed,
+    offset_for,
+    parse_time,
+    public_entry,
+)
+from okey101.app.replays.history import history
+from okey101.app.replays.render import render
+from okey101.app.replays.replay import PUBLIC, SERVER, events_as, replay_step
 from okey101.errors import InfrastructureFault, MalformedInput
 from okey101.table import messages as E
 from services.common.http import json_errors

@@ -1,7 +1,7 @@
 """The replays service's Kafka shell: it keeps the table directory and serves replays.
 
 The directory is built from the events topic (read_committed) in a consumer group, so
-instances share its partitions, with idempotent upserts (`okey101.app.directory.fold`):
+instances share its partitions, with idempotent upserts (`okey101.app.replays.directory.fold`):
 each batch's changed entries are written to the compacted directory topic, and only once
 every one of them is acknowledged are the batch's offsets committed. A restart (or a new
 owner of a partition) loads the directory from the compacted topic and goes on from the
@@ -32,7 +32,7 @@ from aiokafka.errors import CommitFailedError, KafkaError
 
 from okey101.app import bounds, topics
 from okey101.app.bounds import HostileRecord
-from okey101.app.directory import TableEntry, entry_decoder, fold, is_newer, skip
+from okey101.app.replays.directory import TableEntry, entry_decoder, fold, is_newer, skip
 from okey101.table import messages as E
 from services.common.deadletters import DeadLetters
 from services.common.http import Readiness

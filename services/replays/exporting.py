@@ -3,7 +3,7 @@
 
 The tables come from the directory (those whose life meets the window, of one house if
 asked); each events partition is read once, over the offset range those tables span, and
-only their events in the window are kept (`okey101.app.exports.Rows`).
+only their events in the window are kept (`okey101.app.replays.exports.Rows`).
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from okey101.app import topics
-from okey101.app.directory import TableEntry, is_listed
-from okey101.app.exports import Rows
-from okey101.app.replay import Skipped
+from okey101.app.replays.directory import TableEntry, is_listed
+from okey101.app.replays.exports import Rows
+from okey101.app.replays.replay import Skipped
 from okey101.errors import InfrastructureFault
 from services.replays.bulk import BulkReader
 from services.replays.reading import load_directory

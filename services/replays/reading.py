@@ -19,8 +19,8 @@ from aiokafka.admin import AIOKafkaAdminClient
 from aiokafka.errors import KafkaError
 
 from okey101.app import topics
-from okey101.app.directory import TableEntry, entry_decoder, is_newer
-from okey101.app.replay import Skipped
+from okey101.app.replays.directory import TableEntry, entry_decoder, is_newer
+from okey101.app.replays.replay import Skipped
 from okey101.errors import InfrastructureFault
 from okey101.table import messages as E
 from services.common.kafka import client_security

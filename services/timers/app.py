@@ -1,4 +1,4 @@
-"""The turn-timer service's Kafka shell around `okey101.app.timers`.
+"""The turn-timer service's Kafka shell around `okey101.app.timers.deadlines`.
 
 Consumes the events topic (read_committed) in a consumer group, so instances share the
 partitions; every assigned partition is re-read from the beginning into a fresh
@@ -31,7 +31,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.errors import IllegalStateError
 
 from okey101.app import bounds, topics
-from okey101.app.timers import Due, TurnClock
+from okey101.app.timers.deadlines import Due, TurnClock
 from okey101.table import messages as E
 from services.common.deadletters import DeadLetters
 from services.common.http import Readiness

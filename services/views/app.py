@@ -1,4 +1,4 @@
-"""The views service's Kafka shell around `okey101.app.playerviews`.
+"""The views service's Kafka shell around `okey101.app.views.playerviews`.
 
 Consumes the events topic (read_committed) in a consumer group and publishes to the
 player-views topic, on the events' partition, so that a table's updates keep their order
@@ -21,7 +21,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.structs import OffsetAndMetadata
 
 from okey101.app import bounds, topics
-from okey101.app.playerviews import PlayerViews
+from okey101.app.views.playerviews import PlayerViews
 from okey101.errors import IllegalMove
 from okey101.table import messages as E
 from services.common.deadletters import DeadLetters

@@ -11,7 +11,7 @@ import msgspec
 from aiokafka import AIOKafkaProducer
 
 from okey101.app import topics
-from okey101.app.directory import TableEntry, fold
+from okey101.app.replays.directory import TableEntry, fold
 from okey101.table import messages as E
 from services.common.kafka import provision
 from services.replays.exporting import export

@@ -21,7 +21,8 @@ import aiohttp
 import jwt
 import pytest
 
-from okey101.app import identity, topics
+from okey101.app import topics
+from okey101.app.gateway import identity
 from okey101.table import messages as E
 from tests.kafka.stack import SECRET, Stack
 from tests.kafka.support import publish, read_all, record_timeout_match

@@ -26,9 +26,9 @@ import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
 from okey101.app import topics
-from okey101.app.directory import TableEntry, fold, offset_for, skip
-from okey101.app.replay import PUBLIC, events_as, replay_step
-from okey101.app.replay import fold as fold_events
+from okey101.app.replays.directory import TableEntry, fold, offset_for, skip
+from okey101.app.replays.replay import PUBLIC, events_as, replay_step
+from okey101.app.replays.replay import fold as fold_events
 from okey101.table import messages as E
 from okey101.table.state import TableState
 from services.common.kafka import provision

@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 from aiokafka import AIOKafkaProducer
 
-from okey101.app import snapshots as S
 from okey101.app import topics
-from okey101.app.processing import PartitionTables
+from okey101.app.processor import snapshots as S
+from okey101.app.processor.processing import PartitionTables
 from services.common.kafka import provision, read_partition_records
 from services.processor.app import Processor
 from tests.kafka.support import (

@@ -11,7 +11,7 @@ import msgspec
 import pytest
 
 from okey101.app import topics
-from okey101.app.viewcache import ViewCache
+from okey101.app.gateway.viewcache import ViewCache
 from okey101.table import messages as E
 from okey101.table.views import SPECTATOR, PlayerView, player_update_decoder, player_view
 from services.common.kafka import provision

@@ -17,9 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from okey101 import tiles
-from okey101.app.history import history
-from okey101.app.render import render
-from okey101.app.replay import PUBLIC, events_as, replay_step
+from okey101.app.replays.history import history
+from okey101.app.replays.render import render
+from okey101.app.replays.replay import PUBLIC, events_as, replay_step
 from okey101.table import messages as E
 from okey101.table.evolve import replay
 

@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from okey101.app.replay import PUBLIC, events_as
+from okey101.app.replays.replay import PUBLIC, events_as
 from okey101.audit import collusion as C
 from okey101.audit.auditor import audit_events
 from okey101.audit.records import (

@@ -7,7 +7,7 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from okey101.app.processing import Output, PartitionTables
+from okey101.app.processor.processing import Output, PartitionTables
 from okey101.table import messages as E
 from okey101.table.simulate import match_seeds, play_match
 from services.processor.app import decode_log
@@ -212,7 +212,7 @@ def _events_of(n: int) -> list[E.Event]:
 
 
 def test_the_clock_forgets_finished_tables_but_the_window_of_their_ids() -> None:
-    from okey101.app.timers import TurnClock
+    from okey101.app.timers.deadlines import TurnClock
     events = _events_of(6)
     clock = TurnClock(finished_window=2)
     assert all(clock.fold(e, e.at / 1000) for e in events)
@@ -226,7 +226,7 @@ def test_the_clock_forgets_finished_tables_but_the_window_of_their_ids() -> None
 
 
 def test_a_clock_rebuilt_from_the_log_issues_what_the_live_one_issues() -> None:
-    from okey101.app.timers import TurnClock
+    from okey101.app.timers.deadlines import TurnClock
     log = Log(finished_window=1)
     for i in range(3):
         log.play(match(f"t{i}", i))
@@ -311,7 +311,7 @@ def _snapshots_run(window: int, per_table: int = 100
 @pytest.mark.parametrize(("window", "per_table"), [(1, 100), (3, 100), (3, 6)])
 def test_a_rebuild_from_snapshots_and_the_tail_equals_the_full_log(window: int,
                                                                    per_table: int) -> None:
-    from okey101.app import snapshots as S
+    from okey101.app.processor import snapshots as S
     log, records, events_at, outcomes_at = _snapshots_run(window, per_table)
     assert 0 < events_at < len(log.events) and 0 < outcomes_at < len(log.outcomes)
     cut, tables = S.latest(records, 0)
@@ -327,7 +327,7 @@ def test_a_rebuild_from_snapshots_and_the_tail_equals_the_full_log(window: int,
 
 
 def test_a_snapshot_written_with_a_larger_bound_loads_each_tables_last_ids() -> None:
-    from okey101.app import snapshots as S
+    from okey101.app.processor import snapshots as S
     log, records, events_at, outcomes_at = _snapshots_run(3, per_table=100)
     cut, tables = S.latest(records, 0)
     assert max(len(t.kept) for t in tables.values()) > 6
@@ -342,7 +342,7 @@ def test_a_snapshot_written_with_a_larger_bound_loads_each_tables_last_ids() -> 
 
 
 def test_a_snapshot_of_another_version_falls_back_to_the_full_log() -> None:
-    from okey101.app import snapshots as S
+    from okey101.app.processor import snapshots as S
     _, records, _, _ = _snapshots_run(2)
     offset, key, value = records[-1]
     assert value is not None and key == b"~cut:0"
@@ -361,7 +361,7 @@ def test_a_snapshot_of_another_version_falls_back_to_the_full_log() -> None:
 
 
 def test_the_stored_table_record_is_the_documented_table_snapshot_on_the_wire() -> None:
-    from okey101.app import snapshots as S
+    from okey101.app.processor import snapshots as S
     _, records, _, _ = _snapshots_run(3)
     documented = msgspec.json.Decoder(S.Record)
     stored = [(k, v) for _, k, v in records if v is not None and not k.startswith(b"~cut")]

@@ -14,7 +14,7 @@ import msgspec
 import pytest
 
 from okey101.app import topics
-from okey101.app import websocket as W
+from okey101.app.gateway import websocket as W
 from okey101.table import messages as E
 from tools.gen_proto import schemas
 
@@ -104,7 +104,7 @@ def test_a_joker_in_a_meld_is_written_with_what_it_stands_for() -> None:
 
 
 def test_every_message_carries_the_contract_version() -> None:
-    from okey101.app import snapshots
+    from okey101.app.processor import snapshots
     for name, example in EXAMPLES.items():  # a snapshot record: the snapshot schema's own
         wanted = snapshots.VERSION if name.startswith("snapshot.") else E.VERSION
         assert example.get("v") == wanted, name

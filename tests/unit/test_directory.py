@@ -5,7 +5,7 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from okey101.app.directory import (
+from okey101.app.replays.directory import (
     TableEntry,
     fold,
     is_listed,

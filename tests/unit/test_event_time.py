@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import msgspec
 
-from okey101.app.processing import PartitionTables
+from okey101.app.processor.processing import PartitionTables
 from okey101.app.topics import partition_for
 from okey101.table import messages as E
 from okey101.table.decide import decide

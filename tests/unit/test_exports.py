@@ -12,7 +12,7 @@ from typing import NamedTuple
 import duckdb
 import pyarrow as pa
 
-from okey101.app.exports import SCHEMA, Rows
+from okey101.app.replays.exports import SCHEMA, Rows
 from okey101.table import messages as E
 from okey101.table.views import public_event
 from services.replays.exporting import Writer

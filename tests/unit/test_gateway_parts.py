@@ -9,12 +9,12 @@ from typing import Any
 import msgspec
 import pytest
 
-from okey101.app import identity
-from okey101.app import websocket as W
-from okey101.app.playerviews import PlayerViews
-from okey101.app.processing import PartitionTables
-from okey101.app.ratelimit import TokenBucket
-from okey101.app.viewcache import ViewCache
+from okey101.app.gateway import identity
+from okey101.app.gateway import websocket as W
+from okey101.app.gateway.ratelimit import TokenBucket
+from okey101.app.gateway.viewcache import ViewCache
+from okey101.app.processor.processing import PartitionTables
+from okey101.app.views.playerviews import PlayerViews
 from okey101.table import messages as E
 from okey101.table.views import PlayerUpdate, player_update_decoder
 from tests.kafka.support import record_timeout_match

@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from okey101.app import identity
-from okey101.app import websocket as W
+from okey101.app.gateway import identity
+from okey101.app.gateway import websocket as W
+from okey101.app.gateway.ratelimit import FloodGuard
 from okey101.app.jsondepth import MAX_DEPTH, too_deep
-from okey101.app.ratelimit import FloodGuard
 from services.cli.main import main
 
 SECRET = "k" * 40

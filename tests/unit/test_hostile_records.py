@@ -14,9 +14,10 @@ import msgspec
 import pytest
 from prometheus_client import REGISTRY
 
-from okey101.app import bounds, processing
-from okey101.app.playerviews import PlayerViews
-from okey101.app.processing import PartitionTables
+from okey101.app import bounds
+from okey101.app.processor import processing
+from okey101.app.processor.processing import PartitionTables
+from okey101.app.views.playerviews import PlayerViews
 from services.common import runtime, tasks
 from services.common.deadletters import DeadLetters
 from services.common.http import HealthServer, Readiness

@@ -12,7 +12,7 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
-from okey101.app import identity
+from okey101.app.gateway import identity
 from services.common.http import HealthServer
 from services.gateway.app import Gateway, Settings
 from services.leaderboards import api as boards_api

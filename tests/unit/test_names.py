@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from okey101 import names
-from okey101.app import identity
+from okey101.app.gateway import identity
 
 
 def test_a_typed_name_keeps_its_turkish_letters() -> None:

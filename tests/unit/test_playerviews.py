@@ -1,4 +1,4 @@
-"""The player views projected from the events log (okey101.app.playerviews), outside the
+"""The player views projected from the events log (okey101.app.views.playerviews), outside the
 processor's transaction: the same views whatever the batching, a rebuild that publishes
 the same updates as the live run, finished matches leaving memory, and events out of
 sequence refused without a change."""
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from okey101.app.playerviews import PlayerViews
-from okey101.app.processing import PartitionTables
+from okey101.app.processor.processing import PartitionTables
+from okey101.app.views.playerviews import PlayerViews
 from okey101.table import messages as E
 from okey101.table.simulate import match_seeds, play_match
 from okey101.table.views import SPECTATOR, player_view

@@ -13,7 +13,7 @@ import pytest
 import structlog
 from structlog.testing import capture_logs
 
-from okey101.app.processing import Output
+from okey101.app.processor.processing import Output
 from okey101.table import messages as E
 from services.processor import metrics
 from services.processor.app import _account

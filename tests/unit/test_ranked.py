@@ -10,9 +10,9 @@ from typing import Any
 import msgspec
 import pytest
 
-from okey101.app.playerviews import PlayerViews
-from okey101.app.processing import PartitionTables
-from okey101.app.viewcache import ViewCache
+from okey101.app.gateway.viewcache import ViewCache
+from okey101.app.processor.processing import PartitionTables
+from okey101.app.views.playerviews import PlayerViews
 from okey101.profiles import HOUSES, house, resolve
 from okey101.standings import HOUSE_RULES, Ledger
 from okey101.standings.house import unranked_reason

@@ -7,9 +7,9 @@ import msgspec
 import pytest
 
 from okey101 import tiles
-from okey101.app.history import history
-from okey101.app.render import render
-from okey101.app.replay import (
+from okey101.app.replays.history import history
+from okey101.app.replays.render import render
+from okey101.app.replays.replay import (
     PUBLIC,
     SERVER,
     Skipped,

@@ -4,7 +4,7 @@ written only when asked (`PartitionTables(seat_events=True)`, the processor's
 
 from __future__ import annotations
 
-from okey101.app.processing import Output, PartitionTables
+from okey101.app.processor.processing import Output, PartitionTables
 from okey101.table import messages as E
 from okey101.table.views import event_for
 from tests.kafka.support import record_timeout_match

@@ -11,7 +11,7 @@ import msgspec
 import pytest
 
 from okey101 import tiles
-from okey101.app.timers import TurnClock, seeding_command_id
+from okey101.app.timers.deadlines import TurnClock, seeding_command_id
 from okey101.table import deal as D
 from okey101.table import messages as E
 from okey101.table.decide import decide

@@ -7,7 +7,7 @@ import msgspec
 import pytest
 
 from okey101 import tiles
-from okey101.app.timers import TurnClock, command_id, expiry_command_id
+from okey101.app.timers.deadlines import TurnClock, command_id, expiry_command_id
 from okey101.table import messages as E
 from okey101.table.decide import decide
 from okey101.table.evolve import NEW_TABLE, evolve

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from okey101.app import topics
-from okey101.app.exports import Rows
+from okey101.app.replays.exports import Rows
 from services.replays.bulk import BATCH  # records a read hands over at most
 from services.replays.exporting import Writer
 from tools.bench.replays import HOUSES, matches, schedule

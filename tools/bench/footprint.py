@@ -22,7 +22,7 @@ import tracemalloc
 
 import msgspec
 
-from okey101.app.processing import PartitionTables
+from okey101.app.processor.processing import PartitionTables
 from okey101.table import messages as E
 from okey101.table.simulate import match_seeds, play_match
 
@@ -77,7 +77,7 @@ def measure(stream: list[list[E.Command]], at: int, bound: int) -> None:
 
 
 def views_memory(stream: list[list[E.Command]], at: int) -> float:
-    from okey101.app.playerviews import PlayerViews
+    from okey101.app.views.playerviews import PlayerViews
     recorder = PartitionTables(0, 1, allow_stacked_deals=True)
     events: list[E.Event] = []
     for i in range(at):

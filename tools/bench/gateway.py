@@ -29,7 +29,7 @@ from typing import Any
 import aiohttp
 import msgspec
 
-from okey101.app import identity
+from okey101.app.gateway import identity
 from services.common.kafka import bootstrap_servers, provision
 from tools.bench import scratch
 from tools.bench.stats import percentile

@@ -29,7 +29,7 @@ from aiokafka.admin import AIOKafkaAdminClient
 from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
 
 from okey101.app import topics
-from okey101.app.processing import FINISHED_WINDOW, OUTCOMES_PER_TABLE, PartitionTables
+from okey101.app.processor.processing import FINISHED_WINDOW, OUTCOMES_PER_TABLE, PartitionTables
 from okey101.table import messages as E
 from okey101.table.simulate import match_seeds, play_match
 from services.common.kafka import bootstrap_servers, client_security, provision

@@ -47,8 +47,8 @@ from confluent_kafka import TopicPartition as ConfluentPartition
 
 from okey101 import profiles
 from okey101.app import topics
-from okey101.app.directory import entry_decoder
-from okey101.app.replay import fold
+from okey101.app.replays.directory import entry_decoder
+from okey101.app.replays.replay import fold
 from okey101.table import messages as E
 from okey101.table.simulate import match_seeds, play_match
 from services.common.kafka import bootstrap_servers, provision

@@ -32,8 +32,8 @@ from pathlib import Path
 
 import msgspec
 
-from okey101.app.playerviews import PlayerViews
-from okey101.app.processing import PartitionTables
+from okey101.app.processor.processing import PartitionTables
+from okey101.app.views.playerviews import PlayerViews
 from okey101.table import messages as E
 from tools.bench.engine import _cold_caches
 from tools.bench.kafka import interleave, record

@@ -12,9 +12,9 @@ from typing import Any, Literal
 
 import msgspec
 
-from okey101.app.directory import PublicEntry, TableEntry
-from okey101.app.replay import ReplayStep
-from okey101.app.websocket import Tables
+from okey101.app.gateway.websocket import Tables
+from okey101.app.replays.directory import PublicEntry, TableEntry
+from okey101.app.replays.replay import ReplayStep
 from okey101.profiles import Profile
 from okey101.standings.board import BoardRow, HistoryEntry, Standing
 from okey101.standings.house import StandingRules

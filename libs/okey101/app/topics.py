@@ -110,7 +110,7 @@ SNAPSHOTS = TopicSpec(
     "snapshots", "table id (a partition's cut: ~cut:<partition>)", "the processor's memory "
     "of a table (state and the outcomes of its command ids), a tombstone once it has left, "
     "and the cut closing each snapshot with its events and outcomes offsets "
-    "(okey101.app.snapshots)", -1, "processor (transactional)", "processor recovery",
+    "(okey101.app.processor.snapshots)", -1, "processor (transactional)", "processor recovery",
     cleanup="compact",
     # a recovery reads what compaction has not reached: roll a segment every 10 minutes
     # and clean it soon, so that this stays about 10 minutes of snapshots

@@ -12,7 +12,7 @@ from collections import deque
 
 import msgspec
 
-from okey101.app import websocket as W
+from okey101.app.gateway import websocket as W
 from okey101.table.views import SPECTATOR
 
 RESUME_DEPTH = 64  # updates kept per seat for a client that reconnects with a version

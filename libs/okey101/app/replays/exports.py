@@ -21,8 +21,8 @@ import msgspec
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from okey101.app.directory import is_bot
-from okey101.app.replay import Skipped
+from okey101.app.replays.directory import is_bot
+from okey101.app.replays.replay import Skipped
 from okey101.table import messages as E
 from okey101.table.views import public_event
 

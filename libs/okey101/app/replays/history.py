@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Any
 
-from okey101.app.directory import is_bot
-from okey101.app.replay import visible
+from okey101.app.replays.directory import is_bot
+from okey101.app.replays.replay import visible
 from okey101.table import messages as E
 
 

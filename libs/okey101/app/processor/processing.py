@@ -45,7 +45,7 @@ from typing import cast
 import msgspec
 
 from okey101.app import bounds, topics
-from okey101.app import snapshots as S
+from okey101.app.processor import snapshots as S
 from okey101.table import messages as E
 from okey101.table.decide import decide_and_fold
 from okey101.table.evolve import NEW_TABLE, evolve
@@ -190,7 +190,7 @@ class PartitionTables:
     def snapshot(self, events_offset: int, outcomes_offset: int
                  ) -> list[tuple[bytes, bytes | None]]:
         """The snapshot records (key, value; None a tombstone) of every table changed since
-        the last cut, then the cut at these offsets (`okey101.app.snapshots`)."""
+        the last cut, then the cut at these offsets (`okey101.app.processor.snapshots`)."""
         out: list[tuple[bytes, bytes | None]] = []
         for table_id in sorted(self.dirty):
             state = self.tables.get(table_id)

@@ -6,8 +6,8 @@ It prints only what the step's view holds (the viewer's `PlayerView`, or the aud
 
 from __future__ import annotations
 
-from okey101.app.history import clock
-from okey101.app.replay import ReplayStep, ServerView
+from okey101.app.replays.history import clock
+from okey101.app.replays.replay import ReplayStep, ServerView
 from okey101.table.views import PlayerView
 
 

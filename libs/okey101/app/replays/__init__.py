@@ -1,0 +1,1 @@
+"""The replays service's pure parts: the directory, replay, history, render and exports."""

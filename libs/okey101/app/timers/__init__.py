@@ -1,0 +1,1 @@
+"""The timers service's pure parts: turn deadlines and what they emit."""
