@@ -27,8 +27,9 @@ from aiohttp import WSCloseCode, WSMsgType, web
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.errors import KafkaError
 
-from okey101 import names, profiles, solver, tiles
-from okey101.app import bounds, topics
+from okey101 import names, profiles, tiles
+from okey101.app import bounds, solve, topics
+from okey101.app import http_api as H
 from okey101.app.gateway import identity
 from okey101.app.gateway import websocket as W
 from okey101.app.gateway.ratelimit import FloodGuard, TokenBucket
@@ -642,31 +643,15 @@ class Gateway:
 
 
 def _solve(body: dict[str, Any]) -> dict[str, Any]:
-    kind, house = body.get("kind"), body.get("house", "okeygg")
-    rack_names, okey_name = body.get("rack"), body.get("okey")
-    if kind not in ("arrange", "opening", "pairs"):
-        raise MalformedInput("kind must be arrange, opening or pairs")
-    if not isinstance(house, str) or not isinstance(okey_name, str) or \
-            not isinstance(rack_names, list) or not all(isinstance(t, str) for t in rack_names):
-        raise MalformedInput("rack must be a list of tiles, okey a tile, house a house id")
-    if len(rack_names) > 22:
-        raise MalformedInput(f"a rack holds at most 22 tiles, not {len(rack_names)}")
-    profile = profiles.house(house)
-    rack, okey = tiles.parse_at(rack_names, "rack"), tiles.parse_at([okey_name], "okey")[0]
-    tiles.check_counts(rack, "rack")
-    wraps = profile.run_wraps_13_to_1
-    if kind == "pairs":
-        pairs = solver.pairs_of(rack, okey)
-        used = [t for m in pairs for t, _ in m.tiles]
-        left = list(rack)
-        for t in used:
-            left.remove(t)
-        return {"melds": [m.notation(okey) for m in pairs], "value": len(pairs),
-                "leftover": tiles.names(sorted(left, key=tiles.sort_key))}
-    found = solver.opening(rack, okey, wraps) if kind == "opening" else \
-        solver.arrange(rack, okey, wraps, profile.okey_in_rack_value)
-    return {"melds": [m.notation(okey) for m in found.melds], "value": found.value,
-            "leftover": tiles.names(found.leftover)}
+    try:
+        asked = msgspec.convert(body, H.SolveRequest)
+    except msgspec.ValidationError as exc:
+        raise MalformedInput(f"solve: {exc}") from exc
+    profile = profiles.resolve({"base": asked.house, "options": asked.options})
+    rack = solve.rack_of(profile, asked.rack)
+    okey = tiles.parse_at([asked.okey], "okey")[0]
+    answer: dict[str, Any] = msgspec.to_builtins(solve.helped(asked.kind, profile, rack, okey))
+    return answer
 
 
 def _problem(status: int, code: str, message: str) -> web.Response:

@@ -15,6 +15,7 @@ import msgspec
 from okey101.app.gateway.websocket import Tables
 from okey101.app.replays.directory import PublicEntry, TableEntry
 from okey101.app.replays.replay import ReplayStep
+from okey101.app.solve import Helped
 from okey101.profiles import Profile
 from okey101.standings.board import BoardRow, HistoryEntry, Standing
 from okey101.standings.house import StandingRules
@@ -47,16 +48,11 @@ class GuestToken(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class SolveRequest(msgspec.Struct, frozen=True, kw_only=True):
-    kind: Literal["arrange", "opening", "pairs"]
-    rack: list[str]  # at most 22 tiles
+    kind: Literal["arrange", "opening", "pairs", "finish"]  # opening: 101; finish: düz
+    rack: list[str]  # at most 22 tiles (düz: 15)
     okey: str
     house: str = "okeygg"
-
-
-class SolveAnswer(msgspec.Struct, frozen=True, kw_only=True):
-    melds: list[str]
-    value: int
-    leftover: list[str]
+    options: dict[str, Any] = {}  # the table's profile options, e.g. {"meld_value": "third"}
 
 
 class Problem(msgspec.Struct, frozen=True, kw_only=True):
@@ -212,10 +208,12 @@ GATEWAY_ROUTES: tuple[Route, ...] = (
                    400: MALFORMED_BODY,
                    404: Answer(description="guest login is off", media="")}),
     Route(method="post", path="/api/solve", summary="the rack helpers: arrange (sırala), "
-          "opening (Otomatik Seri Aç), pairs (Otomatik Çift Aç)", request=SolveRequest,
+          "opening (Otomatik Seri Aç, 101), pairs (Otomatik Çift Aç), finish (düz), "
+          "counted as the house counts (okey101.app.solve, as `okey101 solve`)",
+          request=SolveRequest,
           params=(Param(name="Authorization", where="header", required=True,
                         schema={"type": "string"}, description="Bearer TOKEN"),),
-          answers={200: Answer(description="the melds found", body=SolveAnswer),
+          answers={200: Answer(description="the melds found", body=Helped),
                    400: Answer(description="a malformed rack, tile or house (a Problem), or "
                                "a body that is not a JSON object", media=""),
                    401: Answer(description="no valid token", body=Problem),

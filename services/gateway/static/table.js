@@ -781,12 +781,18 @@ function lay(type, kind) {
   command({ type, [kind]: groups });
 }
 
+function countOptions(profile) {
+  // what the helpers need of the table's profile to count as the table does
+  const { meld_value, run_wraps_13_to_1, okey_in_rack_value } = profile;
+  return { meld_value, run_wraps_13_to_1, okey_in_rack_value };
+}
+
 async function solve(kind) {
   const hand = state.view && state.view.hand;
   if (!hand) return null;
   const r = await fetch("/api/solve", { method: "POST", headers: { "Content-Type": "application/json",
     Authorization: `Bearer ${state.token}` }, body: JSON.stringify({ kind, rack: state.view.rack,
-    okey: hand.okey, house: state.view.profile.id }) });
+    okey: hand.okey, house: state.view.profile.id, options: countOptions(state.view.profile) }) });
   const answer = await r.json();
   if (!r.ok) { say(reason(answer.code, answer.message), true); return null; }
   return answer;
