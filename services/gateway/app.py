@@ -16,7 +16,6 @@ import re
 import secrets
 import socket
 import time
-from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,6 +31,7 @@ from okey101.app import bounds, solve, topics
 from okey101.app import http_api as H
 from okey101.app.gateway import identity
 from okey101.app.gateway import websocket as W
+from okey101.app.gateway.bookkeeping import Bookkeeping
 from okey101.app.gateway.ratelimit import FloodGuard, TokenBucket
 from okey101.app.gateway.viewcache import ViewCache
 from okey101.errors import MalformedInput
@@ -49,7 +49,6 @@ log = structlog.get_logger("gateway")
 STATIC = Path(__file__).resolve().parent / "static"
 CLIENT_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 CLOSE_AUTH, CLOSE_TOO_MANY, CLOSE_TOO_SLOW = 4001, 4003, 4008
-FORGET_AFTER = 600.0  # seconds a finished, unwatched table stays in memory
 
 
 @dataclass(frozen=True)
@@ -96,7 +95,6 @@ class Connection:
         self.queue: asyncio.Queue[bytes] = asyncio.Queue(s.queued_messages)
         self.flood = FloodGuard(s.commands_per_second, s.command_burst, s.flood_strikes,
                                 time.monotonic())
-        self.watching: set[str] = set()
         self.closed = False
         self.writer = asyncio.create_task(self._write())
 
@@ -122,28 +120,13 @@ class Connection:
                 await self.ws.send_frame(frame, WSMsgType.TEXT)
 
 
-@dataclass
-class _Waiting:
-    """A command published for one or more connections, awaiting its outcome."""
-
-    conns: list[tuple[Connection, str]]  # (connection, its client id)
-    kind: str
-    started: float
-
-
 class Gateway:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.cache = ViewCache()
-        self.watchers: dict[str, set[Connection]] = {}
-        self.accounts: dict[str, set[Connection]] = {}
-        self.waiting: dict[tuple[str, str], _Waiting] = {}
-        self.acks: dict[str, list[tuple[Connection, int, bytes]]] = {}  # table -> deferred
-        self.finished: dict[str, float] = {}  # table -> when it was seen over
+        # connections, watchers, commands waiting, acks held, ids used (`id_reused`)
+        self.books: Bookkeeping[Connection] = Bookkeeping(settings.command_ids_kept)
         self.solve_buckets: dict[str, TokenBucket] = {}
-        # (player, client id) -> (what it stood for, its table): a retry is the same
-        # command again, a reused id for another command is refused (`id_reused`)
-        self.sent: OrderedDict[tuple[str, str], tuple[bytes, str]] = OrderedDict()
         self.producer: AIOKafkaProducer | None = None
         self.dead = DeadLetters("gateway", settings.prefix)
         self.consumer: AIOKafkaConsumer | None = None
@@ -227,9 +210,8 @@ class Gateway:
             with contextlib.suppress(asyncio.CancelledError):
                 await reader  # a reader that failed raises here: the service stops with it
         finally:
-            for conns in list(self.accounts.values()):
-                for conn in list(conns):
-                    self.drop(conn, WSCloseCode.GOING_AWAY, "shutting_down")
+            for conn in self.books.everyone():
+                self.drop(conn, WSCloseCode.GOING_AWAY, "shutting_down")
             await runner.cleanup()
             await consumer.stop()
             await self.producer.stop()
@@ -281,36 +263,23 @@ class Gateway:
         metrics.UPDATES.inc()
         table = self.cache.tables.get(update.table_id)
         if table is not None and table.status == "over":
-            self.finished.setdefault(update.table_id, time.monotonic())
+            self.books.seen_over(update.table_id, time.monotonic())
         if not fan_out or table is None or frame is None:
             return
-        for conn in list(self.watchers.get(update.table_id, ())):  # a push may drop one
+        for conn in self.books.watchers_of(update.table_id):  # a push may drop one
             if table.seat_of(conn.player_id) == update.seat:
                 conn.push(frame)
-        deferred = self.acks.get(update.table_id)
-        if deferred:
-            keep = []
-            for conn, last, ack in deferred:
-                seat = table.seat_of(conn.player_id) \
-                    if update.table_id in conn.watching else SPECTATOR
-                if last <= update.version and seat == update.seat:
-                    conn.push(ack)
-                else:
-                    keep.append((conn, last, ack))
-            self.acks[update.table_id] = keep
+
+        def seat_of(conn: Connection) -> int:
+            watching = self.books.is_watching(conn, update.table_id)
+            return table.seat_of(conn.player_id) if watching else SPECTATOR
+        for conn, ack in self.books.release(update.table_id, update.version, update.seat,
+                                            seat_of):
+            conn.push(ack)
 
     def _sweep(self, now: float) -> None:
-        for key, waiting in list(self.waiting.items()):
-            if now - waiting.started > 120:  # dead-lettered, or lost with a processor
-                del self.waiting[key]
-        for table_id, deferred in list(self.acks.items()):
-            self.acks[table_id] = [d for d in deferred if not d[0].closed]
-            if not self.acks[table_id]:
-                del self.acks[table_id]
-        for table_id, since in list(self.finished.items()):
-            if now - since > FORGET_AFTER and not self.watchers.get(table_id):
-                self.cache.forget(table_id)
-                del self.finished[table_id]
+        for table_id in self.books.sweep(now, lambda conn: conn.closed):
+            self.cache.forget(table_id)
 
     # ------------------------------------------------------------ outcomes in
     def _outcome_record(self, record: Any) -> None:
@@ -322,7 +291,7 @@ class Gateway:
         if value is None:
             return
         outcome = E.outcome_decoder.decode(value)
-        waiting = self.waiting.pop((outcome.table_id, outcome.command_id), None)
+        waiting = self.books.answered(outcome.table_id, outcome.command_id)
         if waiting is None:
             return
         metrics.COMMANDS.labels(waiting.kind, "accepted" if outcome.accepted
@@ -337,14 +306,14 @@ class Gateway:
             if not outcome.accepted or self._shown(conn, outcome.table_id, last):
                 conn.push(ack)
             else:
-                self.acks.setdefault(outcome.table_id, []).append((conn, last, ack))
+                self.books.hold(outcome.table_id, conn, last, ack)
 
     def _shown(self, conn: Connection, table_id: str, version: int) -> bool:
         """Has `conn` been sent the update at `version` (or later) of the table?"""
         table = self.cache.tables.get(table_id)
         if table is None:
             return False
-        if table_id not in conn.watching:
+        if not self.books.is_watching(conn, table_id):
             return table.version >= version
         log_ = self.cache.seats.get(table_id, {}).get(table.seat_of(conn.player_id))
         return log_ is not None and log_.version >= version
@@ -366,19 +335,8 @@ class Gateway:
         asyncio.get_running_loop().create_task(close())
 
     def _forget_connection(self, conn: Connection) -> None:
-        for table_id in conn.watching:
-            watchers = self.watchers.get(table_id)
-            if watchers is not None:
-                watchers.discard(conn)
-                if not watchers:
-                    del self.watchers[table_id]
-        conn.watching.clear()
-        account = self.accounts.get(conn.player_id)
-        if account is not None and conn in account:
-            account.discard(conn)
+        if self.books.disconnected(conn.player_id, conn):
             metrics.CONNECTIONS.dec()
-            if not account:
-                del self.accounts[conn.player_id]
 
     async def websocket(self, request: web.Request) -> web.StreamResponse:
         s = self.settings
@@ -392,7 +350,7 @@ class Gateway:
         if player_id is None:
             return ws
         conn = Connection(self, ws, request, player_id)
-        self.accounts.setdefault(player_id, set()).add(conn)
+        self.books.connected(player_id, conn)
         metrics.CONNECTIONS.inc()
         conn.send(W.Welcome(player_id=player_id, limits=s.limits()))
         try:
@@ -439,7 +397,7 @@ class Gateway:
         except identity.TokenRefused as exc:
             await self._refuse_and_close(ws, exc.code, exc.message)
             return None
-        if len(self.accounts.get(player_id, ())) >= s.connections_per_account:
+        if self.books.connections(player_id) >= s.connections_per_account:
             metrics.REFUSED.labels("too_many_connections").inc()
             await ws.send_str(W.encode(W.refuse(
                 "too_many_connections", f"{player_id} already holds "
@@ -478,8 +436,7 @@ class Gateway:
             case W.Watch():
                 self._watch(conn, message)
             case W.Unwatch():
-                conn.watching.discard(message.table_id)
-                self.watchers.get(message.table_id, set()).discard(conn)
+                self.books.unwatch(conn, message.table_id)
             case W.ListTables():
                 conn.send(W.Tables(tables=self.cache.lobby(message.house)))
             case W.Hello():
@@ -491,8 +448,7 @@ class Gateway:
         if table is None:
             self._refuse(conn, "unknown_table", f"no table {message.table_id!r}")
             return
-        conn.watching.add(message.table_id)
-        self.watchers.setdefault(message.table_id, set()).add(conn)
+        self.books.watch(conn, message.table_id)
         frame = self.cache.resume(message.table_id, table.seat_of(conn.player_id),
                                   message.version)
         if frame is not None:
@@ -514,31 +470,24 @@ class Gateway:
             self._refuse(conn, "malformed", f"command id {client_id!r}: 1-64 of "
                          "A-Z a-z 0-9 _ . : -", client_id)
             return
-        sent_key, digest = (conn.player_id, client_id), W.command_digest(message)
-        sent = self.sent.get(sent_key)
-        if sent is not None and sent[0] != digest:
+        digest = W.command_digest(message)
+        if self.books.is_reused(conn.player_id, client_id, digest):
             metrics.COMMANDS.labels(str(kind), "refused").inc()
             self._refuse(conn, "id_reused", f"command id {client_id!r} was used for another "
                          "command (table, seq or move): send a new command under a new id",
                          client_id)
             return
-        built = self._build(conn, message, sent[1] if sent is not None else "")
+        sent = self.books.sent_before(conn.player_id, client_id)
+        built = self._build(conn, message, sent.table_id if sent is not None else "")
         if isinstance(built, W.ErrorReply):
             metrics.COMMANDS.labels(str(kind), "refused").inc()
             metrics.REFUSED.labels(built.code).inc()
             conn.send(built)
             return
-        if sent is None:
-            self.sent[sent_key] = (digest, built.table_id)
-            while len(self.sent) > self.settings.command_ids_kept:
-                self.sent.popitem(last=False)
-        key = (built.table_id, built.command_id)
-        waiting = self.waiting.get(key)
-        if waiting is not None:  # the same command again while in flight: one answer each
-            waiting.conns.append((conn, client_id))
-            return
-        self.waiting[key] = _Waiting([(conn, client_id)], str(kind), time.monotonic())
-        asyncio.get_running_loop().create_task(self._publish(conn, built, client_id))
+        self.books.remember(conn.player_id, client_id, digest, built.table_id)
+        if self.books.publishing(built.table_id, built.command_id, conn, client_id, str(kind),
+                                 time.monotonic()):  # else in flight: one answer each
+            asyncio.get_running_loop().create_task(self._publish(conn, built, client_id))
 
     def _build(self, conn: Connection, message: W.SendCommand, created: str = ""
                ) -> E.Command | W.ErrorReply:
@@ -573,8 +522,8 @@ class Gateway:
             await self.producer.send(self.commands, E.encode(command),
                                      key=command.table_id.encode())
         except Exception as exc:  # any producer failure: the client must hear of it
-            self.waiting.pop((command.table_id, command.command_id), None)
-            self.sent.pop((conn.player_id, client_id), None)  # never published: free again
+            self.books.not_published(command.table_id, command.command_id, conn.player_id,
+                                     client_id)  # never published: the id is free again
             log.warning("publish_failed", error=repr(exc))
             self._refuse(conn, "unavailable", f"command not published: {exc}", client_id)
 
@@ -596,7 +545,7 @@ class Gateway:
 
     async def healthz(self, request: web.Request) -> web.Response:
         return web.json_response({"ready": self.ready.is_set(),
-                                  "connections": sum(map(len, self.accounts.values())),
+                                  "connections": len(self.books.everyone()),
                                   "tables": len(self.cache.tables)})
 
     async def tables(self, request: web.Request) -> web.Response:
