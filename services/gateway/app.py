@@ -16,9 +16,8 @@ import re
 import secrets
 import socket
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 import structlog
@@ -41,45 +40,12 @@ from services.common.deadletters import DeadLetters
 from services.common.http import Readiness, json_body, json_errors
 from services.common.kafka import client_security, provision
 from services.gateway import metrics
-
-if TYPE_CHECKING:
-    from services.gateway.settings import GatewaySettings
+from services.gateway.settings import GatewaySettings, Settings
 
 log = structlog.get_logger("gateway")
 STATIC = Path(__file__).resolve().parent / "static"
 CLIENT_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 CLOSE_AUTH, CLOSE_TOO_MANY, CLOSE_TOO_SLOW = 4001, 4003, 4008
-
-
-@dataclass(frozen=True)
-class Settings:
-    bootstrap: str
-    secret: str
-    prefix: str = "okey"
-    host: str = "127.0.0.1"
-    port: int = 8100
-    guest_login: bool = False
-    frame_bytes: int = 16 * 1024
-    commands_per_second: float = 10.0
-    command_burst: int = 20
-    connections_per_account: int = 5
-    queued_messages: int = 256
-    hello_timeout: float = 10.0
-    send_buffer: int = 128 * 1024  # the kernel's buffer per socket: bounds a frozen client
-    flood_strikes: int = 200  # refusals since the bucket was last full: then it is closed
-    token_max_hours: float = identity.MAX_LIFETIME / 3600  # the longest a token may live
-    command_ids_kept: int = 100_000  # (account, command id)s remembered, to refuse reuse
-
-    @property
-    def token_max_seconds(self) -> int:
-        return int(self.token_max_hours * 3600)
-
-    def limits(self) -> W.Limits:
-        return W.Limits(frame_bytes=self.frame_bytes,
-                        commands_per_second=self.commands_per_second,
-                        command_burst=self.command_burst,
-                        connections_per_account=self.connections_per_account,
-                        queued_messages=self.queued_messages)
 
 
 class Connection:

@@ -2,12 +2,48 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from pydantic import Field, field_validator
 
+from okey101.app.gateway import identity
+from okey101.app.gateway import websocket as W
 from services.common.settings import ServiceSettings
-from services.gateway.app import Settings
 
 SECRET_CHARS = 32
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the gateway runs with, resolved from `GatewaySettings` (or given by a test)."""
+
+    bootstrap: str
+    secret: str
+    prefix: str = "okey"
+    host: str = "127.0.0.1"
+    port: int = 8100
+    guest_login: bool = False
+    frame_bytes: int = 16 * 1024
+    commands_per_second: float = 10.0
+    command_burst: int = 20
+    connections_per_account: int = 5
+    queued_messages: int = 256
+    hello_timeout: float = 10.0
+    send_buffer: int = 128 * 1024  # the kernel's buffer per socket: bounds a frozen client
+    flood_strikes: int = 200  # refusals since the bucket was last full: then it is closed
+    token_max_hours: float = identity.MAX_LIFETIME / 3600  # the longest a token may live
+    command_ids_kept: int = 100_000  # (account, command id)s remembered, to refuse reuse
+
+    @property
+    def token_max_seconds(self) -> int:
+        return int(self.token_max_hours * 3600)
+
+    def limits(self) -> W.Limits:
+        return W.Limits(frame_bytes=self.frame_bytes,
+                        commands_per_second=self.commands_per_second,
+                        command_burst=self.command_burst,
+                        connections_per_account=self.connections_per_account,
+                        queued_messages=self.queued_messages)
 
 
 class GatewaySettings(ServiceSettings):

@@ -17,20 +17,27 @@ an unknown house or account is 404, a bad parameter 400 naming it.
 
 from __future__ import annotations
 
+import asyncio
 import time
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import msgspec
 from aiohttp import web
 
 from okey101.errors import MalformedInput
 from okey101.standings.house import HOUSE_RULES, room_for, rooms_open
-from okey101.standings.ledger import BAD_INPUT
+from okey101.standings.ledger import BAD_INPUT, Ledger
 from okey101.standings.week import check_week, week_of
 from services.common.http import json_errors
 
-if TYPE_CHECKING:
-    from services.leaderboards.app import Leaderboards
+
+class Leaderboards(Protocol):
+    """What the API reads of the service (services/leaderboards/app.py)."""
+
+    ledger: Ledger
+    ready: asyncio.Event
+    progress: float
+
 
 SERVICE: web.AppKey[Leaderboards] = web.AppKey("service")
 MAX_TOP = 1000

@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import msgspec
 from aiohttp import web
@@ -38,10 +38,21 @@ from okey101.errors import InfrastructureFault, MalformedInput
 from okey101.table import messages as E
 from services.common.http import json_errors
 from services.replays import metrics
-from services.replays.reading import TableLog
+from services.replays.reading import Readers, TableLog
 
-if TYPE_CHECKING:
-    from services.replays.app import Replays
+
+class Replays(Protocol):
+    """What the API reads of the service (services/replays/app.py)."""
+
+    auditor: bool
+    directory: str
+    events: str
+    entries: dict[str, TableEntry]
+    owned: set[int]
+    readers: Readers
+
+    def partition_lag(self, partition: int) -> tuple[int, float] | None: ...
+
 
 SERVICE: web.AppKey[Replays] = web.AppKey("service")
 CACHE: web.AppKey[OrderedDict[tuple[str, int, int | None], TableLog]] = web.AppKey("cache")

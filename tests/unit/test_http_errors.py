@@ -14,7 +14,8 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from okey101.app.gateway import identity
 from services.common.http import HealthServer
-from services.gateway.app import Gateway, Settings
+from services.gateway.app import Gateway
+from services.gateway.settings import Settings
 from services.leaderboards import api as boards_api
 from services.leaderboards.app import Leaderboards
 from services.replays import api as replays_api

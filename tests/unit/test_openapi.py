@@ -13,7 +13,8 @@ from openapi_spec_validator.validation.exceptions import OpenAPIValidationError
 
 from okey101.app import http_api as H
 from services.common.http import HealthServer
-from services.gateway.app import Gateway, Settings
+from services.gateway.app import Gateway
+from services.gateway.settings import Settings
 from services.leaderboards import api as leaderboards_api
 from services.replays import api as replays_api
 
