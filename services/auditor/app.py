@@ -28,7 +28,6 @@ from okey101.table import messages as E
 from services.auditor import metrics
 from services.auditor.settings import AuditorSettings
 from services.common.deadletters import DeadLetters
-from services.common.http import Readiness
 from services.common.kafka import (
     Rebalance,
     close_quietly,
@@ -36,12 +35,13 @@ from services.common.kafka import (
     record_lag,
     start_group_clients,
 )
+from services.common.lifecycle import Lifecycle
 from services.common.reread import Reread
 
 log = structlog.get_logger("auditor")
 
 
-class AuditorService:
+class AuditorService(Lifecycle):
     def __init__(self, bootstrap: str, prefix: str = "okey", group: str = "okey-auditor",
                  collusion: bool = True, instance_id: str | None = None,
                  partitions: int = topics.PARTITIONS, max_pairs: int = MAX_PAIRS,
@@ -60,7 +60,7 @@ class AuditorService:
         self.consumer: AIOKafkaConsumer | None = None
         self.producer: AIOKafkaProducer | None = None
         self.dead = DeadLetters("auditor", prefix)
-        self._stopping = asyncio.Event()
+        super().__init__()
 
     @classmethod
     def from_settings(cls, settings: AuditorSettings) -> AuditorService:
@@ -84,7 +84,7 @@ class AuditorService:
             await self.connect()
         assert self.consumer is not None
         try:
-            while not self._stopping.is_set():
+            while not self.is_stopping:
                 batches = await self.consumer.getmany(timeout_ms=200, max_records=5000)
                 for tp, records in batches.items():
                     await self._fold(tp, records)
@@ -94,11 +94,8 @@ class AuditorService:
             await close_quietly(self.consumer, self.producer)
             log.info("auditor_stopped")
 
-    def stop(self) -> None:
-        self._stopping.set()
-
-    def readiness(self) -> Readiness:
-        return self.reread.readiness(self._stopping.is_set(), self.consumer is not None)
+    def not_ready(self) -> str | None:
+        return self.reread.not_ready()
 
     # ------------------------------------------------------------ partitions
     async def assign(self, assigned: Sequence[TopicPartition]) -> None:

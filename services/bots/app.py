@@ -39,8 +39,8 @@ from okey101.table.views import PlayerView, ViewUpdate, view_update_decoder
 from services.bots import metrics
 from services.bots.settings import BotsSettings
 from services.common.deadletters import DeadLetters
-from services.common.http import Readiness
 from services.common.kafka import client_security, provision, record_lag
+from services.common.lifecycle import Lifecycle
 
 log = structlog.get_logger("bots")
 
@@ -51,7 +51,7 @@ def mint_id() -> str:
     return names.bot_id(secrets.token_bytes(8))
 
 
-class Bots:
+class Bots(Lifecycle):
     def __init__(self, bootstrap: str, prefix: str = "okey", group: str = "okey-bots",
                  level: int = 2, think: float = 0.0, fill_seats: bool = True,
                  new_id: Callable[[], str] = mint_id, level4_budget: float = 0.035,
@@ -74,7 +74,7 @@ class Bots:
         self.dead = DeadLetters("bots", prefix)
         self.consumer: AIOKafkaConsumer | None = None
         self.producer: AIOKafkaProducer | None = None
-        self._stopping = asyncio.Event()
+        super().__init__()
 
     @classmethod
     def from_settings(cls, settings: BotsSettings) -> Bots:
@@ -84,17 +84,9 @@ class Bots:
                    level4_budget=settings.level4_budget_ms / 1000,
                    level4_playouts=settings.level4_playouts)
 
-    def stop(self) -> None:
-        self._stopping.set()
-
-    def readiness(self) -> Readiness:
-        if self._stopping.is_set():
-            return Readiness(False, "stopping")
-        if self.consumer is None:
-            return Readiness(False, "connecting")
-        if not self.consumer.assignment():
-            return Readiness(False, "no seat-views partition assigned")
-        return Readiness(True)
+    def not_ready(self) -> str | None:
+        assert self.consumer is not None
+        return None if self.consumer.assignment() else "no seat-views partition assigned"
 
     async def connect(self) -> None:
         """The topics provisioned, the consumer and the producer started (closed again on
@@ -123,7 +115,7 @@ class Bots:
         assert consumer is not None and producer is not None
         views = topics.SEAT_VIEWS.name(self.prefix)
         try:
-            while not self._stopping.is_set():
+            while not self.is_stopping:
                 batches = await consumer.getmany(timeout_ms=200, max_records=500)
                 await record_lag(consumer, views)
                 latest: dict[tuple[str, int], tuple[ViewUpdate, Any]] = {}

@@ -12,7 +12,6 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.errors import IllegalStateError
 from prometheus_client import Gauge
 
-from services.common.http import Readiness
 from services.common.kafka import forget_lag
 
 
@@ -81,14 +80,10 @@ class Reread:
             self.ready.set()
             self.log.info(f"{self.service}_ready", partitions=sorted(self.published_from))
 
-    def readiness(self, stopping: bool, connected: bool) -> Readiness:
-        if stopping:
-            return Readiness(False, "stopping")
-        if not connected:
-            return Readiness(False, "connecting")
+    def not_ready(self) -> str | None:
+        """Why the service cannot serve yet (`Lifecycle.not_ready`), or None."""
         if not self.published_from:
-            return Readiness(False, f"no {self.topic.rsplit('.', 1)[-1]} partition assigned")
+            return f"no {self.topic.rsplit('.', 1)[-1]} partition assigned"
         if self.catching_up:
-            return Readiness(False, f"partitions {sorted(self.catching_up)} still being "
-                             "re-read")
-        return Readiness(True)
+            return f"partitions {sorted(self.catching_up)} still being re-read"
+        return None

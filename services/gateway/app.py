@@ -37,8 +37,9 @@ from okey101.errors import MalformedInput
 from okey101.table import messages as E
 from okey101.table.views import SPECTATOR
 from services.common.deadletters import DeadLetters
-from services.common.http import Readiness, json_body, json_errors
+from services.common.http import json_body, json_errors
 from services.common.kafka import client_security, provision
+from services.common.lifecycle import Lifecycle
 from services.gateway import metrics
 from services.gateway.settings import GatewaySettings, Settings
 
@@ -86,7 +87,7 @@ class Connection:
                 await self.ws.send_frame(frame, WSMsgType.TEXT)
 
 
-class Gateway:
+class Gateway(Lifecycle):
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.cache = ViewCache()
@@ -101,7 +102,7 @@ class Gateway:
         self.player_views = topics.PLAYER_VIEWS.name(settings.prefix)
         self.outcomes = topics.OUTCOMES.name(settings.prefix)
         self.port = settings.port
-        self._stopping = asyncio.Event()
+        super().__init__()
         self.ready = asyncio.Event()
 
     @classmethod
@@ -109,18 +110,9 @@ class Gateway:
         return cls(settings.gateway())
 
     # ------------------------------------------------------------ lifecycle
-    def stop(self) -> None:
-        self._stopping.set()
-
-    def readiness(self) -> Readiness:
+    def not_ready(self) -> str | None:
         """Ready once every seat's newest view is read and the endpoint listens."""
-        if self._stopping.is_set():
-            return Readiness(False, "stopping")
-        if self.consumer is None:
-            return Readiness(False, "connecting")
-        if not self.ready.is_set():
-            return Readiness(False, "reading the player views")
-        return Readiness(True)
+        return None if self.ready.is_set() else "reading the player views"
 
     async def connect(self) -> None:
         """The topics provisioned and the clients started; a broker fault is raised with
@@ -170,7 +162,7 @@ class Gateway:
                      tables=len(self.cache.tables))
             print(f"gateway listening on http://{s.host}:{self.port}/", flush=True)
             reader = asyncio.create_task(self._consume(consumer))
-            stopping = asyncio.create_task(self._stopping.wait())
+            stopping = asyncio.create_task(self.until_stopped())
             await asyncio.wait([reader, stopping], return_when=asyncio.FIRST_COMPLETED)
             reader.cancel()
             with contextlib.suppress(asyncio.CancelledError):

@@ -43,8 +43,8 @@ from okey101.standings import Ledger, Notice
 from okey101.standings.board import AccountKey
 from okey101.standings.ledger import BAD_INPUT, Fed
 from services.common.deadletters import DeadLetters
-from services.common.http import Readiness
 from services.common.kafka import client_security, provision
+from services.common.lifecycle import Lifecycle
 from services.leaderboards import api, metrics
 from services.leaderboards.reading import read_records
 
@@ -61,7 +61,7 @@ def standing_key(key: AccountKey) -> bytes:
     return f"{key[0]}/{key[1]}".encode()
 
 
-class Leaderboards:
+class Leaderboards(Lifecycle):
     def __init__(self, bootstrap: str, prefix: str = "okey", http_host: str = "127.0.0.1",
                  http_port: int = 9110, horizon: int = 50_000,
                  partitions: int = topics.PARTITIONS) -> None:
@@ -78,7 +78,7 @@ class Leaderboards:
         self.progress = 0.0
         self.consumer: AIOKafkaConsumer | None = None
         self.producer: AIOKafkaProducer | None = None
-        self._stopping = asyncio.Event()
+        super().__init__()
         self._runner: web.AppRunner | None = None
         self._rewinds = 0
         self._duplicates: Counter[str] = Counter()
@@ -110,9 +110,6 @@ class Leaderboards:
         finally:
             await self._shutdown()
 
-    def stop(self) -> None:
-        self._stopping.set()
-
     # ------------------------------------------------------------ start-up (runtime.run)
     @classmethod
     def from_settings(cls, settings: LeaderboardsSettings) -> Leaderboards:
@@ -124,16 +121,12 @@ class Leaderboards:
         logs it and retries); `run()` starts the clients."""
         self.partitions = await provision(self.bootstrap, self.prefix, self.partitions)
 
-    def readiness(self) -> Readiness:
+    def not_ready(self) -> str | None:
         """Ready once the start-up rebuild is applied (every events partition is assigned:
         this service reads them all)."""
-        if self._stopping.is_set():
-            return Readiness(False, "stopping")
-        if self.consumer is None:
-            return Readiness(False, "connecting")
         if not self.ready.is_set():
-            return Readiness(False, f"rebuilding: {self.progress:.0%} of the events read")
-        return Readiness(True)
+            return f"rebuilding: {self.progress:.0%} of the events read"
+        return None
 
     async def _shutdown(self) -> None:
         if self._runner is not None:
@@ -166,7 +159,7 @@ class Leaderboards:
         assert self.consumer is not None
         total = sum(ends.values())
         last_lag = 0.0
-        while not self._stopping.is_set():
+        while not self.is_stopping:
             batch = await self.consumer.getmany(timeout_ms=100, max_records=20000)
             changed: set[AccountKey] = set()
             ended: list[int] = []

@@ -39,7 +39,6 @@ from okey101.app.processor.processing import (
 from okey101.table import messages as E
 from okey101.table.state import TableState
 from services.common import deadletters
-from services.common.http import Readiness
 from services.common.kafka import (
     BATCH_BYTES,
     PartitionBatches,
@@ -50,6 +49,7 @@ from services.common.kafka import (
     read_partition_records,
     record_lag,
 )
+from services.common.lifecycle import Lifecycle
 from services.common.memory import bulk_load
 from services.common.tasks import TASKS
 from services.processor import metrics
@@ -87,7 +87,7 @@ FAILURE_SHOWN_S = 5.0
 RESTART_BACKOFF_S = 1.0
 
 
-class Processor:
+class Processor(Lifecycle):
     def __init__(self, bootstrap: str, prefix: str = "okey", group: str = "okey-processor",
                  allow_stacked_deals: bool = False, partitions: int = topics.PARTITIONS,
                  instance_id: str | None = None, linger: float = 0.002,
@@ -121,7 +121,7 @@ class Processor:
         self.kills: dict[int, dict[int, int]] = {}
         self._gauged = -float("inf")  # when the state gauges were last set (monotonic)
         self.consumer: AIOKafkaConsumer | None = None
-        self._stopping = asyncio.Event()
+        super().__init__()
 
     @classmethod
     def from_settings(cls, settings: ProcessorSettings) -> Processor:
@@ -160,27 +160,19 @@ class Processor:
         if self.consumer is None:
             await self.connect()
         try:
-            while not self._stopping.is_set():
+            while not self.is_stopping:
                 await self._poll_once()
         finally:
             await self._shutdown()
 
-    def stop(self) -> None:
-        self._stopping.set()
-
-    def readiness(self) -> Readiness:
-        if self._stopping.is_set():
-            return Readiness(False, "stopping")
-        if self.consumer is None:
-            return Readiness(False, "connecting")
+    def not_ready(self) -> str | None:
+        assert self.consumer is not None
         assigned = {tp.partition for tp in self.consumer.assignment()
                     if tp.topic == self.commands}
         if not assigned:
-            return Readiness(False, "no commands partition assigned")
+            return "no commands partition assigned"
         missing = sorted(assigned - set(self.workers))
-        if missing:
-            return Readiness(False, f"partitions {missing} not rebuilt yet")
-        return Readiness(True)
+        return f"partitions {missing} not rebuilt yet" if missing else None
 
     async def _shutdown(self) -> None:
         started = time.perf_counter()

@@ -35,8 +35,8 @@ from okey101.app.bounds import HostileRecord
 from okey101.app.replays.directory import TableEntry, entry_decoder, fold, is_newer, skip
 from okey101.table import messages as E
 from services.common.deadletters import DeadLetters
-from services.common.http import Readiness
 from services.common.kafka import Rebalance, client_security, provision
+from services.common.lifecycle import Lifecycle
 from services.replays import api, metrics
 from services.replays.reading import Readers, consumer
 
@@ -49,7 +49,7 @@ REPAIR_EVERY = 5.0  # seconds between checks that the topic's latest entries are
 MAX_KEY = 256  # characters of a key under which a dead record's offset is still indexed
 
 
-class Replays:
+class Replays(Lifecycle):
     def __init__(self, bootstrap: str, prefix: str = "okey", group: str = "okey-replays",
                  host: str = "127.0.0.1", port: int = 9180, auditor: bool = False,
                  instance_id: str | None = None, readers: int = 2) -> None:
@@ -76,7 +76,7 @@ class Replays:
         self.tail_lock = asyncio.Lock()
         self.ready = asyncio.Event()  # the directory is loaded and the HTTP API is up
         self.bound_port = 0
-        self._stopping = asyncio.Event()
+        super().__init__()
 
     @classmethod
     def from_settings(cls, settings: ReplaysSettings) -> Replays:
@@ -134,24 +134,15 @@ class Replays:
                 await runner.cleanup()
             await self._shutdown()
 
-    def stop(self) -> None:
-        self._stopping.set()
-
-    def readiness(self) -> Readiness:
+    def not_ready(self) -> str | None:
         """Ready once the directory is loaded and the HTTP API answers: every instance
         serves the whole directory, whichever events partitions the group gave it."""
-        if self._stopping.is_set():
-            return Readiness(False, "stopping")
-        if self.consumer is None:
-            return Readiness(False, "connecting")
-        if not self.ready.is_set():
-            return Readiness(False, "loading the directory")
-        return Readiness(True)
+        return None if self.ready.is_set() else "loading the directory"
 
     async def _loop(self) -> None:
         assert self.consumer is not None
         next_repair = time.monotonic() + REPAIR_EVERY
-        while not self._stopping.is_set():
+        while not self.is_stopping:
             batches = await self.consumer.getmany(timeout_ms=100, max_records=5000)
             await self._index(batches)
             await self._follow_directory()

@@ -34,7 +34,6 @@ from okey101.app import bounds, topics
 from okey101.app.timers.deadlines import Due, TurnClock
 from okey101.table import messages as E
 from services.common.deadletters import DeadLetters
-from services.common.http import Readiness
 from services.common.kafka import (
     Rebalance,
     close_quietly,
@@ -43,13 +42,14 @@ from services.common.kafka import (
     record_lag,
     start_group_clients,
 )
+from services.common.lifecycle import Lifecycle
 from services.timers import metrics
 from services.timers.settings import TimersSettings
 
 log = structlog.get_logger("timers")
 
 
-class Timers:
+class Timers(Lifecycle):
     def __init__(self, bootstrap: str, prefix: str = "okey", group: str = "okey-timers",
                  tick: float = 0.1, now: Callable[[], float] = time.time,
                  instance_id: str | None = None, partitions: int = topics.PARTITIONS) -> None:
@@ -67,7 +67,7 @@ class Timers:
         self.consumer: AIOKafkaConsumer | None = None
         self.producer: AIOKafkaProducer | None = None
         self.dead = DeadLetters("timers", prefix)
-        self._stopping = asyncio.Event()
+        super().__init__()
         self.ready = asyncio.Event()  # set once every assigned partition has caught up
 
     @classmethod
@@ -94,7 +94,7 @@ class Timers:
         assert self.consumer is not None
         try:
             next_tick = time.monotonic()
-            while not self._stopping.is_set():
+            while not self.is_stopping:
                 wait = max(0.0, next_tick - time.monotonic())
                 batches = await self.consumer.getmany(timeout_ms=int(wait * 1000),
                                                       max_records=10000)
@@ -109,20 +109,12 @@ class Timers:
         finally:
             await self._shutdown()
 
-    def stop(self) -> None:
-        self._stopping.set()
-
-    def readiness(self) -> Readiness:
-        if self._stopping.is_set():
-            return Readiness(False, "stopping")
-        if self.consumer is None:
-            return Readiness(False, "connecting")
+    def not_ready(self) -> str | None:
         if not self.clocks:
-            return Readiness(False, "no events partition assigned")
+            return "no events partition assigned"
         if self.catching_up:
-            return Readiness(False, f"partitions {sorted(self.catching_up)} still being "
-                             "re-read")
-        return Readiness(True)
+            return f"partitions {sorted(self.catching_up)} still being re-read"
+        return None
 
     async def _shutdown(self) -> None:
         await close_quietly(self.consumer, self.producer)

@@ -11,7 +11,6 @@ once) with versions the gateways already hold, which they ignore.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -25,7 +24,6 @@ from okey101.app.views.playerviews import PlayerViews
 from okey101.errors import IllegalMove
 from okey101.table import messages as E
 from services.common.deadletters import DeadLetters
-from services.common.http import Readiness
 from services.common.kafka import (
     BATCH_BYTES,
     PartitionBatches,
@@ -35,6 +33,7 @@ from services.common.kafka import (
     record_lag,
     start_group_clients,
 )
+from services.common.lifecycle import Lifecycle
 from services.common.reread import Reread
 from services.views import metrics
 from services.views.settings import ViewsSettings
@@ -42,7 +41,7 @@ from services.views.settings import ViewsSettings
 log = structlog.get_logger("views")
 
 
-class ViewsService:
+class ViewsService(Lifecycle):
     def __init__(self, bootstrap: str, prefix: str = "okey", group: str = "okey-views",
                  instance_id: str | None = None, partitions: int = topics.PARTITIONS,
                  compression: str = "zstd") -> None:
@@ -60,7 +59,7 @@ class ViewsService:
         self.ready = self.reread.ready
         self.consumer: AIOKafkaConsumer | None = None
         self.producer: AIOKafkaProducer | None = None
-        self._stopping = asyncio.Event()
+        super().__init__()
 
     @classmethod
     def from_settings(cls, settings: ViewsSettings) -> ViewsService:
@@ -84,7 +83,7 @@ class ViewsService:
             await self.connect()
         assert self.consumer is not None
         try:
-            while not self._stopping.is_set():
+            while not self.is_stopping:
                 batches = await self.consumer.getmany(timeout_ms=100, max_records=5000)
                 await self._project(batches)
                 await record_lag(self.consumer, self.events)
@@ -94,11 +93,8 @@ class ViewsService:
             await close_quietly(self.consumer, self.producer)
             log.info("views_stopped")
 
-    def stop(self) -> None:
-        self._stopping.set()
-
-    def readiness(self) -> Readiness:
-        return self.reread.readiness(self._stopping.is_set(), self.consumer is not None)
+    def not_ready(self) -> str | None:
+        return self.reread.not_ready()
 
     # ------------------------------------------------------------ partitions
     async def assign(self, assigned: Sequence[TopicPartition]) -> None:

@@ -55,7 +55,7 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
             if nxt.startswith(node + ".") or node.startswith(nxt + "."):
                 continue
             if state.get(nxt) == 1:
-                return stack[stack.index(nxt):] + [nxt]
+                return [*stack[stack.index(nxt):], nxt]
             if nxt not in state and (found := visit(nxt)):
                 return found
         stack.pop()
