@@ -15,9 +15,9 @@ from okey101.app.matchmaker import records as MM
 from okey101.app.processor.snapshots import Cut, TableSnapshot
 from okey101.app.replays import directory
 from okey101.audit import records as A
+from okey101.simulate import play_match
 from okey101.standings.board import Standing
 from okey101.table import messages as E
-from okey101.table.simulate import play_match
 from okey101.table.state import TableState
 from okey101.table.views import PlayerUpdate, ViewUpdate, player_updates, player_view
 

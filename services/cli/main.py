@@ -10,9 +10,9 @@ from typing import Any
 
 import msgspec
 
-from okey101 import profiles
+from okey101 import profiles, simulate
 from okey101.errors import InfrastructureFault, MalformedInput
-from okey101.table import scenario, simulate
+from okey101.table import scenario
 from services.cli import audit, deal, export, health, replay, solve, standings, token, topics
 
 

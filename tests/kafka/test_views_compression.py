@@ -14,8 +14,8 @@ import pytest
 from aiokafka import AIOKafkaProducer
 
 from okey101.app import topics
+from okey101.simulate import match_seeds, play_match
 from okey101.table import messages as E
-from okey101.table.simulate import match_seeds, play_match
 from okey101.table.views import player_update_decoder
 from services.common.kafka import provision
 from tests.kafka.support import ViewsProcess, fresh_tag, read_all

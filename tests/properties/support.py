@@ -11,8 +11,8 @@ import msgspec
 from hypothesis import strategies as st
 
 from okey101 import tiles
+from okey101.simulate import CONTRIBUTIONS, Contribution, MatchRecord, play_match
 from okey101.table import messages as E
-from okey101.table.simulate import CONTRIBUTIONS, Contribution, MatchRecord, play_match
 from okey101.table.state import TableState
 
 HOUSES = ("north-sultan", "okeygg", "classic", "okey-oyna", "okey-oyna-duz")

@@ -17,12 +17,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import event as tally
 from hypothesis import strategies as st
 
-from okey101 import solver, tiles
+from okey101 import simulate, solver, tiles
 from okey101.bots import level0
 from okey101.profiles import Profile
 from okey101.table import deal as D
 from okey101.table import messages as E
-from okey101.table import simulate
 from okey101.table.decide import decide, decide_and_fold
 from okey101.table.evolve import NEW_TABLE, evolve, replay
 from okey101.table.scenario import apply

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from okey101.simulate import render, simulate
 from okey101.table import messages as E
-from okey101.table.simulate import render, simulate
 from services.cli.main import main
 
 from .support import houses, recorded, seeds, short_profile

@@ -7,8 +7,8 @@ from functools import lru_cache
 
 import msgspec
 
+from okey101.simulate import play_match
 from okey101.table import messages as E
-from okey101.table.simulate import play_match
 
 T0 = 1_764_500_000_000  # 2025-11-30 10:53:20 UTC
 SEED = "5e" * 32

@@ -27,8 +27,8 @@ from okey101.audit.records import (
 )
 from okey101.audit.verify import verify_hand
 from okey101.bots import bot
+from okey101.simulate import match_seeds, play_match
 from okey101.table import messages as E
-from okey101.table.simulate import match_seeds, play_match
 from tools import verify_hand as stdlib_verifier
 
 V2 = {"base": "okeygg", "options": {"seeding_seconds": 15, "hands_per_match": 7}}

@@ -10,8 +10,8 @@ import msgspec
 import pytest
 
 from okey101 import bots
+from okey101.simulate import match_seeds, play_match
 from okey101.table import messages as E
-from okey101.table.simulate import match_seeds, play_match
 from okey101.table.state import TableState
 from okey101.table.views import PlayerView, player_view
 

@@ -26,8 +26,8 @@ from okey101.bots.level3 import Level3Play
 from okey101.bots.seat import Seat, keep_one, table_meld
 from okey101.bots.standing import rival_weights
 from okey101.profiles import house
+from okey101.simulate import match_seeds, play_match
 from okey101.table import messages as E
-from okey101.table.simulate import match_seeds, play_match
 from okey101.table.state import HandState, SeatHand, TableMeld, TableState, TurnScratch
 from okey101.table.views import MeldView, PlayerView, player_view
 

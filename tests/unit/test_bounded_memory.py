@@ -8,8 +8,8 @@ import msgspec
 import pytest
 
 from okey101.app.processor.processing import Output, PartitionTables
+from okey101.simulate import match_seeds, play_match
 from okey101.table import messages as E
-from okey101.table.simulate import match_seeds, play_match
 from services.processor.app import decode_log
 
 PROFILE = {"base": "north-sultan", "options": {"hands_per_match": 1}}

@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from okey101.errors import MalformedInput
+from okey101.simulate import match_seeds
 from okey101.table import scenario
-from okey101.table.simulate import match_seeds
 from services.cli.main import main
 
 WHOLE_HAND = Path(__file__).parents[1] / "properties" / "whole_hand.json"

@@ -150,8 +150,8 @@ def test_every_deal_holds_all_106_tiles_22_for_the_starter_and_21_for_the_rest(
 
 
 def test_every_hand_of_a_match_can_be_audited_from_its_public_events() -> None:
+    from okey101.simulate import play_match
     from okey101.table import messages as E
-    from okey101.table.simulate import play_match
     from okey101.table.views import public_event
 
     record = play_match({"base": "north-sultan", "options": {"hands_per_match": 3}}, "ab" * 32)

@@ -36,7 +36,7 @@ def test_the_record_time_overrides_whatever_time_a_client_sent() -> None:
 
 def test_every_event_of_a_decision_that_ends_a_hand_and_deals_the_next_carries_its_time(
         ) -> None:
-    from okey101.table.simulate import play_match
+    from okey101.simulate import play_match
 
     steps: list[tuple[object, E.Command, object, object]] = []
     play_match({"base": "north-sultan", "options": {"hands_per_match": 2}}, "3c" * 32,

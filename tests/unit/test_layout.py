@@ -91,3 +91,12 @@ def test_a_services_pure_package_never_imports_another_services() -> None:
                     other[2] in SERVICES_APP and other[2] != own[2]:
                 crossing.add((m, t))
     assert crossing == set()
+
+
+def test_the_engine_imports_no_player_and_no_service_layer() -> None:
+    above = ("okey101.bots", "okey101.simulate", "okey101.audit", "okey101.standings",
+             "okey101.app")
+    house_data = "okey101.standings.house"  # the houses' standing rules: data on profiles
+    graph = _graph()
+    assert {(m, t) for m, ts in graph.items() if m.startswith("okey101.table")
+            for t in ts if t.startswith(above) and t != house_data} == set()

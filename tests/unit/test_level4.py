@@ -13,8 +13,8 @@ import pytest
 from okey101.bots import Level3, Level4, level0
 from okey101.bots.level4 import hidden_tiles, playout, utility, world
 from okey101.bots.seat import Seat
+from okey101.simulate import match_seeds, play_match
 from okey101.table import messages as E
-from okey101.table.simulate import match_seeds, play_match
 from okey101.table.state import TableState
 from okey101.table.views import PlayerView, player_view
 from okey101.tiles import COPIES, KINDS

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from okey101.app.processor.processing import PartitionTables
 from okey101.app.views.playerviews import PlayerViews
+from okey101.simulate import match_seeds, play_match
 from okey101.table import messages as E
-from okey101.table.simulate import match_seeds, play_match
 from okey101.table.views import SPECTATOR, player_view
 
 PROFILE = {"base": "north-sultan", "options": {"hands_per_match": 1}}

@@ -14,11 +14,11 @@ from okey101.app.gateway.viewcache import ViewCache
 from okey101.app.processor.processing import PartitionTables
 from okey101.app.views.playerviews import PlayerViews
 from okey101.profiles import HOUSES, house, resolve
+from okey101.simulate import play_match
 from okey101.standings import HOUSE_RULES, Ledger
 from okey101.standings.house import unranked_reason
 from okey101.standings.synthetic import Seating, encoded, match_events
 from okey101.table import messages as E
-from okey101.table.simulate import play_match
 from okey101.table.views import player_view
 
 T0 = 1_780_000_000_000

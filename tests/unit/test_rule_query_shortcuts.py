@@ -18,8 +18,8 @@ import pytest
 from okey101 import melds as M
 from okey101 import solver, tiles
 from okey101.errors import IllegalMove
+from okey101.simulate import match_seeds, play_match
 from okey101.table import rules as R
-from okey101.table.simulate import match_seeds, play_match
 from okey101.table.state import TableState
 
 HOUSES = ("north-sultan", "okeygg", "classic", "okey-oyna")

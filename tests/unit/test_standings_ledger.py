@@ -9,10 +9,10 @@ import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from okey101.simulate import play_match
 from okey101.standings import Ledger
 from okey101.standings.synthetic import Seating, encoded, match_events
 from okey101.table import messages as E
-from okey101.table.simulate import play_match
 
 T0 = 1_780_000_000_000
 HOUR = 3600 * 1000

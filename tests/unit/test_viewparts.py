@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 from okey101.app.processor.processing import PartitionTables
 from okey101.app.views.playerviews import PlayerViews
+from okey101.simulate import match_seeds, play_match
 from okey101.table import messages as E
 from okey101.table.evolve import NEW_TABLE, evolve
-from okey101.table.simulate import match_seeds, play_match
 from okey101.table.state import TableState
 from okey101.table.views import player_updates
 

@@ -2,7 +2,7 @@
 
     python -m tools.bench.audit [--pairs 4] [--shared 50] [--honest-matches 300] [--seed 1]
 
-Accounts play whole okeygg matches in process (`okey101.table.simulate.play_match`), every
+Accounts play whole okeygg matches in process (`okey101.simulate.play_match`), every
 seat the level-2 bot. Planted among honest accounts, by kind, `--pairs` pairs (or accounts)
 each, every pair sharing `--shared` matches with two honest accounts, seats drawn at random:
 - feeders: the feeder, when the receiver sits next after it, discards a tile that makes a
@@ -43,8 +43,8 @@ from okey101.audit import collusion as C
 from okey101.audit.auditor import Auditor
 from okey101.audit.records import CollusionFlag, HandFailed, HandVerified
 from okey101.bots import bot
+from okey101.simulate import play_match
 from okey101.table import messages as E
-from okey101.table.simulate import play_match
 from okey101.table.state import TableState
 from okey101.table.views import PlayerView
 from okey101.terms import SEATS

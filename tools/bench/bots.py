@@ -44,8 +44,8 @@ from dataclasses import dataclass, field
 
 from okey101.bots import Level4, bot
 from okey101.profiles import house
+from okey101.simulate import Player, match_seeds, play_match
 from okey101.table import messages as E
-from okey101.table.simulate import Player, match_seeds, play_match
 from okey101.table.views import PlayerView
 
 HOUSES = ("north-sultan", "okeygg", "classic", "okey-oyna", "okey-oyna-duz")

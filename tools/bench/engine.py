@@ -1,6 +1,6 @@
 """Benchmark: the table engine's throughput on one core.
 
-First N whole matches are played by the simple players (`okey101.table.simulate`), the
+First N whole matches are played by the simple players (`okey101.simulate`), the
 four houses in turn, and recorded: every command sent (rejected ones and time-out
 fallbacks too) and every event. Then, timing only that:
 
@@ -34,10 +34,10 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
+from okey101.simulate import MatchRecord, match_seeds, play_match
 from okey101.table import decide as D
 from okey101.table import messages as E
 from okey101.table.evolve import NEW_TABLE, evolve
-from okey101.table.simulate import MatchRecord, match_seeds, play_match
 
 HOUSES = ("north-sultan", "okeygg", "classic", "okey-oyna")
 # issue 8's bar on this machine (was 30,000 and 200,000)

@@ -23,8 +23,8 @@ import tracemalloc
 import msgspec
 
 from okey101.app.processor.processing import PartitionTables
+from okey101.simulate import match_seeds, play_match
 from okey101.table import messages as E
-from okey101.table.simulate import match_seeds, play_match
 
 ALL = 10**9  # no bound in practice: every command id of a table
 

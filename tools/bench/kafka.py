@@ -31,8 +31,8 @@ import msgspec
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
 from okey101.app import topics
+from okey101.simulate import match_seeds, play_match
 from okey101.table import messages as E
-from okey101.table.simulate import match_seeds, play_match
 from services.common.kafka import bootstrap_servers, provision
 from services.common.ports import free_port
 from tools.bench import scratch

@@ -56,11 +56,11 @@ import msgspec
 from scipy.stats import kendalltau
 
 from okey101.bots import Level3, bot
+from okey101.simulate import Player, match_seeds, play_match
 from okey101.standings import Board, MatchResult, Participant
 from okey101.standings.house import HOUSE_RULES
 from okey101.standings.skill import BETA, TAU
 from okey101.table import messages as E
-from okey101.table.simulate import Player, match_seeds, play_match
 from okey101.table.views import PlayerView
 
 CHAIN = (1, 0, 2, 3)  # weakest first, as the calibration measures it

@@ -30,8 +30,8 @@ from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
 
 from okey101.app import topics
 from okey101.app.processor.processing import FINISHED_WINDOW, OUTCOMES_PER_TABLE, PartitionTables
+from okey101.simulate import match_seeds, play_match
 from okey101.table import messages as E
-from okey101.table.simulate import match_seeds, play_match
 from services.common.kafka import bootstrap_servers, client_security, provision
 from services.common.logs import configure_logging
 from services.processor.app import Processor as InProcess

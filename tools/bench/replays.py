@@ -1,7 +1,7 @@
 """Benchmark: replays on the local broker.
 
 1. A bench events topic of at least --events events (1,000,000 by default). Whole matches
-   are played in process by the simple players (`okey101.table.simulate.play_match`, the
+   are played in process by the simple players (`okey101.simulate.play_match`, the
    four houses in turn) and copied under fresh table ids, each copy's events stamped one
    second apart; then produced straight into the topic (batched, not transactional: fine
    for a read benchmark), keyed and partitioned by table as the processor writes them. On
@@ -49,8 +49,8 @@ from okey101 import profiles
 from okey101.app import topics
 from okey101.app.replays.directory import entry_decoder
 from okey101.app.replays.replay import fold
+from okey101.simulate import match_seeds, play_match
 from okey101.table import messages as E
-from okey101.table.simulate import match_seeds, play_match
 from services.common.kafka import bootstrap_servers, provision
 from services.common.ports import free_port
 from services.replays.bulk import BulkReader

@@ -33,8 +33,8 @@ import msgspec
 
 from okey101.app.processor.processing import PartitionTables
 from okey101.app.timers.deadlines import TurnClock
+from okey101.simulate import match_seeds, play_match
 from okey101.table import messages as E
-from okey101.table.simulate import match_seeds, play_match
 from okey101.table.views import ViewUpdate
 
 PAGE = os.sysconf("SC_PAGE_SIZE")

@@ -3,7 +3,7 @@
 A bot sees what its seat may see and nothing else: its own rack and the public table
 (`okey101.table.views.player_view`). It answers with one command for the seat to act,
 with a blank envelope that the driver fills (table, command id, seq, player, seat), as
-`okey101.table.simulate.play_match` does. Every command it sends is one the engine accepts.
+`okey101.simulate.play_match` does. Every command it sends is one the engine accepts.
 
 - `level0`: the plain rule-follower that drives simulations (not a house's bot).
 - `level1`: legal, simple and deliberately weak (draws, opens when it can, lays melds).
