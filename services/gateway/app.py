@@ -39,7 +39,7 @@ from okey101.table.views import SPECTATOR
 from services.common.deadletters import DeadLetters
 from services.common.http import Readiness, json_body, json_errors
 from services.common.kafka import client_security, provision
-from services.gateway import metrics
+from services.gateway import metrics, standing
 
 if TYPE_CHECKING:
     from services.gateway.settings import GatewaySettings
@@ -69,6 +69,7 @@ class Settings:
     flood_strikes: int = 200  # refusals since the bucket was last full: then it is closed
     token_max_hours: float = identity.MAX_LIFETIME / 3600  # the longest a token may live
     command_ids_kept: int = 100_000  # (account, command id)s remembered, to refuse reuse
+    leaderboards_url: str = ""  # the leaderboards' HTTP API, for /api/me/standing
 
     @property
     def token_max_seconds(self) -> int:
@@ -587,6 +588,7 @@ class Gateway:
         app.router.add_get("/api/houses", self.houses)
         app.router.add_post("/api/solve", self.solve)
         app.router.add_post("/api/guest", self.guest)
+        app.router.add_get("/api/me/standing", self.my_standing)
         app.router.add_static("/static/", STATIC)
         return app
 
@@ -620,6 +622,13 @@ class Gateway:
         ttl = min(identity.MAX_LIFETIME, self.settings.token_max_seconds)
         token = identity.mint(self.settings.secret, player_id, int(time.time()), ttl, ttl)
         return web.json_response({"player_id": player_id, "token": token})
+
+    async def my_standing(self, request: web.Request) -> web.Response:
+        """The token's account in a house: read from the leaderboards (services/gateway/
+        standing.py)."""
+        return await standing.answer(request, self.settings.secret,
+                                     self.settings.token_max_seconds,
+                                     self.settings.leaderboards_url)
 
     async def solve(self, request: web.Request) -> web.Response:
         """The rack helpers: `arrange` (sırala), `opening` (Otomatik Seri Aç), `pairs`

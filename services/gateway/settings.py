@@ -49,6 +49,9 @@ class GatewaySettings(ServiceSettings):
     command_ids_kept: int = Field(100_000, ge=1, description="(account, command id)s "
                                   "remembered, so that an id reused for another command is "
                                   "refused (id_reused) rather than answered as a retry")
+    leaderboards_url: str = Field("", description="the leaderboards' HTTP API "
+                                  "(http://host:9110), read for the lobby's own standing "
+                                  "(/api/me/standing); empty: that route answers 404")
 
     @field_validator("gateway_secret")
     @classmethod
@@ -68,4 +71,4 @@ class GatewaySettings(ServiceSettings):
             connections_per_account=self.connections_per_account,
             queued_messages=self.queued_messages, send_buffer=self.send_buffer,
             flood_strikes=self.flood_strikes, token_max_hours=self.token_max_hours,
-            command_ids_kept=self.command_ids_kept)
+            command_ids_kept=self.command_ids_kept, leaderboards_url=self.leaderboards_url)
