@@ -18,7 +18,7 @@ const state = {
   slots: [], selected: new Set(), nextId: 1, pending: new Map(), turnKey: "",
   deadline: 0, offset: null, backoff: 500, revealed: new Set(), seeding: false,
   lang: localStorage.getItem("okey.lang") || "tr", dict: {}, houses: {}, lastCreate: null,
-  clickAt: 0, lastHand: null, lastMatch: null, sheetKey: "", handPenalties: {},
+  clickAt: 0, lastHand: null, lastMatch: null, sheetKey: "", handPenalties: {}, standing: undefined,
 };
 window.okeyLatencies = []; // click to the view that shows the move, ms (the browser test reads it)
 
@@ -38,6 +38,7 @@ async function loadLanguage(lang) {
   if (!$("sheet").hidden) state.sheetKey = "";  // the open sheet drawn again in the new language
   render();
   updateHouse();
+  renderStanding();
 }
 
 function t(key, args = {}) {
@@ -177,9 +178,49 @@ function showLobby() {
   for (const id of ["sheet", "scores", "history"]) $(id).hidden = true;
   show("lobby");
   refreshLobby();
+  loadStanding();
 }
 
 function refreshLobby() { send({ type: "tables", house: $("lobby-house").value || null }); }
+
+// the player's own place in the house chosen in the form: SP (or rating), this week's
+// league, level (XP) and place on the house's board (GET /api/me/standing)
+async function loadStanding() {
+  const house = $("create-house").value;
+  $("me-title").textContent = t("ui.my_standing", { house });
+  if (!state.token) return;
+  let s = null;
+  try {
+    const r = await fetch(`/api/me/standing?house=${encodeURIComponent(house)}`,
+      { headers: { Authorization: `Bearer ${state.token}` } });
+    if (r.ok) s = await r.json();
+  } catch (e) { s = null; }
+  if (house !== $("create-house").value) return;  // another house was chosen meanwhile
+  state.standing = s;
+  renderStanding();
+}
+
+function renderStanding() {
+  const s = state.standing, box = $("me-figures");
+  $("me-title").textContent = t("ui.my_standing", { house: $("create-house").value });
+  box.replaceChildren();
+  $("me-note").textContent = s === undefined ? "" : s ? (s.known ? t("ui.played_won", { played: s.played, won: s.won }) :
+    t("ui.no_matches_yet")) : t("ui.standing_off");
+  if (!s) return;
+  const add = (label, value, id) => {
+    const div = document.createElement("div");
+    div.id = id;
+    const dt = document.createElement("dt"), dd = document.createElement("dd");
+    dt.textContent = label; dd.textContent = value;
+    div.append(dt, dd); box.append(div);
+  };
+  if (s.points_kind !== "none") add(t(s.points_kind === "sp" ? "ui.sp" : "ui.rating"), String(s.points), "me-points");
+  add(t("ui.league"), s.league_place ? t("ui.league_value", { n: s.league, place: s.league_place }) :
+    t("ui.league_none", { n: s.league }), "me-league");
+  if (s.has_levels) add(t("ui.level"), t("ui.level_value", { level: s.level, xp: s.xp }) +
+    (s.room ? ` · ${t("ui.room_value", { room: s.room })}` : ""), "me-level");
+  add(t("ui.board_place"), s.place ? t("ui.board_value", { place: s.place }) : t("ui.not_on_board"), "me-place");
+}
 
 function renderLobby(tables) {
   const list = $("lobby-tables");
@@ -277,9 +318,10 @@ function onUpdate(m) {
   contributeSeed(m.view);
 }
 
-// The turn clock runs to the server's deadline: the time (the server's `at`) of the event
-// that started the turn plus the house's turn time, moved onto this clock by the smallest
-// delay seen between an event's time and its arrival.
+// The turn clock runs to the server's deadline: the view's `turn_by` where it has one
+// (ms since the epoch, on the server's clock); otherwise the time (the server's `at`) of
+// the event that started the turn plus the house's turn time. Either is moved onto this
+// clock by the smallest delay seen between an event's time and its arrival.
 function clockFrom(m) {
   const v = m.view, hand = v.hand;
   const ats = m.events.map((e) => e.at).filter((x) => x);
@@ -288,6 +330,11 @@ function clockFrom(m) {
     state.offset = state.offset === null ? lag : Math.min(state.offset, lag);
   }
   const key = hand ? `${v.turn}:${hand.to_act}:${hand.number}:${hand.attempt}` : "";
+  if ("turn_by" in v) {  // the server's deadline for the turn (ms since the epoch), or null
+    state.turnKey = key;
+    state.deadline = typeof v.turn_by === "number" ? v.turn_by + (state.offset || 0) : 0;
+    return;
+  }
   if (key === state.turnKey) return;
   state.turnKey = key;
   const seconds = v.profile && v.profile.turn_seconds;
@@ -856,7 +903,7 @@ $("lang").onclick = () => loadLanguage(state.lang === "tr" ? "en" : "tr");
 $("login-form").onsubmit = guestLogin;
 $("token-button").onclick = () => login($("login-token").value.trim(), "");
 $("create-form").onsubmit = createTable;
-$("create-house").onchange = updateHouse;
+$("create-house").onchange = () => { updateHouse(); loadStanding(); };
 $("lobby-refresh").onclick = refreshLobby;
 $("lobby-house").onchange = refreshLobby;
 $("back-to-lobby").onclick = showLobby;
