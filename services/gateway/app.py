@@ -29,11 +29,11 @@ from aiokafka.errors import KafkaError
 
 from okey101 import names, profiles, solver, tiles
 from okey101.app import bounds, topics
-from okey101.app.gateway import identity
+from okey101.app.gateway import identity, sheet
 from okey101.app.gateway import websocket as W
 from okey101.app.gateway.ratelimit import FloodGuard, TokenBucket
 from okey101.app.gateway.viewcache import ViewCache
-from okey101.errors import MalformedInput
+from okey101.errors import IllegalMove, MalformedInput
 from okey101.table import messages as E
 from okey101.table.views import SPECTATOR
 from services.common.deadletters import DeadLetters
@@ -589,6 +589,7 @@ class Gateway:
         app.router.add_post("/api/solve", self.solve)
         app.router.add_post("/api/guest", self.guest)
         app.router.add_get("/api/me/standing", self.my_standing)
+        app.router.add_post("/api/score", self.score)
         app.router.add_static("/static/", STATIC)
         return app
 
@@ -629,6 +630,16 @@ class Gateway:
         return await standing.answer(request, self.settings.secret,
                                      self.settings.token_max_seconds,
                                      self.settings.leaderboards_url)
+
+    async def score(self, request: web.Request) -> web.Response:
+        """The end-of-hand sheet's breakdown: rack, multiplier, okey surcharge by seat."""
+        try:
+            answer = sheet.score(await json_body(request))
+        except MalformedInput as exc:
+            return _problem(400, "malformed", str(exc))
+        except IllegalMove as exc:
+            return _problem(400, exc.code, exc.message)
+        return web.Response(body=msgspec.json.encode(answer), content_type="application/json")
 
     async def solve(self, request: web.Request) -> web.Response:
         """The rack helpers: `arrange` (sırala), `opening` (Otomatik Seri Aç), `pairs`

@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from okey101.app.gateway.sheet import ScoreAnswer, ScoreRequest
 from okey101.app.gateway.standing import MyStanding
 from okey101.app.gateway.websocket import Tables
 from okey101.app.replays.directory import PublicEntry, TableEntry
@@ -230,6 +231,12 @@ GATEWAY_ROUTES: tuple[Route, ...] = (
                                body=Problem),
                    503: Answer(description="the leaderboards did not answer, or are "
                                "rebuilding", body=Problem)}),
+    Route(method="post", path="/api/score", summary="the end-of-hand sheet's breakdown: each "
+          "seat's rack, multiplier and okey surcharge for a hand's end (scoring."
+          "hand_breakdown)", request=ScoreRequest,
+          answers={200: Answer(description="by seat; score is hand_ended's", body=ScoreAnswer),
+                   400: Answer(description="not a hand's end the rules allow (a Problem), "
+                               "or a body that is not a JSON object", media="")}),
     Route(method="post", path="/api/solve", summary="the rack helpers: arrange (sırala), "
           "opening (Otomatik Seri Aç), pairs (Otomatik Çift Aç)", request=SolveRequest,
           params=(Param(name="Authorization", where="header", required=True,
