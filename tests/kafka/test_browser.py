@@ -70,7 +70,7 @@ NO_REASON = """() => [...document.querySelectorAll('button:disabled')]
 async def stack(kafka_bootstrap: str) -> AsyncIterator[Stack]:
     running = Stack(kafka_bootstrap, ("--guest-login",))
     try:
-        await running.start()
+        await running.start(leaderboards=True)
         yield running
     finally:
         running.stop()
@@ -129,19 +129,35 @@ async def _person(browser: Any, axe: Any, url: str, size: str, typed: str, shots
         player = await page.evaluate("() => state.player")
         assert (await page.text_content("#who") or "").strip() == typed  # ş and ö kept
         assert player.startswith(f"{typed}-")
+        # the house's own defaults: 11 hands (never below okeygg's minimum of 7), its turn time
         await page.select_option("#create-house", "okeygg")
-        assert await page.input_value("#create-hands") == "7"  # okeygg's minimum
+        assert (await page.input_value("#create-hands"), await page.get_attribute(
+            "#create-hands", "min"), await page.input_value("#create-seconds")) == ("11", "7", "45")
         assert await page.is_visible("#opt-escalating")  # okey.gg's setup switches
+        assert await page.is_visible("#opt-penalties") and await page.is_visible("#opt-partners")
         await page.select_option("#create-house", "north-sultan")
+        assert not await page.is_visible("#opt-escalating")  # a house without them
+        # the player's own standing in the house: SP, weekly league, level (XP), board place
+        await page.wait_for_selector("#me-level")
+        standing = await page.locator("#me-figures").text_content() or ""
+        assert "SP1000" in standing and "1 · 0 XP" in standing and "Acemi" in standing, standing
+        assert "listede değil" in standing  # no finished match yet: not on the board
         await _on_screen(page, size)
         await _accessible(page, axe, f"lobby at {size}")
         await page.screenshot(path=shots / f"lobby-{size}.png")
         await page.fill("#create-hands", "1")
         await page.fill("#create-seconds", "120")
+        if not phone:  # a private room: its invite link, and its owner fills it with bots
+            await page.check("#create-private")
         await page.click("#create-button")
 
         await page.click('[data-sit="0"]:not([disabled])')
         await page.wait_for_selector("#leave:not([disabled])")
+        if not phone:
+            invite = await page.get_attribute("#invite-link", "href") or ""
+            table_id = await page.evaluate("() => state.tableId")
+            assert await page.is_visible("#invite") and invite.endswith(f"#t={table_id}")
+            assert await page.is_enabled("#fill-bots")  # the owner's own
         await page.click("#fill-bots")
         await page.wait_for_selector("#start:not([disabled])", timeout=30000)
         await page.click("#start")
@@ -150,12 +166,18 @@ async def _person(browser: Any, axe: Any, url: str, size: str, typed: str, shots
         assert len(names) == 4 and all(n.strip() for n in names)
         assert not [n for n in names if HEX_ID.search(n)]  # north-sultan: bots look like people
         await _moves_a_tile(page, phone)
+        await _clock_runs_to_the_servers_deadline(page)
 
         moves = await _play_until_the_match_ends(page, axe, size, shots)
         await page.wait_for_selector("#sheet:not([hidden])")
         assert "el sonucu" in (await page.text_content("#sheet-title") or "")
         assert await page.locator("#sheet .places li").count() == 4  # the match's places
         assert await page.is_visible("#new-match")
+        await page.wait_for_function(  # every seat's score broken down: rack x multiplier
+            "() => [...document.querySelectorAll('#sheet-table .parts')].every("
+            "c => c.textContent.includes('×') || c.textContent === 'eşi bitirdi')")
+        parts = await page.locator("#sheet-table .parts").all_text_contents()
+        assert len(parts) == 4, parts
         await _on_screen(page, size)
         await page.screenshot(path=ARTIFACTS / f"result-{size}.png")
         await page.click("#lang")  # English one switch away
@@ -166,6 +188,23 @@ async def _person(browser: Any, axe: Any, url: str, size: str, typed: str, shots
                 "latencies": await page.evaluate("() => window.okeyLatencies")}
     finally:
         await context.close()
+
+
+async def _clock_runs_to_the_servers_deadline(page: Any) -> None:
+    """A view with `turn_by` (the server's deadline, ms since the epoch) sets the clock to
+    it, whatever the turn's start; a view without it keeps the page's own reckoning."""
+    shown = await page.evaluate("""() => {
+        const v = { ...state.view, turn_by: Date.now() + 33000 - (state.offset || 0) };
+        clockFrom({ view: v, events: [] }); tick();
+        const by = document.querySelector('#clock').textContent;
+        clockFrom({ view: { ...v, turn_by: null }, events: [] }); tick();
+        const none = document.querySelector('#clock').textContent;
+        state.turnKey = ''; clockFrom({ view: state.view, events: [] }); tick();
+        return [by, none, document.querySelector('#clock').textContent];
+      }""")
+    by, none, own = shown
+    assert by in ("33 sn", "32 sn"), shown
+    assert none == "" and own.endswith(" sn") and own not in ("33 sn", "32 sn"), shown
 
 
 async def _on_screen(page: Any, where: str) -> None:

@@ -18,7 +18,7 @@ const state = {
   slots: [], selected: new Set(), nextId: 1, pending: new Map(), turnKey: "",
   deadline: 0, offset: null, backoff: 500, revealed: new Set(), seeding: false,
   lang: localStorage.getItem("okey.lang") || "tr", dict: {}, houses: {}, lastCreate: null,
-  clickAt: 0, lastHand: null, lastMatch: null, sheetKey: "", handPenalties: {}, standing: undefined,
+  clickAt: 0, lastHand: null, lastMatch: null, sheetKey: "", handPenalties: {}, standing: undefined, handInfo: {},
 };
 window.okeyLatencies = []; // click to the view that shows the move, ms (the browser test reads it)
 
@@ -255,7 +255,8 @@ function updateHouse() {
   if (!p) return;
   const hands = $("create-hands"), secs = $("create-seconds");
   [hands.min, hands.max] = p.hands_range;
-  hands.value = p.hands_range[0];
+  // the house's own number of hands (what its ranked matches play), within its range
+  hands.value = Math.min(p.hands_range[1], Math.max(p.hands_range[0], p.hands_per_match || p.hands_range[0]));
   [secs.min, secs.max] = p.turn_seconds_range;
   secs.value = p.turn_seconds || "";
   $("switches").hidden = p.id !== "okeygg";
@@ -293,7 +294,10 @@ async function createTable(e, again = null) {
 function watch(tableId, resume = false) {
   // resuming (a reconnect) sends the version held, and gets only what it missed
   const version = resume && state.view && tableId === state.tableId ? state.version : null;
-  if (version === null) { state.view = null; state.version = null; $("log").innerHTML = ""; state.slots = []; }
+  if (version === null) {
+    state.view = null; state.version = null; $("log").innerHTML = ""; state.slots = [];
+    state.handInfo = {}; state.handPenalties = {}; state.lastHand = null; state.lastMatch = null; state.sheetKey = "";
+  }
   state.tableId = tableId; sessionStorage.setItem("okey.table", tableId);
   show("table");
   send({ type: "watch", table_id: tableId, version });
@@ -379,7 +383,12 @@ function note(e, quiet) {
   }
   if (e.type === "hand_ended") { args.finish = t(`finish.${e.finish}`); if (!quiet || state.view.status === "over") state.lastHand = e; }
   if (e.type === "match_ended") state.lastMatch = e;
-  if (e.type === "hand_started") { state.curHand = e.hand; args.indicator = tileWords(e.indicator); args.okey = tileWords(e.okey); }
+  if (e.type === "hand_started") {
+    state.curHand = e.hand; args.indicator = tileWords(e.indicator); args.okey = tileWords(e.okey);
+    state.handInfo[e.hand] = { okey: e.okey, opened: [null, null, null, null] };
+  }
+  if (e.type === "hand_opened" && state.handInfo[state.curHand])
+    state.handInfo[state.curHand].opened[e.seat] = e.kind === "pairs" ? "pairs" : "points";
   if (e.type === "tile_drawn" && !e.tile) key = "event.tile_drawn_hidden";
   if (state.dict[key] === undefined) return;
   const li = document.createElement("li");
@@ -743,11 +752,22 @@ function renderSheet(v) {
   const rows = [0, 1, 2, 3].map((s) => {
     const rack = (e.racks[s] || []).map((x) => tileEl(x, "small").outerHTML).join("");
     return `<tr><th scope="row">${esc(name(s))}</th><td class="rack-left">${rack}</td>` +
+      `<td class="parts" data-seat="${s}">…</td>` +
       `<td>${pen[s]}</td><td class="score">${e.scores[s]}</td><td class="total">${v.totals[s]}</td></tr>`;
   });
   $("sheet-table").innerHTML = `<tr><th scope="col"></th><th scope="col">${esc(t("ui.rack_left"))}</th>` +
+    `<th scope="col">${esc(t("ui.rack_value"))} ${esc(t("ui.multiplier"))}</th>` +
     `<th scope="col">${esc(t("ui.penalties"))}</th><th scope="col">${esc(t("ui.hand_score"))}</th>` +
     `<th scope="col">${esc(t("ui.total"))}</th></tr>` + rows.join("");
+  breakdown(e, v).then((seats) => {
+    if (state.sheetKey !== key) return;
+    for (const cell of document.querySelectorAll("#sheet-table .parts")) {
+      const p = seats && seats[Number(cell.dataset.seat)];
+      if (!p) { cell.textContent = "–"; continue; }
+      cell.textContent = p.partner_of_finisher ? t("ui.partner_zero") : `${p.rack} × ${p.multiplier}` +
+        (p.okey_surcharge ? ` ${t("ui.okey_surcharge", { n: p.okey_surcharge })}` : "");
+    }
+  });
   if (m) {
     const order = [0, 1, 2, 3].sort((a, b) => m.places[a] - m.places[b]);
     $("sheet-match").innerHTML = `<h3>${esc(t("ui.match_result"))}</h3><ul class="places">` +
@@ -758,6 +778,22 @@ function renderSheet(v) {
   $("to-lobby").hidden = !m;
   $("sheet").hidden = false;
   $("sheet").querySelector("button:not([hidden])").focus();
+}
+
+// each seat's rack, multiplier and okey surcharge for the hand `e` ended (POST /api/score:
+// the rules' own breakdown, for the table's profile); null when it cannot be had
+async function breakdown(e, v) {
+  const hand = v.hand && v.hand.number === e.hand ? v.hand : null;
+  const info = state.handInfo[e.hand];
+  const okey = hand ? hand.okey : info && info.okey;
+  if (!okey || !v.profile || e.replay) return null;
+  const opened = hand ? hand.seats.map((x) => x.opened) : info.opened;
+  try {
+    const r = await fetch("/api/score", { method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ profile: v.profile, okey, finish: e.finish, finished_by: e.finished_by,
+        opened, racks: e.racks }) });
+    return r.ok ? (await r.json()).seats : null;
+  } catch (err) { return null; }
 }
 
 function tick() {
