@@ -239,7 +239,7 @@ async def _play_until_the_match_ends(page: Any, axe: Any, size: str, shots: Path
                                      limit: float = 420) -> int:
     """Draw, then discard the first tile of the rack (tap it, tap the discard pile),
     whenever it is this seat's turn; every turn checked for what is off the screen."""
-    moves, rejected, phone = 0, False, size == "phone"
+    moves, rejected, phone, penalised = 0, False, size == "phone", 0
     loop = asyncio.get_running_loop()
     deadline = loop.time() + limit
     while await page.evaluate("() => !state.view || state.view.status !== 'over'"):
@@ -252,6 +252,7 @@ async def _play_until_the_match_ends(page: Any, axe: Any, size: str, shots: Path
             if phone and not rejected and await page.is_enabled("#open-button"):
                 rejected = await _is_refused_in_words(page)
             await page.click(".slot .tile >> nth=0")
+            penalised += await _held_tile_shows_its_targets_and_costs(page)
             await _on_screen(page, f"{size}, a discard")
             clicked = await _click_seen(page, "#discard-zone")
         if clicked is None:
@@ -267,7 +268,33 @@ async def _play_until_the_match_ends(page: Any, axe: Any, size: str, shots: Path
             await page.screenshot(path=shots / f"table-{size}.png")
             await _accessible(page, axe, f"the table at {size}")
     assert rejected or not phone, "the phone never tried a refused opening"
+    print(f"\n{size}: {moves} moves, {penalised} penalised discards marked on held racks")
     return moves
+
+
+async def _held_tile_shows_its_targets_and_costs(page: Any) -> int:
+    """A tile held: the discard pile and the empty slots are highlighted as its targets
+    (and the melds it may be laid off on, from the seat's rules); every discard the rules
+    say costs a penalty carries its amount on the tile before it is thrown. Returns how
+    many such discards the rack showed."""
+    seen = await page.evaluate("""() => {
+        const r = state.view.rules, out = { bad: [] };
+        if (!document.querySelector('#discard-zone.target')) out.bad.push('discard pile');
+        const empty = document.querySelectorAll('#rack .slot:not(:has(.tile))').length;
+        if (document.querySelectorAll('#rack .slot.target').length !== empty) out.bad.push('slots');
+        const held = state.slots[[...state.selected][0]];
+        const offs = r.lay_offs.filter((o) => o.tile === held).map((o) => String(o.meld));
+        const lit = [...document.querySelectorAll('.meld.target')].map((m) => m.dataset.meld);
+        if ([...new Set(offs)].sort().join() !== lit.sort().join()) out.bad.push('melds ' + offs + '/' + lit);
+        for (const p of r.penalised_discards) {
+          const tile = document.querySelector(`#rack .tile[data-tile="${p.tile}"] .cost`);
+          if (!tile || tile.textContent !== String(p.points)) out.bad.push('cost of ' + p.tile);
+        }
+        out.costs = r.penalised_discards.length;
+        return out;
+      }""")
+    assert seen["bad"] == [], seen
+    return int(seen["costs"])
 
 
 async def _is_refused_in_words(page: Any) -> bool:

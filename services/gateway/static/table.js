@@ -756,7 +756,7 @@ function renderSheet(v) {
       `<td>${pen[s]}</td><td class="score">${e.scores[s]}</td><td class="total">${v.totals[s]}</td></tr>`;
   });
   $("sheet-table").innerHTML = `<tr><th scope="col"></th><th scope="col">${esc(t("ui.rack_left"))}</th>` +
-    `<th scope="col">${esc(t("ui.rack_value"))} ${esc(t("ui.multiplier"))}</th>` +
+    `<th scope="col">${esc(t("ui.rack_value"))} × ${esc(t("ui.multiplier"))}</th>` +
     `<th scope="col">${esc(t("ui.penalties"))}</th><th scope="col">${esc(t("ui.hand_score"))}</th>` +
     `<th scope="col">${esc(t("ui.total"))}</th></tr>` + rows.join("");
   breakdown(e, v).then((seats) => {
