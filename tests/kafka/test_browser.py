@@ -179,7 +179,7 @@ async def _person(browser: Any, axe: Any, url: str, size: str, typed: str, shots
         parts = await page.locator("#sheet-table .parts").all_text_contents()
         assert len(parts) == 4, parts
         await _on_screen(page, size)
-        await page.screenshot(path=ARTIFACTS / f"result-{size}.png")
+        await page.screenshot(path=shots / f"result-{size}.png")
         await page.click("#lang")  # English one switch away
         await page.wait_for_function(
             "() => document.querySelector('#sheet-title').textContent.includes('result')")
