@@ -20,7 +20,8 @@ TIMEOUT = aiohttp.ClientTimeout(total=3)
 
 def _problem(status: int, code: str, message: str) -> web.Response:
     metrics.REFUSED.labels(code).inc()
-    return web.json_response({"code": code, "message": message}, status=status)
+    return web.json_response({"code": code, "message": message, "error": message},
+                             status=status)
 
 
 async def answer(request: web.Request, secret: str, max_seconds: int, url: str

@@ -145,6 +145,8 @@ async def _person(browser: Any, axe: Any, url: str, size: str, typed: str, shots
         await _on_screen(page, size)
         await _accessible(page, axe, f"lobby at {size}")
         await page.screenshot(path=shots / f"lobby-{size}.png")
+        if not phone:
+            await _okeygg_switches_make_the_table(page)
         await page.fill("#create-hands", "1")
         await page.fill("#create-seconds", "120")
         if not phone:  # a private room: its invite link, and its owner fills it with bots
@@ -188,6 +190,27 @@ async def _person(browser: Any, axe: Any, url: str, size: str, typed: str, shots
                 "latencies": await page.evaluate("() => window.okeyLatencies")}
     finally:
         await context.close()
+
+
+async def _okeygg_switches_make_the_table(page: Any) -> None:
+    """okey.gg's setup switches and turn time, set in the lobby, are the table's profile."""
+    await page.select_option("#create-house", "okeygg")
+    await page.fill("#create-hands", "7")
+    await page.fill("#create-seconds", "30")
+    await page.set_checked("#opt-escalating", False)
+    await page.set_checked("#opt-penalties", True)
+    await page.set_checked("#opt-partners", True)
+    await page.click("#create-button")
+    await page.wait_for_function("() => state.view && state.view.profile")
+    profile = await page.evaluate("() => [state.view.profile, state.view.hands_total]")
+    assert profile[1] == 7
+    assert {k: profile[0][k] for k in ("id", "escalating_openings", "penalties", "partners",
+                                        "turn_seconds")} == {
+        "id": "okeygg", "escalating_openings": False, "penalties": True, "partners": True,
+        "turn_seconds": 30}
+    await page.click("#back-to-lobby")
+    await page.wait_for_selector("#lobby:not([hidden])")
+    await page.select_option("#create-house", "north-sultan")
 
 
 async def _clock_runs_to_the_servers_deadline(page: Any) -> None:
