@@ -307,7 +307,8 @@ async def _held_tile_shows_its_targets_and_costs(page: Any) -> int:
         const held = state.slots[[...state.selected][0]];
         const offs = r.lay_offs.filter((o) => o.tile === held).map((o) => String(o.meld));
         const lit = [...document.querySelectorAll('.meld.target')].map((m) => m.dataset.meld);
-        if ([...new Set(offs)].sort().join() !== lit.sort().join()) out.bad.push('melds ' + offs + '/' + lit);
+        if ([...new Set(offs)].sort().join() !== lit.sort().join())
+          out.bad.push('melds ' + offs + '/' + lit);
         for (const p of r.penalised_discards) {
           const tile = document.querySelector(`#rack .tile[data-tile="${p.tile}"] .cost`);
           if (!tile || tile.textContent !== String(p.points)) out.bad.push('cost of ' + p.tile);
