@@ -289,6 +289,11 @@ async def _play_until_the_match_ends(page: Any, axe: Any, size: str, shots: Path
         if moves == 5:
             await page.screenshot(path=shots / f"table-{size}.png")
             await _accessible(page, axe, f"the table at {size}")
+            if phone:  # the narrowest phone the page is made for, a short one too
+                await page.set_viewport_size({"width": 360, "height": 640})
+                await _on_screen(page, "360x640")
+                await page.screenshot(path=ARTIFACTS / "table-360.png")
+                await page.set_viewport_size({"width": SIZES[size][0], "height": SIZES[size][1]})
     assert rejected or not phone, "the phone never tried a refused opening"
     print(f"\n{size}: {moves} moves, {penalised} penalised discards marked on held racks")
     return moves

@@ -560,6 +560,7 @@ function renderSeat(div, v) {
   const label = document.createElement("span");
   label.className = "name";
   label.textContent = who + (v.bots[seat] ? ` (${t("ui.bot")})` : "") + (seat === state.seat ? ` (${t("ui.you")})` : "");
+  label.title = label.textContent;  // the whole name where a narrow seat cuts it
   head.append(avatar, label);
   div.append(head);
   if (!sv) return;
