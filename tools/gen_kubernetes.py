@@ -65,7 +65,7 @@ SERVICES = (
     Service("timers", 9102, ("100m", "500m"), ("128Mi", "256Mi"), 1),
     Service("bots", 9103, ("250m", "1"), ("256Mi", "512Mi"), 1),
     Service("gateway", 9106, ("250m", "1"), ("256Mi", "512Mi"), 2, http=8100,
-            args=("--host", "0.0.0.0")),
+            args=("--host", "0.0.0.0", "--leaderboards-url", "http://okey101-leaderboards:9110")),
     Service("leaderboards", 9104, ("100m", "500m"), ("256Mi", "512Mi"), 1, http=9110,
             args=("--http-host", "0.0.0.0")),
     Service("replays", 9105, ("100m", "500m"), ("256Mi", "512Mi"), 1, http=9180,

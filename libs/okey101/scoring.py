@@ -189,18 +189,70 @@ def hand_scores(
                 f"seat {finisher} opened with {opened_as}: a {finish!r} finish is impossible"
             )
 
+    parts = _seat_parts(profile, okey, finisher, finish, opened, racks, partners)
+    return HandResult(scores=(parts[0].score, parts[1].score, parts[2].score, parts[3].score))
+
+
+class SeatScore(msgspec.Struct, frozen=True, kw_only=True):
+    """One seat's hand score broken down as the end-of-hand sheet shows it:
+    `score` = `rack` x `multiplier` + `okey_surcharge`, except for the finisher's partner
+    where the house scores it 0 (`partner_of_finisher`) and a hand nobody scores (all 0)."""
+
+    rack: int  # the finisher's `finish_score`; another seat's `rack_score` (düz: the cost)
+    multiplier: int  # the finish's multiplier of `rack` (`finish_multipliers`)
+    okey_surcharge: int  # okeys left in an opened rack, added after every multiplier
+    score: int  # what `hand_scores` gives the seat
+    partner_of_finisher: bool = False
+
+
+def hand_breakdown(
+    profile: Profile,
+    okey: int,
+    finisher: int | None,
+    finish: FinishKind,
+    opened: Sequence[Opened],
+    racks: Sequence[Sequence[int]],
+    partners: bool | None = None,
+) -> tuple[SeatScore, ...]:
+    """`hand_scores` seat by seat: its rack, multiplier and okey surcharge (the same
+    arguments, the same refusals). The scores are `hand_scores`' own."""
+    result = hand_scores(profile, okey, finisher, finish, opened, racks, partners)
+    with_partners = profile.partners if partners is None else partners
+    zeroed = finisher is not None and with_partners and profile.partner_of_finisher_scores_zero
+    if profile.game == "duz":
+        _, others = finish_multipliers(profile, finish)
+        return tuple(SeatScore(
+            rack=0 if finisher in (None, seat) else profile.countdown_finish_cost,
+            multiplier=others if finisher is not None else 1, okey_surcharge=0,
+            score=result.scores[seat],
+            partner_of_finisher=zeroed and seat == partner_of(finisher or 0))
+            for seat in range(SEATS))
+    if not any(result.scores):  # a void hand, replayed or nobody scoring: nothing counts
+        return tuple(SeatScore(rack=0, multiplier=1, okey_surcharge=0, score=0)
+                     for _ in range(SEATS))
+    return _seat_parts(profile, okey, finisher, finish, opened, racks, partners)
+
+
+def _seat_parts(profile: Profile, okey: int, finisher: int | None, finish: FinishKind,
+                opened: Sequence[Opened], racks: Sequence[Sequence[int]],
+                partners: bool | None) -> tuple[SeatScore, ...]:
     finisher_mult, others_mult = finish_multipliers(profile, finish)
-    scores = [0] * SEATS
+    with_partners = profile.partners if partners is None else partners
+    zeroed = None
+    if finisher is not None and with_partners and profile.partner_of_finisher_scores_zero:
+        zeroed = partner_of(finisher)
+    parts = []
     for seat in range(SEATS):
         if seat == finisher:
-            scores[seat] = profile.finish_score * finisher_mult
+            rack, mult, extra = profile.finish_score, finisher_mult, 0
         else:
-            scores[seat] = rack_score(profile, okey, opened[seat], racks[seat]) * others_mult \
-                + okey_surcharge(profile, okey, opened[seat], racks[seat])
-    with_partners = profile.partners if partners is None else partners
-    if finisher is not None and with_partners and profile.partner_of_finisher_scores_zero:
-        scores[partner_of(finisher)] = 0
-    return HandResult(scores=(scores[0], scores[1], scores[2], scores[3]))
+            rack = rack_score(profile, okey, opened[seat], racks[seat])
+            mult = others_mult
+            extra = okey_surcharge(profile, okey, opened[seat], racks[seat])
+        parts.append(SeatScore(rack=rack, multiplier=mult, okey_surcharge=extra,
+                               score=0 if seat == zeroed else rack * mult + extra,
+                               partner_of_finisher=seat == zeroed))
+    return tuple(parts)
 
 
 def countdown_scores(profile: Profile, finisher: int | None, finish: FinishKind,

@@ -520,7 +520,8 @@ def _run_on(args: argparse.Namespace, bootstrap: str) -> int:
              "replays": ["--http-port", str(replays_port)],
              # seats at people's tables are filled on request (the table's "fill with bots")
              "bots": ["--no-fill-seats"],
-             "gateway": ["--guest-login", "--port", str(args.gateway_port)]}
+             "gateway": ["--guest-login", "--port", str(args.gateway_port),
+                         "--leaderboards-url", f"http://127.0.0.1:{boards_port}"]}
     env = {"gateway": {"OKEY_GATEWAY_SECRET": secrets.token_hex(32)}}
     waits = {"OKEY_KAFKA_WAIT_S": f"{args.wait:g}"}
     # each service's consumer group named after the demo's topics, as the CLI expects

@@ -28,19 +28,19 @@ from aiokafka.errors import KafkaError
 from okey101 import names, profiles, tiles
 from okey101.app import bounds, solve, topics
 from okey101.app import http_api as H
-from okey101.app.gateway import identity
+from okey101.app.gateway import identity, sheet
 from okey101.app.gateway import websocket as W
 from okey101.app.gateway.bookkeeping import Bookkeeping
 from okey101.app.gateway.ratelimit import FloodGuard, TokenBucket
 from okey101.app.gateway.viewcache import ViewCache
-from okey101.errors import MalformedInput
+from okey101.errors import IllegalMove, MalformedInput
 from okey101.table import messages as E
 from okey101.table.views import SPECTATOR
 from services.common.deadletters import DeadLetters
 from services.common.http import json_body, json_errors
 from services.common.kafka import client_security, provision
 from services.common.lifecycle import Lifecycle
-from services.gateway import metrics
+from services.gateway import metrics, standing
 from services.gateway.settings import GatewaySettings, Settings
 
 log = structlog.get_logger("gateway")
@@ -495,6 +495,8 @@ class Gateway(Lifecycle):
         app.router.add_get("/api/houses", self.houses)
         app.router.add_post("/api/solve", self.solve)
         app.router.add_post("/api/guest", self.guest)
+        app.router.add_get("/api/me/standing", self.my_standing)
+        app.router.add_post("/api/score", self.score)
         app.router.add_static("/static/", STATIC)
         return app
 
@@ -528,6 +530,23 @@ class Gateway(Lifecycle):
         ttl = min(identity.MAX_LIFETIME, self.settings.token_max_seconds)
         token = identity.mint(self.settings.secret, player_id, int(time.time()), ttl, ttl)
         return web.json_response({"player_id": player_id, "token": token})
+
+    async def my_standing(self, request: web.Request) -> web.Response:
+        """The token's account in a house: read from the leaderboards (services/gateway/
+        standing.py)."""
+        return await standing.answer(request, self.settings.secret,
+                                     self.settings.token_max_seconds,
+                                     self.settings.leaderboards_url)
+
+    async def score(self, request: web.Request) -> web.Response:
+        """The end-of-hand sheet's breakdown: rack, multiplier, okey surcharge by seat."""
+        try:
+            answer = sheet.score(await json_body(request))
+        except MalformedInput as exc:
+            return _problem(400, "malformed", str(exc))
+        except IllegalMove as exc:
+            return _problem(400, exc.code, exc.message)
+        return web.Response(body=msgspec.json.encode(answer), content_type="application/json")
 
     async def solve(self, request: web.Request) -> web.Response:
         """The rack helpers: `arrange` (sırala), `opening` (Otomatik Seri Aç), `pairs`

@@ -33,6 +33,7 @@ class Settings:
     flood_strikes: int = 200  # refusals since the bucket was last full: then it is closed
     token_max_hours: float = identity.MAX_LIFETIME / 3600  # the longest a token may live
     command_ids_kept: int = 100_000  # (account, command id)s remembered, to refuse reuse
+    leaderboards_url: str = ""  # the leaderboards' HTTP API, for /api/me/standing
 
     @property
     def token_max_seconds(self) -> int:
@@ -85,6 +86,9 @@ class GatewaySettings(ServiceSettings):
     command_ids_kept: int = Field(100_000, ge=1, description="(account, command id)s "
                                   "remembered, so that an id reused for another command is "
                                   "refused (id_reused) rather than answered as a retry")
+    leaderboards_url: str = Field("", description="the leaderboards' HTTP API "
+                                  "(http://host:9110), read for the lobby's own standing "
+                                  "(/api/me/standing); empty: that route answers 404")
 
     @field_validator("gateway_secret")
     @classmethod
@@ -104,4 +108,4 @@ class GatewaySettings(ServiceSettings):
             connections_per_account=self.connections_per_account,
             queued_messages=self.queued_messages, send_buffer=self.send_buffer,
             flood_strikes=self.flood_strikes, token_max_hours=self.token_max_hours,
-            command_ids_kept=self.command_ids_kept)
+            command_ids_kept=self.command_ids_kept, leaderboards_url=self.leaderboards_url)

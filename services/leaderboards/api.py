@@ -8,7 +8,8 @@ GET /houses/{house}/board?top=N&week=W&bots=B  top N (default 10, at most 1000):
                                                "2026-W48"); B = 1/0 overrides whether bots
                                                are listed
 GET /houses/{house}/accounts/{account}         the account's page: standing, live skill,
-                                               level, room, rating history by match
+                                               level, room, rating history by match, its
+                                               place on the board and on this week's league
 GET /houses/{house}/accounts/{account}/room    the room it may enter (and every room open)
 
 A board is answered only once the start-up rebuild is applied (503 before, with progress);
@@ -127,10 +128,13 @@ async def account(request: web.Request) -> web.Response:
         return checked
     service, house = checked
     name = request.match_info["account"]
-    page = service.ledger.board.page(house, name)
+    b = service.ledger.board
+    page = b.page(house, name)
     if page is None:
         return _error(404, f"no account {name!r} in {house}")
-    return _json({"house": house, "account": name, **page})
+    week = week_of(int(time.time() * 1000))
+    return _json({"house": house, "account": name, **page, "place": b.place(house, name),
+                  "week": week, "league_place": b.place(house, name, week)})
 
 
 async def room(request: web.Request) -> web.Response:

@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+from services.common.ports import free_port
 from tests.kafka.support import fresh_tag
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,6 +31,7 @@ class Stack:
         self.gateway_args = gateway_args
         self.processor_args = processor_args
         self.url = ""
+        self.leaderboards_port = 0
 
     def _start(self, name: str, *args: str) -> None:
         env = dict(os.environ, OKEY_LOG_LEVEL="info", PYTHONUNBUFFERED="1",
@@ -45,14 +47,21 @@ class Stack:
         path = self.logs / f"{self.prefix}-{name}.log"
         return path.read_text(errors="replace") if path.exists() else ""
 
-    async def start(self, bots: bool = True, timers: bool = True) -> str:
+    async def start(self, bots: bool = True, timers: bool = True,
+                    leaderboards: bool = False) -> str:
+        gateway_args = self.gateway_args
+        if leaderboards:  # the boards' HTTP API, read by the gateway's /api/me/standing
+            self.leaderboards_port = free_port()
+            self._start("leaderboards", "--http-port", str(self.leaderboards_port))
+            gateway_args += ("--leaderboards-url",
+                             f"http://127.0.0.1:{self.leaderboards_port}")
         self._start("processor", *self.processor_args)
         self._start("views")
         if timers:
             self._start("timers")
         if bots:
             self._start("bots", "--no-fill-seats")
-        self._start("gateway", "--port", "0", *self.gateway_args)
+        self._start("gateway", "--port", "0", *gateway_args)
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             found = URL.search(self.log("gateway"))

@@ -70,7 +70,7 @@ NO_REASON = """() => [...document.querySelectorAll('button:disabled')]
 async def stack(kafka_bootstrap: str) -> AsyncIterator[Stack]:
     running = Stack(kafka_bootstrap, ("--guest-login",))
     try:
-        await running.start()
+        await running.start(leaderboards=True)
         yield running
     finally:
         running.stop()
@@ -129,19 +129,37 @@ async def _person(browser: Any, axe: Any, url: str, size: str, typed: str, shots
         player = await page.evaluate("() => state.player")
         assert (await page.text_content("#who") or "").strip() == typed  # ş and ö kept
         assert player.startswith(f"{typed}-")
+        # the house's own defaults: 11 hands (never below okeygg's minimum of 7), its turn time
         await page.select_option("#create-house", "okeygg")
-        assert await page.input_value("#create-hands") == "7"  # okeygg's minimum
+        assert (await page.input_value("#create-hands"), await page.get_attribute(
+            "#create-hands", "min"), await page.input_value("#create-seconds")) == ("11", "7", "45")
         assert await page.is_visible("#opt-escalating")  # okey.gg's setup switches
+        assert await page.is_visible("#opt-penalties") and await page.is_visible("#opt-partners")
         await page.select_option("#create-house", "north-sultan")
+        assert not await page.is_visible("#opt-escalating")  # a house without them
+        # the player's own standing in the house: SP, weekly league, level (XP), board place
+        await page.wait_for_selector("#me-level")
+        standing = await page.locator("#me-figures").text_content() or ""
+        assert "SP1000" in standing and "1 · 0 XP" in standing and "Acemi" in standing, standing
+        assert "listede değil" in standing  # no finished match yet: not on the board
         await _on_screen(page, size)
         await _accessible(page, axe, f"lobby at {size}")
         await page.screenshot(path=shots / f"lobby-{size}.png")
+        if not phone:
+            await _okeygg_switches_make_the_table(page)
         await page.fill("#create-hands", "1")
         await page.fill("#create-seconds", "120")
+        if not phone:  # a private room: its invite link, and its owner fills it with bots
+            await page.check("#create-private")
         await page.click("#create-button")
 
         await page.click('[data-sit="0"]:not([disabled])')
         await page.wait_for_selector("#leave:not([disabled])")
+        if not phone:
+            invite = await page.get_attribute("#invite-link", "href") or ""
+            table_id = await page.evaluate("() => state.tableId")
+            assert await page.is_visible("#invite") and invite.endswith(f"#t={table_id}")
+            assert await page.is_enabled("#fill-bots")  # the owner's own
         await page.click("#fill-bots")
         await page.wait_for_selector("#start:not([disabled])", timeout=30000)
         await page.click("#start")
@@ -150,14 +168,20 @@ async def _person(browser: Any, axe: Any, url: str, size: str, typed: str, shots
         assert len(names) == 4 and all(n.strip() for n in names)
         assert not [n for n in names if HEX_ID.search(n)]  # north-sultan: bots look like people
         await _moves_a_tile(page, phone)
+        await _clock_runs_to_the_servers_deadline(page)
 
         moves = await _play_until_the_match_ends(page, axe, size, shots)
         await page.wait_for_selector("#sheet:not([hidden])")
         assert "el sonucu" in (await page.text_content("#sheet-title") or "")
         assert await page.locator("#sheet .places li").count() == 4  # the match's places
         assert await page.is_visible("#new-match")
+        await page.wait_for_function(  # every seat's score broken down: rack x multiplier
+            "() => [...document.querySelectorAll('#sheet-table .parts')].every("
+            "c => c.textContent.includes('×') || c.textContent === 'eşi bitirdi')")
+        parts = await page.locator("#sheet-table .parts").all_text_contents()
+        assert len(parts) == 4, parts
         await _on_screen(page, size)
-        await page.screenshot(path=ARTIFACTS / f"result-{size}.png")
+        await page.screenshot(path=shots / f"result-{size}.png")
         await page.click("#lang")  # English one switch away
         await page.wait_for_function(
             "() => document.querySelector('#sheet-title').textContent.includes('result')")
@@ -166,6 +190,43 @@ async def _person(browser: Any, axe: Any, url: str, size: str, typed: str, shots
                 "latencies": await page.evaluate("() => window.okeyLatencies")}
     finally:
         await context.close()
+
+
+async def _okeygg_switches_make_the_table(page: Any) -> None:
+    """okey.gg's setup switches and turn time, set in the lobby, are the table's profile."""
+    await page.select_option("#create-house", "okeygg")
+    await page.fill("#create-hands", "7")
+    await page.fill("#create-seconds", "30")
+    await page.set_checked("#opt-escalating", False)
+    await page.set_checked("#opt-penalties", True)
+    await page.set_checked("#opt-partners", True)
+    await page.click("#create-button")
+    await page.wait_for_function("() => state.view && state.view.profile")
+    profile = await page.evaluate("() => state.view.profile")
+    assert {k: profile[k] for k in ("id", "hands_per_match", "escalating_openings",
+                                    "penalties", "partners", "turn_seconds")} == {
+        "id": "okeygg", "hands_per_match": 7, "escalating_openings": False,
+        "penalties": True, "partners": True, "turn_seconds": 30}
+    await page.click("#back-to-lobby")
+    await page.wait_for_selector("#lobby:not([hidden])")
+    await page.select_option("#create-house", "north-sultan")
+
+
+async def _clock_runs_to_the_servers_deadline(page: Any) -> None:
+    """A view with `turn_by` (the server's deadline, ms since the epoch) sets the clock to
+    it, whatever the turn's start; a view without it keeps the page's own reckoning."""
+    shown = await page.evaluate("""() => {
+        const v = { ...state.view, turn_by: Date.now() + 33000 - (state.offset || 0) };
+        clockFrom({ view: v, events: [] }); tick();
+        const by = document.querySelector('#clock').textContent;
+        clockFrom({ view: { ...v, turn_by: null }, events: [] }); tick();
+        const none = document.querySelector('#clock').textContent;
+        state.turnKey = ''; clockFrom({ view: state.view, events: [] }); tick();
+        return [by, none, document.querySelector('#clock').textContent];
+      }""")
+    by, none, own = shown
+    assert by in ("33 sn", "32 sn"), shown
+    assert none == "" and own.endswith(" sn") and own not in ("33 sn", "32 sn"), shown
 
 
 async def _on_screen(page: Any, where: str) -> None:
@@ -200,7 +261,7 @@ async def _play_until_the_match_ends(page: Any, axe: Any, size: str, shots: Path
                                      limit: float = 420) -> int:
     """Draw, then discard the first tile of the rack (tap it, tap the discard pile),
     whenever it is this seat's turn; every turn checked for what is off the screen."""
-    moves, rejected, phone = 0, False, size == "phone"
+    moves, rejected, phone, penalised = 0, False, size == "phone", 0
     loop = asyncio.get_running_loop()
     deadline = loop.time() + limit
     while await page.evaluate("() => !state.view || state.view.status !== 'over'"):
@@ -213,6 +274,7 @@ async def _play_until_the_match_ends(page: Any, axe: Any, size: str, shots: Path
             if phone and not rejected and await page.is_enabled("#open-button"):
                 rejected = await _is_refused_in_words(page)
             await page.click(".slot .tile >> nth=0")
+            penalised += await _held_tile_shows_its_targets_and_costs(page)
             await _on_screen(page, f"{size}, a discard")
             clicked = await _click_seen(page, "#discard-zone")
         if clicked is None:
@@ -227,8 +289,40 @@ async def _play_until_the_match_ends(page: Any, axe: Any, size: str, shots: Path
         if moves == 5:
             await page.screenshot(path=shots / f"table-{size}.png")
             await _accessible(page, axe, f"the table at {size}")
+            if phone:  # the narrowest phone the page is made for, a short one too
+                await page.set_viewport_size({"width": 360, "height": 640})
+                await _on_screen(page, "360x640")
+                await page.screenshot(path=ARTIFACTS / "table-360.png")
+                await page.set_viewport_size({"width": SIZES[size][0], "height": SIZES[size][1]})
     assert rejected or not phone, "the phone never tried a refused opening"
+    print(f"\n{size}: {moves} moves, {penalised} penalised discards marked on held racks")
     return moves
+
+
+async def _held_tile_shows_its_targets_and_costs(page: Any) -> int:
+    """A tile held: the discard pile and the empty slots are highlighted as its targets
+    (and the melds it may be laid off on, from the seat's rules); every discard the rules
+    say costs a penalty carries its amount on the tile before it is thrown. Returns how
+    many such discards the rack showed."""
+    seen = await page.evaluate("""() => {
+        const r = state.view.rules, out = { bad: [] };
+        if (!document.querySelector('#discard-zone.target')) out.bad.push('discard pile');
+        const empty = document.querySelectorAll('#rack .slot:not(:has(.tile))').length;
+        if (document.querySelectorAll('#rack .slot.target').length !== empty) out.bad.push('slots');
+        const held = state.slots[[...state.selected][0]];
+        const offs = r.lay_offs.filter((o) => o.tile === held).map((o) => String(o.meld));
+        const lit = [...document.querySelectorAll('.meld.target')].map((m) => m.dataset.meld);
+        if ([...new Set(offs)].sort().join() !== lit.sort().join())
+          out.bad.push('melds ' + offs + '/' + lit);
+        for (const p of r.penalised_discards) {
+          const tile = document.querySelector(`#rack .tile[data-tile="${p.tile}"] .cost`);
+          if (!tile || tile.textContent !== String(p.points)) out.bad.push('cost of ' + p.tile);
+        }
+        out.costs = r.penalised_discards.length;
+        return out;
+      }""")
+    assert seen["bad"] == [], seen
+    return int(seen["costs"])
 
 
 async def _is_refused_in_words(page: Any) -> bool:

@@ -88,8 +88,11 @@ def boards_over_http(service: LeaderboardsProcess, ledger: Ledger) -> tuple[Any,
     for house, account in sorted(ledger.board.standings):
         served[f"{house}/{account}"] = service.get(f"/houses/{house}/accounts/{account}")
         page = ledger.board.page(house, account)
+        week = served[f"{house}/{account}"]["week"]  # the service's clock's week
         folded[f"{house}/{account}"] = json.loads(msgspec.json.encode(
-            {"house": house, "account": account, **(page or {})}))
+            {"house": house, "account": account, **(page or {}),
+             "place": ledger.board.place(house, account), "week": week,
+             "league_place": ledger.board.place(house, account, week)}))
     return served, folded
 
 

@@ -90,7 +90,8 @@ async def _start(bootstrap: str, prefix: str, procs: list[Service]) -> Running:
         Service(bootstrap, prefix, "processor", "--allow-stacked-deals"),
         Service(bootstrap, prefix, "views"),
         Service(bootstrap, prefix, "gateway", "--port", str(ports["gateway"]),
-                "--guest-login"),
+                "--guest-login", "--leaderboards-url",
+                f"http://127.0.0.1:{ports['leaderboards']}"),
         Service(bootstrap, prefix, "leaderboards", "--http-port", str(ports["leaderboards"])),
         Service(bootstrap, prefix, "replays", "--http-port", str(ports["replays"])),
     ]

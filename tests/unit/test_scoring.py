@@ -20,6 +20,7 @@ from okey101.profiles import (
     CLASSIC,
     NORTH_SULTAN,
     OKEY_OYNA,
+    OKEY_OYNA_DUZ,
     OKEYGG,
     Profile,
     with_overrides,
@@ -32,6 +33,7 @@ from okey101.scoring import (
     classic_rating_changes,
     classic_team_rating_changes,
     finish_multipliers,
+    hand_breakdown,
     hand_scores,
     leaving_change,
     okey_surcharge,
@@ -649,3 +651,48 @@ def test_property_rating_is_monotone_and_nearly_zero_sum(totals: list[int], n: i
         flags = [s == seat for s in range(4)]
         assert classic_rating_changes(totals, n, substitute=flags)[seat] >= 1
         assert classic_rating_changes(totals, n, left=flags)[seat] == -2 * n
+
+
+# --- the end-of-hand sheet's breakdown ---------------------------------------------------
+
+
+def test_a_breakdown_shows_rack_times_multiplier_plus_the_undoubled_okey_okeygg() -> None:
+    racks = [EMPTY, rack("R8", "Y6"), rack("R1", "R2"), rack("K3")]
+    parts = hand_breakdown(OKEYGG, OKEY, 0, "okey", ["points", "points", "pairs", None], racks)
+    assert [(p.rack, p.multiplier, p.okey_surcharge, p.score) for p in parts] == [
+        (-101, 2, 0, -202), (8, 2, 101, 117), (6, 2, 0, 12), (202, 2, 0, 404)]
+
+
+def test_the_finishers_partner_scores_0_and_is_marked_so_okeygg() -> None:
+    parts = hand_breakdown(OKEYGG, OKEY, 0, "normal", ["points", "points", "pairs", None],
+                           STANDARD_RACKS, partners=True)
+    assert [p.partner_of_finisher for p in parts] == [False, False, True, False]
+    assert parts[2].score == 0 and parts[2].rack == 68
+
+
+def test_a_hand_nobody_scores_breaks_down_to_nothing_okeygg() -> None:
+    parts = hand_breakdown(OKEYGG, OKEY, None, "deck_exhausted", NOBODY_OPENED,
+                           [EMPTY] * 4)
+    assert {(p.rack, p.multiplier, p.score) for p in parts} == {(0, 1, 0)}
+
+
+@given(house_index=st.sampled_from(range(len(ALL_HOUSES) + 1)),
+       finish=st.sampled_from(sorted(FINISH_KINDS)), finisher=st.integers(0, 3),
+       opened=st.lists(st.sampled_from([None, "points", "pairs"]), min_size=4, max_size=4),
+       racks=st.lists(st.lists(st.integers(0, tiles.FAKE), max_size=6), min_size=4,
+                      max_size=4),
+       partners=st.booleans())
+def test_every_breakdown_adds_up_to_hand_scores(
+        house_index: int, finish: FinishKind, finisher: int, opened: list[Opened],
+        racks: list[list[int]], partners: bool) -> None:
+    profile = [*ALL_HOUSES, OKEY_OYNA_DUZ][house_index]
+    seat: int | None = None if finish in ("deck_exhausted", "void") else finisher
+    try:
+        scores = hand_scores(profile, OKEY, seat, finish, opened, racks, partners).scores
+    except (IllegalMove, MalformedInput):
+        return
+    parts = hand_breakdown(profile, OKEY, seat, finish, opened, racks, partners)
+    assert tuple(p.score for p in parts) == scores
+    for p in parts:
+        assert p.score == (0 if p.partner_of_finisher else p.rack * p.multiplier
+                           + p.okey_surcharge)

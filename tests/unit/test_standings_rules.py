@@ -205,6 +205,23 @@ def test_the_weekly_board_holds_only_that_weeks_league_points() -> None:
     assert [(r.account, r.league) for r in this_week][:2] == [("d", 12), ("b", 6)]
 
 
+def test_a_place_is_the_accounts_row_on_the_board_top_reads_and_none_off_it() -> None:
+    ledger = Ledger()
+    play(ledger, "t1", "north-sultan", ["a", "b1", "c", "d"], [10, 50, 90, 300],
+         bots=frozenset({"b1"}))
+    play(ledger, "t2", "north-sultan", ["a", "b", "c", "d"], [300, 50, 90, 10],
+         at=T0 + 7 * 24 * HOUR)
+    board = ledger.board
+    week = week_of(T0 + 7 * 24 * HOUR)
+    for when in (None, week):
+        rows = board.top("north-sultan", 100, week=when)
+        assert [board.place("north-sultan", r.account, when) for r in rows] == \
+            list(range(1, len(rows) + 1))
+    assert board.place("north-sultan", "b1") is None  # a bot the house keeps off its board
+    assert board.place("north-sultan", "nobody") is None
+    assert board.place("north-sultan", "a", week_of(T0 + 14 * 24 * HOUR)) is None  # no points
+
+
 # ---------------------------------------------------------------- the house data
 def test_a_profile_overriding_its_houses_rating_is_not_ranked() -> None:
     assert rules_for(house("classic")) is HOUSE_RULES["classic"]

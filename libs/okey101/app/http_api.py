@@ -12,6 +12,8 @@ from typing import Any, Literal
 
 import msgspec
 
+from okey101.app.gateway.sheet import ScoreAnswer, ScoreRequest
+from okey101.app.gateway.standing import MyStanding
 from okey101.app.gateway.websocket import Tables
 from okey101.app.replays.directory import PublicEntry, TableEntry
 from okey101.app.replays.replay import ReplayStep
@@ -92,6 +94,9 @@ class AccountPage(msgspec.Struct, frozen=True, kw_only=True):
     room: str
     rooms_open: list[str]
     history: list[HistoryEntry]
+    place: int | None  # on the all-time board (None: off it, as a bot the house hides)
+    week: str  # the league week now
+    league_place: int | None  # on that week's league (None: no points that week)
 
 
 class RoomAnswer(msgspec.Struct, frozen=True, kw_only=True):
@@ -207,6 +212,27 @@ GATEWAY_ROUTES: tuple[Route, ...] = (
           answers={200: Answer(description="a token for a new guest id", body=GuestToken),
                    400: MALFORMED_BODY,
                    404: Answer(description="guest login is off", media="")}),
+    Route(method="get", path="/api/me/standing", summary="the token's account in a house: "
+          "SP or rating, this week's league, level (XP), room and place on the board, read "
+          "from the leaderboards (--leaderboards-url)",
+          params=(Param(name="house", where="query", required=True,
+                        schema={"type": "string"}, description="a house id"),
+                  Param(name="Authorization", where="header", required=True,
+                        schema={"type": "string"}, description="Bearer TOKEN")),
+          answers={200: Answer(description="its standing (known false: no finished match "
+                               "there yet, the starting figures)", body=MyStanding),
+                   400: Answer(description="no such house", body=Problem),
+                   401: Answer(description="no valid token", body=Problem),
+                   404: Answer(description="this gateway reads no leaderboards",
+                               body=Problem),
+                   503: Answer(description="the leaderboards did not answer, or are "
+                               "rebuilding", body=Problem)}),
+    Route(method="post", path="/api/score", summary="the end-of-hand sheet's breakdown: each "
+          "seat's rack, multiplier and okey surcharge for a hand's end (scoring."
+          "hand_breakdown)", request=ScoreRequest,
+          answers={200: Answer(description="by seat; score is hand_ended's", body=ScoreAnswer),
+                   400: Answer(description="not a hand's end the rules allow (a Problem), "
+                               "or a body that is not a JSON object", media="")}),
     Route(method="post", path="/api/solve", summary="the rack helpers: arrange (sırala), "
           "opening (Otomatik Seri Aç, 101), pairs (Otomatik Çift Aç), finish (düz), "
           "counted as the house counts (okey101.app.solve, as `okey101 solve`)",

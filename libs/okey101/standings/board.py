@@ -237,6 +237,24 @@ class Board:
         """The first `n` of a house's board: all time (by rating or SP; by the skill ordinal
         where the house has neither), or `week`'s league points (accounts with some).
         Bots only where the house lists them (`with_bots` overrides)."""
+        rows = self._ordered(house, week, with_bots)
+        return [BoardRow(rank=i, account=s.account, bot=s.bot, points=s.points,
+                         league=s.league.get(week, 0) if week else sum(s.league.values()),
+                         skill_ordinal=round(self._ordinal(s), 3), level=s.level,
+                         played=s.played, won=s.won, left=s.left)
+                for i, s in enumerate(rows[:n], start=1)]
+
+    def place(self, house: str, account: str, week: str | None = None) -> int | None:
+        """`account`'s place on the board `top` reads (1 is first), all time or `week`'s
+        league; None where it is not on that board (no standing, no league points that
+        week, or a bot the house keeps off its board)."""
+        for i, s in enumerate(self._ordered(house, week, None), start=1):
+            if s.account == account:
+                return i
+        return None
+
+    def _ordered(self, house: str, week: str | None, with_bots: bool | None
+                 ) -> list[Standing]:
         rules = self.rules[house]
         show_bots = rules.bots_on_board if with_bots is None else with_bots
         rows = [s for (h, _), s in self.standings.items()
@@ -249,11 +267,7 @@ class Board:
             rows.sort(key=lambda s: (-self._ordinal(s), -s.won, s.account))
         else:
             rows.sort(key=lambda s: (-s.points, -s.won, -self._ordinal(s), s.account))
-        return [BoardRow(rank=i, account=s.account, bot=s.bot, points=s.points,
-                         league=s.league.get(week, 0) if week else sum(s.league.values()),
-                         skill_ordinal=round(self._ordinal(s), 3), level=s.level,
-                         played=s.played, won=s.won, left=s.left)
-                for i, s in enumerate(rows[:n], start=1)]
+        return rows
 
     def _ordinal(self, s: Standing) -> float:
         return self.skills.get(s.account, Skill()).ordinal

@@ -18,7 +18,7 @@ const state = {
   slots: [], selected: new Set(), nextId: 1, pending: new Map(), turnKey: "",
   deadline: 0, offset: null, backoff: 500, revealed: new Set(), seeding: false,
   lang: localStorage.getItem("okey.lang") || "tr", dict: {}, houses: {}, lastCreate: null,
-  clickAt: 0, lastHand: null, lastMatch: null, sheetKey: "", handPenalties: {},
+  clickAt: 0, lastHand: null, lastMatch: null, sheetKey: "", handPenalties: {}, standing: undefined, handInfo: {},
 };
 window.okeyLatencies = []; // click to the view that shows the move, ms (the browser test reads it)
 
@@ -38,6 +38,7 @@ async function loadLanguage(lang) {
   if (!$("sheet").hidden) state.sheetKey = "";  // the open sheet drawn again in the new language
   render();
   updateHouse();
+  renderStanding();
 }
 
 function t(key, args = {}) {
@@ -177,9 +178,49 @@ function showLobby() {
   for (const id of ["sheet", "scores", "history"]) $(id).hidden = true;
   show("lobby");
   refreshLobby();
+  loadStanding();
 }
 
 function refreshLobby() { send({ type: "tables", house: $("lobby-house").value || null }); }
+
+// the player's own place in the house chosen in the form: SP (or rating), this week's
+// league, level (XP) and place on the house's board (GET /api/me/standing)
+async function loadStanding() {
+  const house = $("create-house").value;
+  $("me-title").textContent = t("ui.my_standing", { house });
+  if (!state.token) return;
+  let s = null;
+  try {
+    const r = await fetch(`/api/me/standing?house=${encodeURIComponent(house)}`,
+      { headers: { Authorization: `Bearer ${state.token}` } });
+    if (r.ok) s = await r.json();
+  } catch (e) { s = null; }
+  if (house !== $("create-house").value) return;  // another house was chosen meanwhile
+  state.standing = s;
+  renderStanding();
+}
+
+function renderStanding() {
+  const s = state.standing, box = $("me-figures");
+  $("me-title").textContent = t("ui.my_standing", { house: $("create-house").value });
+  box.replaceChildren();
+  $("me-note").textContent = s === undefined ? "" : s ? (s.known ? t("ui.played_won", { played: s.played, won: s.won }) :
+    t("ui.no_matches_yet")) : t("ui.standing_off");
+  if (!s) return;
+  const add = (label, value, id) => {
+    const div = document.createElement("div");
+    div.id = id;
+    const dt = document.createElement("dt"), dd = document.createElement("dd");
+    dt.textContent = label; dd.textContent = value;
+    div.append(dt, dd); box.append(div);
+  };
+  if (s.points_kind !== "none") add(t(s.points_kind === "sp" ? "ui.sp" : "ui.rating"), String(s.points), "me-points");
+  add(t("ui.league"), s.league_place ? t("ui.league_value", { n: s.league, place: s.league_place }) :
+    t("ui.league_none", { n: s.league }), "me-league");
+  if (s.has_levels) add(t("ui.level"), t("ui.level_value", { level: s.level, xp: s.xp }) +
+    (s.room ? ` · ${t("ui.room_value", { room: s.room })}` : ""), "me-level");
+  add(t("ui.board_place"), s.place ? t("ui.board_value", { place: s.place }) : t("ui.not_on_board"), "me-place");
+}
 
 function renderLobby(tables) {
   const list = $("lobby-tables");
@@ -214,7 +255,8 @@ function updateHouse() {
   if (!p) return;
   const hands = $("create-hands"), secs = $("create-seconds");
   [hands.min, hands.max] = p.hands_range;
-  hands.value = p.hands_range[0];
+  // the house's own number of hands (what its ranked matches play), within its range
+  hands.value = Math.min(p.hands_range[1], Math.max(p.hands_range[0], p.hands_per_match || p.hands_range[0]));
   [secs.min, secs.max] = p.turn_seconds_range;
   secs.value = p.turn_seconds || "";
   $("switches").hidden = p.id !== "okeygg";
@@ -252,7 +294,10 @@ async function createTable(e, again = null) {
 function watch(tableId, resume = false) {
   // resuming (a reconnect) sends the version held, and gets only what it missed
   const version = resume && state.view && tableId === state.tableId ? state.version : null;
-  if (version === null) { state.view = null; state.version = null; $("log").innerHTML = ""; state.slots = []; }
+  if (version === null) {
+    state.view = null; state.version = null; $("log").innerHTML = ""; state.slots = [];
+    state.handInfo = {}; state.handPenalties = {}; state.lastHand = null; state.lastMatch = null; state.sheetKey = "";
+  }
   state.tableId = tableId; sessionStorage.setItem("okey.table", tableId);
   show("table");
   send({ type: "watch", table_id: tableId, version });
@@ -277,9 +322,10 @@ function onUpdate(m) {
   contributeSeed(m.view);
 }
 
-// The turn clock runs to the server's deadline: the time (the server's `at`) of the event
-// that started the turn plus the house's turn time, moved onto this clock by the smallest
-// delay seen between an event's time and its arrival.
+// The turn clock runs to the server's deadline: the view's `turn_by` where it has one
+// (ms since the epoch, on the server's clock); otherwise the time (the server's `at`) of
+// the event that started the turn plus the house's turn time. Either is moved onto this
+// clock by the smallest delay seen between an event's time and its arrival.
 function clockFrom(m) {
   const v = m.view, hand = v.hand;
   const ats = m.events.map((e) => e.at).filter((x) => x);
@@ -288,6 +334,11 @@ function clockFrom(m) {
     state.offset = state.offset === null ? lag : Math.min(state.offset, lag);
   }
   const key = hand ? `${v.turn}:${hand.to_act}:${hand.number}:${hand.attempt}` : "";
+  if ("turn_by" in v) {  // the server's deadline for the turn (ms since the epoch), or null
+    state.turnKey = key;
+    state.deadline = typeof v.turn_by === "number" ? v.turn_by + (state.offset || 0) : 0;
+    return;
+  }
   if (key === state.turnKey) return;
   state.turnKey = key;
   const seconds = v.profile && v.profile.turn_seconds;
@@ -332,7 +383,12 @@ function note(e, quiet) {
   }
   if (e.type === "hand_ended") { args.finish = t(`finish.${e.finish}`); if (!quiet || state.view.status === "over") state.lastHand = e; }
   if (e.type === "match_ended") state.lastMatch = e;
-  if (e.type === "hand_started") { state.curHand = e.hand; args.indicator = tileWords(e.indicator); args.okey = tileWords(e.okey); }
+  if (e.type === "hand_started") {
+    state.curHand = e.hand; args.indicator = tileWords(e.indicator); args.okey = tileWords(e.okey);
+    state.handInfo[e.hand] = { okey: e.okey, opened: [null, null, null, null] };
+  }
+  if (e.type === "hand_opened" && state.handInfo[state.curHand])
+    state.handInfo[state.curHand].opened[e.seat] = e.kind === "pairs" ? "pairs" : "points";
   if (e.type === "tile_drawn" && !e.tile) key = "event.tile_drawn_hidden";
   if (state.dict[key] === undefined) return;
   const li = document.createElement("li");
@@ -504,6 +560,7 @@ function renderSeat(div, v) {
   const label = document.createElement("span");
   label.className = "name";
   label.textContent = who + (v.bots[seat] ? ` (${t("ui.bot")})` : "") + (seat === state.seat ? ` (${t("ui.you")})` : "");
+  label.title = label.textContent;  // the whole name where a narrow seat cuts it
   head.append(avatar, label);
   div.append(head);
   if (!sv) return;
@@ -696,11 +753,22 @@ function renderSheet(v) {
   const rows = [0, 1, 2, 3].map((s) => {
     const rack = (e.racks[s] || []).map((x) => tileEl(x, "small").outerHTML).join("");
     return `<tr><th scope="row">${esc(name(s))}</th><td class="rack-left">${rack}</td>` +
+      `<td class="parts" data-seat="${s}">…</td>` +
       `<td>${pen[s]}</td><td class="score">${e.scores[s]}</td><td class="total">${v.totals[s]}</td></tr>`;
   });
   $("sheet-table").innerHTML = `<tr><th scope="col"></th><th scope="col">${esc(t("ui.rack_left"))}</th>` +
+    `<th scope="col">${esc(t("ui.rack_value"))} × ${esc(t("ui.multiplier"))}</th>` +
     `<th scope="col">${esc(t("ui.penalties"))}</th><th scope="col">${esc(t("ui.hand_score"))}</th>` +
     `<th scope="col">${esc(t("ui.total"))}</th></tr>` + rows.join("");
+  breakdown(e, v).then((seats) => {
+    if (state.sheetKey !== key) return;
+    for (const cell of document.querySelectorAll("#sheet-table .parts")) {
+      const p = seats && seats[Number(cell.dataset.seat)];
+      if (!p) { cell.textContent = "–"; continue; }
+      cell.textContent = p.partner_of_finisher ? t("ui.partner_zero") : `${p.rack} × ${p.multiplier}` +
+        (p.okey_surcharge ? ` ${t("ui.okey_surcharge", { n: p.okey_surcharge })}` : "");
+    }
+  });
   if (m) {
     const order = [0, 1, 2, 3].sort((a, b) => m.places[a] - m.places[b]);
     $("sheet-match").innerHTML = `<h3>${esc(t("ui.match_result"))}</h3><ul class="places">` +
@@ -711,6 +779,22 @@ function renderSheet(v) {
   $("to-lobby").hidden = !m;
   $("sheet").hidden = false;
   $("sheet").querySelector("button:not([hidden])").focus();
+}
+
+// each seat's rack, multiplier and okey surcharge for the hand `e` ended (POST /api/score:
+// the rules' own breakdown, for the table's profile); null when it cannot be had
+async function breakdown(e, v) {
+  const hand = v.hand && v.hand.number === e.hand ? v.hand : null;
+  const info = state.handInfo[e.hand];
+  const okey = hand ? hand.okey : info && info.okey;
+  if (!okey || !v.profile || e.replay) return null;
+  const opened = hand ? hand.seats.map((x) => x.opened) : info.opened;
+  try {
+    const r = await fetch("/api/score", { method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ profile: v.profile, okey, finish: e.finish, finished_by: e.finished_by,
+        opened, racks: e.racks }) });
+    return r.ok ? (await r.json()).seats : null;
+  } catch (err) { return null; }
 }
 
 function tick() {
@@ -862,7 +946,7 @@ $("lang").onclick = () => loadLanguage(state.lang === "tr" ? "en" : "tr");
 $("login-form").onsubmit = guestLogin;
 $("token-button").onclick = () => login($("login-token").value.trim(), "");
 $("create-form").onsubmit = createTable;
-$("create-house").onchange = updateHouse;
+$("create-house").onchange = () => { updateHouse(); loadStanding(); };
 $("lobby-refresh").onclick = refreshLobby;
 $("lobby-house").onchange = refreshLobby;
 $("back-to-lobby").onclick = showLobby;
