@@ -100,3 +100,12 @@ def test_the_engine_imports_no_player_and_no_service_layer() -> None:
     graph = _graph()
     assert {(m, t) for m, ts in graph.items() if m.startswith("okey101.table")
             for t in ts if t.startswith(above) and t != house_data} == set()
+
+
+def test_decide_only_parses_asks_and_emits() -> None:
+    """Every rule code comes from `okey101.table.rules`: decide raises only malformed
+    input of its own (a field missing, a seed not hex), never an `IllegalMove`."""
+    tree = ast.parse((ROOT / "libs/okey101/table/decide.py").read_text(encoding="utf-8"))
+    own = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Call)
+           and isinstance(node.func, ast.Name) and node.func.id in ("fail", "IllegalMove")]
+    assert own == []

@@ -48,7 +48,8 @@ def _plain_can_open_points_with(s: TableState, seat: int, rack: list[int], tile:
     best of the whole rack, or a meld holding `tile` plus the best of the rest."""
     hand = s.hand
     assert hand is not None
-    p = R._profile(s)
+    assert s.profile is not None
+    p = s.profile
     need, wraps, count = R.threshold(s, seat, "points"), p.run_wraps_13_to_1, p.meld_value
     best = solver.opening(rack, hand.okey, wraps, count)
     if best.value >= need and any(pl[0] == tile for m in best.melds for pl in m.tiles):
@@ -69,7 +70,8 @@ def _plain_can_go_elden_with(s: TableState, seat: int, rack: list[int], tile: in
     assert hand is not None
     if not R.is_elden_open(s, seat):
         return False
-    wraps = R._profile(s).run_wraps_13_to_1
+    assert s.profile is not None
+    wraps = s.profile.run_wraps_13_to_1
     for u in set(rack):
         if u == tile and rack.count(tile) < 2:
             continue
@@ -86,7 +88,8 @@ def _plain_lay_off_options(s: TableState, seat: int) -> list[tuple[int, int, str
     assert hand is not None
     if not _may_lay_off(s, seat):
         return []
-    wraps = R._profile(s).run_wraps_13_to_1
+    assert s.profile is not None
+    wraps = s.profile.run_wraps_13_to_1
     return [(t, i, end) for t in sorted(set(hand.seats[seat].rack))
             for i, tm in enumerate(hand.melds)
             for end in M.lay_off_ends(t, tm.meld, hand.okey, wraps)

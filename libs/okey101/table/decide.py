@@ -21,7 +21,6 @@ from okey101.table import messages as E
 from okey101.table import rules as R
 from okey101.table.evolve import evolve, fold_laid
 from okey101.table.notation import build_meld, pair_jokers, played_tiles
-from okey101.table.rules import fail
 from okey101.table.state import HandState, TableState
 from okey101.terms import SEATS, FinishKind, OpeningKind
 from okey101.tiles import Tile
@@ -183,32 +182,24 @@ def _envelope_of(c: E.Command) -> int:
 def _check_envelope(s: TableState, c: E.Command) -> None:
     if not isinstance(c.table_id, str) or not c.table_id:
         raise MalformedInput("command has no table_id")
-    if s.status != "new" and c.table_id != s.table_id:
-        raise fail("wrong_table", f"command for table {c.table_id!r} sent to {s.table_id!r}")
-    if c.seq != s.seq:
-        raise fail("stale_seq", f"command {c.command_id} was decided against seq {c.seq}; "
-                                f"table {c.table_id} is at seq {s.seq}")
+    R.check_addressed(s, c.table_id, c.seq, c.command_id)
     kind = _ENVELOPES.get(type(c))
     if kind is None:
         kind = _ENVELOPES[type(c)] = _envelope_of(c)
     if kind == _CREATES:
         return
-    if s.status == "new":
-        raise fail("unknown_table", f"table {c.table_id!r} does not exist")
+    R.check_exists(s, c.table_id)
     if kind == _TABLE_WIDE:
         return
     if kind == _SEAT_ONLY:
-        if not 0 <= c.seat < SEATS:
-            raise fail("bad_seat", f"seat {c.seat} does not exist (0-{SEATS - 1})")
+        R.check_seat_exists(c.seat)
         return
-    if not 0 <= c.seat < SEATS or not c.player_id or s.players[c.seat] != c.player_id:
-        raise fail("not_your_seat", f"player {c.player_id!r} does not sit at seat {c.seat}")
+    R.check_seated(s, c.seat, c.player_id)
 
 
 # ---------------------------------------------------------------- seating
 def _create_table(ctx: _Ctx, c: E.CreateTable) -> None:
-    if ctx.s.status != "new":
-        raise fail("table_exists", f"table {c.table_id!r} already exists")
+    R.check_new(ctx.s, c.table_id)
     if c.private and not c.player_id:
         raise MalformedInput("create_table: a private room needs its owner's player_id")
     profile = resolve({"base": c.profile, "options": c.options})
@@ -244,9 +235,7 @@ def _replace_with_bot(ctx: _Ctx, c: E.ReplaceWithBot) -> None:
     level = R.check_bot_level(c.bot_level, "replace_with_bot")
     if not c.bot_id:
         raise MalformedInput("replace_with_bot: bot_id is empty (the sender names the bot)")
-    occupant = ctx.s.players[c.seat]
-    if occupant and occupant != c.player_id:
-        raise fail("seat_taken", f"seat {c.seat} is taken by {occupant!r}")
+    occupant = R.check_seat_free_for(ctx.s, c.seat, c.player_id)
     if occupant:  # a rejection below still changes nothing: the decision is dropped
         ctx.emit(E.PlayerLeft(**ctx.head(), seat=c.seat, player_id=occupant))
     R.check_sit(ctx.s, c.seat, c.bot_id)
@@ -278,11 +267,7 @@ def _expire_reconnect_window(ctx: _Ctx, c: E.ExpireReconnectWindow) -> None:
 
 def _start_match(ctx: _Ctx, c: E.StartMatch) -> None:
     s = ctx.s
-    if s.status != "seating":
-        raise fail("match_started", "the match has already started")
-    if not all(s.players):
-        raise fail("seats_empty", f"seats {[i for i, p in enumerate(s.players) if not p]} "
-                                  "are empty")
+    R.check_start_match(s)
     if c.deals is not None:
         if not c.deals:
             raise MalformedInput("start_match: deals is empty")
@@ -484,29 +469,22 @@ def _open(ctx: _Ctx, c: E.Open) -> None:
     seat = R.check_open(ctx.s, c.seat)
     hand, p = ctx.hand, ctx.profile
     melds, pairs = _groups(c.melds, "melds"), _groups(c.pairs, "pairs")
-    if bool(melds) == bool(pairs):
-        raise fail("open_one_way", "open with melds or with pairs, never both or neither")
+    R.check_one_form("open", bool(melds), bool(pairs))
     groups = melds or pairs
     kind: OpeningKind = "points" if melds else "pairs"
     laid = _laid(groups)
     R.tokens_in_rack(seat.rack, Counter(laid), c.seat)
-    taken = hand.scratch.taken
-    if taken is not None and taken not in laid:
-        raise fail("must_open_with_taken_tile",
-                   f"the taken discard {tiles.name(taken)} (or its twin) must be in the opening")
+    R.check_opens_with_taken(hand, laid)
     try:
-        if kind == "pairs" and not R.may_open_with_pairs(ctx.s, c.seat):
-            raise fail("pairs_not_declared", f"seat {c.seat} must declare pairs first")
+        if kind == "pairs":
+            R.check_may_open_with_pairs(ctx.s, c.seat)
         jokers = pair_jokers(hand, c.seat)
         built = [build_meld(g, hand, p.run_wraps_13_to_1, kind == "pairs", jokers)
                  for g in groups]
         value = sum(M.counted_value(m, p.meld_value) for m in built) if kind == "points" \
             else len(built)
-        need = R.threshold(ctx.s, c.seat, kind)
-        elden = kind == "points" and value < need and \
-            R.is_elden_opening(ctx.s, c.seat, sum(len(g) for g in groups))
-        if value < need and not elden:
-            raise fail("below_threshold", f"an opening of {value} {kind} does not reach {need}")
+        need, elden = R.check_reaches_threshold(ctx.s, c.seat, kind, value,
+                                                sum(len(g) for g in groups))
     except IllegalMove as exc:
         if exc.code == "pairs_not_declared" or not p.penalties or not p.invalid_opening_penalty:
             raise
@@ -548,14 +526,8 @@ def _lay(ctx: _Ctx, c: E.Lay) -> None:
     seat = R.check_lay(ctx.s, c.seat)
     hand, p = ctx.hand, ctx.profile
     melds, pairs = _groups(c.melds, "melds"), _groups(c.pairs, "pairs")
-    if bool(melds) == bool(pairs):
-        raise fail("lay_one_way", "lay melds or pairs, one kind per command")
-    if melds and seat.opened == "pairs":
-        raise fail("pairs_opener_cannot_lay_melds",
-                   f"seat {c.seat} opened with pairs and may not lay runs or groups")
-    if pairs and not R.may_lay_pairs(hand, c.seat):
-        raise fail("pairs_not_allowed", "a points-opener may lay pairs only after somebody "
-                                        "opened with pairs")
+    R.check_one_form("lay", bool(melds), bool(pairs))
+    R.check_lay_form(hand, seat, c.seat, bool(pairs))
     groups = melds or pairs
     laid = _laid(groups)
     R.tokens_in_rack(seat.rack, Counter(laid), c.seat)
@@ -567,33 +539,19 @@ def _lay(ctx: _Ctx, c: E.Lay) -> None:
     _maybe_siler(ctx, c.seat)
 
 
-def _target(hand: HandState, index: int) -> M.Meld:
-    if not isinstance(index, int) or not 0 <= index < len(hand.melds):
-        raise fail("no_such_meld", f"there is no meld #{index} (the table has "
-                                   f"{len(hand.melds)})")
-    return hand.melds[index].meld
-
-
 def _lay_off(ctx: _Ctx, c: E.LayOff) -> None:
     seat = R.check_touch_table(ctx.s, c.seat, "lay off", "LayOff")
     hand, p = ctx.hand, ctx.profile
     if not c.tiles or not all(isinstance(t, str) for t in c.tiles):
         raise MalformedInput("lay_off: tiles must be a non-empty list of tiles")
-    meld = _target(hand, c.meld)
-    if meld.kind == "pair":
-        raise fail("cannot_lay_off", f"meld #{c.meld} is a pair: lay new pairs with 'lay'")
+    meld = R.meld_at(hand, c.meld)
+    R.check_lay_off_target(meld, c.meld)
     R.tokens_in_rack(seat.rack, _need([c.tiles]), c.seat)
-    room = R.lay_off_room(ctx.s, c.seat)
-    if room is not None and len(c.tiles) > room:
-        raise fail("lay_off_limit", f"a pairs-opener lays off at most "
-                                    f"{p.pairs_opener_lay_off_limit} tiles a turn in {p.id}")
+    R.check_lay_off_room(ctx.s, c.seat, len(c.tiles), p)
     placed = [M.place(*tiles.parse_meld_token(t), hand.okey, t) for t in c.tiles]
     order, end = M.lay_off_plan(meld, placed, c.tiles, c.end, hand.okey, p.run_wraps_13_to_1,
                                 lambda: f"meld #{c.meld} {meld.describe(hand.okey)}")
-    ends_room = R.run_end_room(ctx.s, c.meld, end)
-    if ends_room is not None and len(order) > ends_room:
-        raise fail("lay_off_limit", f"at most {p.run_end_lay_off_limit} tiles at each end "
-                                    f"of a run per turn ({p.id}); meld #{c.meld} {end}")
+    R.check_run_end_room(ctx.s, c.meld, end, len(order), p)
     ctx.emit(E.TilesLaidOff(table_id=ctx.table_id, seq=ctx.s.seq + 1, at=ctx.at,
                             seat=c.seat, meld=c.meld,
                             tiles=[M.placed_name(pl, hand.okey) for pl in order], end=end))
@@ -603,23 +561,12 @@ def _lay_off(ctx: _Ctx, c: E.LayOff) -> None:
 def _take_okey(ctx: _Ctx, c: E.TakeOkey) -> None:
     seat = R.check_touch_table(ctx.s, c.seat, "take an okey", "TakeOkey")
     hand, p = ctx.hand, ctx.profile
-    meld = _target(hand, c.meld)
+    meld = R.meld_at(hand, c.meld)
     if not c.tiles or not all(isinstance(t, str) for t in c.tiles):
         raise MalformedInput("take_okey: tiles must be a non-empty list of tiles")
     put = tiles.parse_at(c.tiles, "take_okey")
-    have = Counter(seat.rack)
-    for t, n in Counter(put).items():
-        if have[t] < n:
-            raise fail("tile_not_in_rack", f"seat {c.seat} does not hold {tiles.name(t)}")
-    wanted = R.okey_take_tiles(p, meld, hand.okey, c.meld)
-    if sorted(put) != sorted(wanted):
-        if len(wanted) > 1:
-            raise fail("wrong_tiles", f"to take the okey from group #{c.meld} put all of "
-                                      f"{' '.join(tiles.names(wanted))}")
-        jokers = [stands for played, stands in meld.tiles if played == hand.okey]
-        if not (len(put) == 1 and put[0] in jokers):
-            raise fail("wrong_tiles", f"the okey in meld #{c.meld} stands for "
-                                      f"{' or '.join(tiles.names(jokers))}; put exactly that tile")
+    R.check_holds(seat.rack, put, c.seat)
+    R.check_okey_swap(p, meld, hand.okey, c.meld, put)
     M.replace_okey(meld, hand.okey, put)  # checks the swap is well-formed
     ctx.emit(E.OkeyTaken(**ctx.head(), seat=c.seat, meld=c.meld, tiles=tiles.names(put),
                          okey=tiles.name(hand.okey)))
@@ -638,8 +585,7 @@ def _discard(ctx: _Ctx, c: E.Discard, timed_out: bool = False) -> None:
     tile = tiles.BY_NAME.get(c.tile)
     if tile is None:
         tile = tiles.parse_at([c.tile], "discard")[0]
-    if tile not in seat.rack:
-        raise fail("tile_not_in_rack", f"seat {c.seat} does not hold {tiles.name(tile)}")
+    R.check_holds(seat.rack, [tile], c.seat)
     if not timed_out:  # a time-out settles a taken discard itself
         R.check_owed_take(ctx.s, c.seat, hand)
     finishing = len(seat.rack) == 1
@@ -662,9 +608,7 @@ def _finish(ctx: _Ctx, c: E.Finish) -> None:
         raise MalformedInput("finish: tile must be a tile name")
     tile = tiles.parse_at([c.tile], "finish")[0]
     melds, pairs = _groups(c.melds, "melds"), _groups(c.pairs, "pairs")
-    if bool(melds) == bool(pairs):
-        raise fail("finish_one_way", "show the rack as melds or as pairs, never both or "
-                                     "neither")
+    R.check_one_form("finish", bool(melds), bool(pairs))
     groups = melds or pairs
     R.check_shows_whole_rack(me, c.seat, tile, [t for g in groups for t in played_tiles(g)])
     built = [build_meld(g, hand, p.run_wraps_13_to_1, bool(pairs)) for g in groups]
@@ -727,12 +671,7 @@ def _results(s: TableState, places: list[int], rating: list[int] | None, hands: 
 
 # ---------------------------------------------------------------- time-outs
 def _timeout(ctx: _Ctx, c: E.TimeOut) -> None:
-    hand = ctx.hand
-    if c.turn != ctx.s.turn or hand.phase == "over":
-        raise fail("stale_timeout", f"timeout for turn {c.turn}; the table is at turn "
-                                    f"{ctx.s.turn}")
-    if c.seat != hand.to_act:
-        raise fail("not_your_turn", f"timeout names seat {c.seat}; seat {hand.to_act} acts")
+    hand = R.check_timeout(ctx.s, c.seat, c.turn)
     ctx.emit(E.TurnTimedOut(**ctx.head(), seat=c.seat, turn=c.turn))
     laid = hand.scratch.laid
     # a taken discard the player still owes a use of (unopened: the opening; okey-oyna: a
