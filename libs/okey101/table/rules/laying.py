@@ -97,6 +97,10 @@ def check_run_end_room(s: TableState, index: int, end: LayOffEnd, count: int,
 
 def check_holds(rack: Sequence[Tile], wanted: Sequence[Tile], seat: int) -> None:
     """The rack holds every tile of `wanted` (as many times as it names it)."""
+    if len(wanted) == 1:  # a discard: every command of the turn has one
+        if wanted[0] not in rack:
+            raise fail("tile_not_in_rack", f"seat {seat} does not hold {tiles.name(wanted[0])}")
+        return
     have = Counter(rack)
     for t, n in Counter(wanted).items():
         if have[t] < n:
