@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: all venv lock lock-check kubernetes kubernetes-check demo test test-unit test-kafka test-cluster lint typecheck proto proto-check \
+.PHONY: all venv lock lock-check kubernetes kubernetes-check image image-deps test-image demo test test-unit test-kafka test-cluster lint typecheck proto proto-check \
         asyncapi-check bench bench-quick dashboards dashboards-check kafka-start kafka-stop \
         kafka-status kafka-wipe kafka-clean-topics cluster-start cluster-stop system-deps clean
 
@@ -91,7 +91,26 @@ test-cluster: $(STAMP)
 
 test: $(STAMP) $(FAUST_STAMP) system-deps lock-check lint typecheck proto-check asyncapi-check \
       dashboards-check kubernetes-check
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -m "not image"
+
+# The OCI image localhost/okey101:<version> (deploy/image/build.sh, no Docker daemon, no
+# registry): a debootstrapped Debian minbase with python3 and a venv of the wheels pinned by
+# constraints.txt; one image for every service (`okey101-service processor ...`). As root;
+# the base rootfs and the dependencies' wheels are cached in .cache/image/.
+IMAGE_PACKAGES := debootstrap podman runc
+image-deps:
+	@missing=""; for p in debootstrap podman runc; do command -v $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then echo "installing$$missing (apt)"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(IMAGE_PACKAGES)) >/dev/null; \
+	  else echo "missing:$$missing; install with 'sudo apt-get install $(IMAGE_PACKAGES)'" >&2; exit 1; fi; fi
+
+image: image-deps
+	bash deploy/image/build.sh
+
+# The image's processor against the local broker (tests/image/, podman run --network host).
+test-image: $(STAMP) image
+	$(BIN)/pytest -q -m image tests/image
 
 # Grafana dashboards as code (tools/dashboards): regenerate deploy/grafana/ and draw the
 # boards' panels as PNGs from a real run (the demo's load, scraped by the Debian

@@ -10,7 +10,7 @@
 #   3. a copy of the base gets a venv in /opt/okey101 (`python3 -m venv --without-pip`),
 #      the wheels installed into it by pip run from its own wheel (so pip is not left in
 #      the image), the entry point /usr/local/bin/okey101-service, the user okey
-#      (10101:10101, the Deployments' runAsUser) and no apt lists, caches or docs;
+#      (10101:10101, the Deployments' runAsUser), and neither apt nor its lists, caches or docs;
 #   4. `podman import` makes it an image: ENTRYPOINT okey101-service, USER 10101.
 #
 # usage: deploy/image/build.sh [--fresh] [--tag TAG] [--oci-archive FILE]
@@ -56,19 +56,23 @@ if [ $FRESH = 1 ] || [ ! -e "$BASE/.done" ]; then
     touch "$BASE/.done"
 fi
 
-# 2. the wheels: the project's own and its runtime dependencies, as pinned
+# 2. the wheels: the project's own, built each time from the tracked files (no .venv, no
+#    .cache), and its runtime dependencies as pinned, cached by constraints.txt and pyproject
+OWN=$CACHE/own
+step "the project's wheel into $OWN"
+rm -rf "$OWN"
+mkdir -p "$OWN"
+src=$(mktemp -d)
+(cd "$ROOT" && git ls-files -z pyproject.toml README.md libs services | xargs -0 cp --parents -t "$src")
+"$PYTHON" -m pip wheel -q --no-deps -w "$OWN" "$src"
+rm -rf "$src"
 WHEELS=$CACHE/wheels-$(cat "$ROOT/constraints.txt" "$ROOT/pyproject.toml" | sha1sum | cut -c1-8)
 if [ $FRESH = 1 ] || [ ! -e "$WHEELS/.done" ]; then
-    step "wheels into $WHEELS"
+    step "dependencies' wheels into $WHEELS"
     rm -rf "$WHEELS"
-    mkdir -p "$WHEELS"
-    # the project's wheel from a clean copy of the tracked files (no .venv, no .cache)
-    src=$(mktemp -d)
-    (cd "$ROOT" && git ls-files -z pyproject.toml README.md libs services | xargs -0 cp --parents -t "$src")
-    "$PYTHON" -m pip wheel -q --no-deps -w "$WHEELS" "$src"
-    rm -rf "$src"
     "$PYTHON" -m pip download -q --only-binary=:all: -c "$ROOT/constraints.txt" -d "$WHEELS" \
-        "$WHEELS"/okey101-*.whl pip
+        "$OWN"/okey101-*.whl pip
+    rm -f "$WHEELS"/okey101-*.whl
     touch "$WHEELS/.done"
 fi
 
@@ -79,10 +83,10 @@ rm -rf "$STAGE"
 cp -a "$BASE" "$STAGE"
 rm -f "$STAGE/.done"
 mkdir -p "$STAGE/wheels"
-cp "$WHEELS"/*.whl "$STAGE/wheels/"
+cp "$WHEELS"/*.whl "$OWN"/*.whl "$STAGE/wheels/"
 # the host's environment stays out (PIP_*, PYTHON* variables)
 CHROOT=$(command -v chroot)
-inside() { env -i PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 "$CHROOT" "$STAGE" "$@"; }
+inside() { env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$CHROOT" "$STAGE" "$@"; }
 inside /usr/bin/python3 -m venv --without-pip /opt/okey101
 pipwheel=$(cd "$STAGE/wheels" && ls pip-*.whl)
 inside /opt/okey101/bin/python "/wheels/$pipwheel/pip" install -q \
@@ -93,12 +97,14 @@ install -m 0755 "$HERE/okey101-service" "$STAGE/usr/local/bin/okey101-service"
 grep -q '^okey:' "$STAGE/etc/group" || echo "okey:x:$UID_GID:" >> "$STAGE/etc/group"
 grep -q '^okey:' "$STAGE/etc/passwd" || \
     echo "okey:x:$UID_GID:$UID_GID:okey101:/nonexistent:/usr/sbin/nologin" >> "$STAGE/etc/passwd"
+# no package manager in a service's image (a user 10101 could not use it anyway)
+inside /usr/bin/dpkg --purge apt libapt-pkg6.0 debian-archive-keyring gpgv >/dev/null
 # what a running service never reads: apt's lists and caches, docs, manuals, locales
 rm -rf "$STAGE"/var/lib/apt/lists/* "$STAGE"/var/cache/apt/* "$STAGE"/var/cache/debconf/*-old \
     "$STAGE"/usr/share/doc/* "$STAGE"/usr/share/man/* "$STAGE"/usr/share/info/* \
     "$STAGE"/usr/share/locale/* "$STAGE"/var/log/*.log "$STAGE"/tmp/* "$STAGE"/root/.cache
 # nothing here may build code: the check that the image holds no compiler
-for tool in gcc cc c++ make ld pip pip3; do
+for tool in gcc cc c++ make ld pip pip3 apt apt-get; do
     if inside /bin/sh -c "PATH=/opt/okey101/bin:/usr/local/bin:/usr/bin:/bin command -v $tool" >/dev/null; then
         echo "build.sh: $tool found in the image" >&2; exit 1
     fi
