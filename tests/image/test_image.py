@@ -32,10 +32,18 @@ RUNTIME = os.environ.get("OKEY_PODMAN_RUNTIME", "runc")
 PODMAN = shutil.which("podman")
 
 
-def _podman(*args: str, check: bool = True, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+def _podman(
+    *args: str, check: bool = True, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
     assert PODMAN
-    return subprocess.run([PODMAN, "--runtime", RUNTIME, *args], capture_output=True, text=True,
-                          check=check, timeout=timeout, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [PODMAN, "--runtime", RUNTIME, *args],
+        capture_output=True,
+        text=True,
+        check=check,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def _image_present() -> bool:
@@ -44,11 +52,23 @@ def _image_present() -> bool:
 
 needs_image = pytest.mark.skipif(
     not _image_present(),
-    reason=(f"podman is not installed (apt-get install podman runc)" if PODMAN is None else
-            f"no image {IMAGE}: build it with `make image`"))
+    reason=(
+        "podman is not installed (apt-get install podman runc)"
+        if PODMAN is None
+        else f"no image {IMAGE}: build it with `make image`"
+    ),
+)
 
-RUN = ("run", "--rm", "--network", "host", "--ulimit", "nofile=10000:10000",
-       "--ulimit", "nproc=4096:4096")
+RUN = (
+    "run",
+    "--rm",
+    "--network",
+    "host",
+    "--ulimit",
+    "nofile=10000:10000",
+    "--ulimit",
+    "nproc=4096:4096",
+)
 
 
 class Container:
@@ -59,9 +79,13 @@ class Container:
 
     def start(self) -> None:
         assert PODMAN
-        self.proc = subprocess.Popen([PODMAN, "--runtime", RUNTIME, *self.args],
-                                     stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                     stderr=subprocess.STDOUT, text=True)
+        self.proc = subprocess.Popen(
+            [PODMAN, "--runtime", RUNTIME, *self.args],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
 
     def stop(self) -> str:
         """SIGTERM (podman stop), then the container's output."""
@@ -86,9 +110,14 @@ def container() -> Iterator[list[Container]]:
 
 @needs_image
 def test_the_image_runs_as_a_non_root_user_with_no_compiler_or_pip() -> None:
-    out = _podman(*RUN, "--entrypoint", "/bin/sh", IMAGE, "-c",
-                  "id -u; id -g; for t in gcc cc make pip pip3 apt-get; do "
-                  "command -v $t || true; done").stdout.split()
+    out = _podman(
+        *RUN,
+        "--entrypoint",
+        "/bin/sh",
+        IMAGE,
+        "-c",
+        "id -u; id -g; for t in gcc cc make pip pip3 apt-get; do command -v $t || true; done",
+    ).stdout.split()
     assert out[:2] == ["10101", "10101"], out
     assert out[2:] == [], f"build tools in the image: {out[2:]}"
 
@@ -103,22 +132,35 @@ def test_the_entry_point_names_the_services_when_given_an_unknown_one() -> None:
 
 @needs_image
 async def test_the_processor_from_the_image_plays_a_whole_hand_on_the_broker(
-        kafka_bootstrap: str, container: list[Container]) -> None:
+    kafka_bootstrap: str, container: list[Container]
+) -> None:
     tag = fresh_tag()
     prefix, group = f"t{tag}", f"proc-{tag}"
     await provision(kafka_bootstrap, prefix)
     doc = json.loads((ROOT / "tests" / "kafka" / "whole_hand.json").read_text())
     commands, final = scenario_commands(doc, f"{prefix}-hand")
-    proc = Container("processor", "--bootstrap", kafka_bootstrap, "--prefix", prefix,
-                     "--group", group, "--metrics-port", "0", "--allow-stacked-deals",
-                     "--instance-id", "image")
+    proc = Container(
+        "processor",
+        "--bootstrap",
+        kafka_bootstrap,
+        "--prefix",
+        prefix,
+        "--group",
+        group,
+        "--metrics-port",
+        "0",
+        "--allow-stacked-deals",
+        "--instance-id",
+        "image",
+    )
     container.append(proc)
     proc.start()
     log = ""
     try:
         await publish(kafka_bootstrap, prefix, commands)
-        outcomes = await read_all(kafka_bootstrap, topics.OUTCOMES.name(prefix),
-                                  until=len(commands), timeout=120)
+        outcomes = await read_all(
+            kafka_bootstrap, topics.OUTCOMES.name(prefix), until=len(commands), timeout=120
+        )
         events = await read_all(kafka_bootstrap, topics.EVENTS.name(prefix))
     finally:
         log = proc.stop()
@@ -127,7 +169,8 @@ async def test_the_processor_from_the_image_plays_a_whole_hand_on_the_broker(
     assert all(o.accepted for o in decoded), log[-3000:]
     played = [E.event_decoder.decode(v) for v in events]
     assert [(e.finish, e.scores) for e in played if isinstance(e, E.HandEnded)] == [
-        ("elden", [-202, 404, 404, 404])]
+        ("elden", [-202, 404, 404, 404])
+    ]
     check_log(outcomes, events, {f"{prefix}-hand": (commands, final)})
     # the container's processor decided them, and stopped cleanly on podman stop's SIGTERM
     assert f'"group": "{group}"' in log and "processor_started" in log, log[-3000:]
