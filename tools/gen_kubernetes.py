@@ -21,16 +21,15 @@ topic setting or an ACL that is not published in the manifests fails CI.
 from __future__ import annotations
 
 import argparse
-import difflib
 import shlex
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from okey101.app import topics
+from tools.generated import sync
 
 ROOT = Path(__file__).resolve().parents[1]
 CLUSTER = "okey101"  # the Strimzi Kafka resource's name
@@ -316,27 +315,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("folder", type=Path)
     parser.add_argument("--check", action="store_true", help="fail if the folder is stale")
     args = parser.parse_args(argv)
-    stale = []
-    for name, text in files().items():
-        path = args.folder / name
-        current = path.read_text() if path.exists() else ""
-        if current == text:
-            continue
-        if args.check:
-            stale.append(name)
-            diff = difflib.unified_diff(current.splitlines(), text.splitlines(),
-                                        f"{path} (committed)", f"{path} (from the code)",
-                                        lineterm="", n=1)
-            print("\n".join(list(diff)[:40]), file=sys.stderr)
-        else:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text)
-            print(f"wrote {path}")
-    if stale:
-        print(f"{args.folder} is stale ({', '.join(stale)}): run `make kubernetes` and commit",
-              file=sys.stderr)
-        return 1
-    return 0
+    return sync(files(), args.folder, args.check, "run `make kubernetes` and commit")
 
 
 if __name__ == "__main__":
