@@ -59,11 +59,19 @@ needs_image = pytest.mark.skipif(
     ),
 )
 
+# as the Deployments run it (deploy/kubernetes: readOnlyRootFilesystem, no capabilities,
+# no privilege escalation), with the host's network to reach the local broker
 RUN = (
     "run",
     "--rm",
     "--network",
     "host",
+    "--read-only",
+    "--read-only-tmpfs=false",
+    "--cap-drop",
+    "ALL",
+    "--security-opt",
+    "no-new-privileges",
     "--ulimit",
     "nofile=10000:10000",
     "--ulimit",
