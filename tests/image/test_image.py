@@ -24,10 +24,11 @@ from okey101.app import topics
 from okey101.table import messages as E
 from services.common.kafka import provision
 from tests.kafka.support import ROOT, check_log, fresh_tag, publish, read_all, scenario_commands
+from tools import gen_kubernetes
 
 pytestmark = pytest.mark.image
 
-IMAGE = os.environ.get("OKEY_IMAGE", "localhost/okey101:0.1.0")
+IMAGE = os.environ.get("OKEY_IMAGE", gen_kubernetes.IMAGE)  # the manifests' image
 RUNTIME = os.environ.get("OKEY_PODMAN_RUNTIME", "runc")
 PODMAN = shutil.which("podman")
 
@@ -131,11 +132,13 @@ def test_the_image_runs_as_a_non_root_user_with_no_compiler_or_pip() -> None:
 
 
 @needs_image
-def test_the_entry_point_names_the_services_when_given_an_unknown_one() -> None:
+def test_the_entry_point_runs_the_cli_and_names_the_services_for_an_unknown_one() -> None:
     done = _podman(*RUN, IMAGE, "dealer", check=False)
     assert done.returncode == 2
     assert "no service named 'dealer'" in done.stderr
     assert "processor" in done.stderr
+    cli = _podman(*RUN, IMAGE, "cli", "--help")
+    assert "101 Okey rules engine tools" in cli.stdout
 
 
 @needs_image
