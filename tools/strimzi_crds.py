@@ -6,8 +6,8 @@ test jar of its API module, `io.strimzi:api:<version>:jar:tests` (crds/v1beta2/*
 the CRDs that serve v1beta2 as the stored version, and v1; crds/v1/*.yaml: those of v1
 alone); the plain `io.strimzi:api` jar holds only the model classes. `make
 strimzi-crds` fetches it with Maven into .cache/strimzi/ and checks its SHA-256 (below);
-1.x's test jar no longer carries them, so the version stays 0.51.0, the last with
-v1beta2, which our resources use.
+1.2.0's test jar no longer carries them, so the version stays 0.51.0, the last 0.x release,
+whose CRDs serve v1beta2 (what our resources use) and v1.
 
 Each resource is checked with jsonschema against the openAPIV3Schema of its kind and
 apiVersion, made strict as the API server is in effect: an object schema with
