@@ -12,7 +12,7 @@ whose CRDs serve v1beta2 (what our resources use) and v1.
 Each resource is checked with jsonschema against the openAPIV3Schema of its kind and
 apiVersion, made strict as the API server is in effect: an object schema with
 `properties` and neither `additionalProperties` nor `x-kubernetes-preserve-unknown-fields`
-is closed (the server would prune an unknown field without a word: a misspelt `replica`
+is closed (the server prunes an unknown field, at most with a warning: a misspelt `replica`
 would be dropped, the topic made with the cluster's default), `nullable` admits null,
 `x-kubernetes-int-or-string` an integer or a string.
 
