@@ -26,7 +26,7 @@ from services.common.kafka import provision
 from tests.kafka.support import ROOT, check_log, fresh_tag, publish, read_all, scenario_commands
 from tools import gen_kubernetes
 
-pytestmark = pytest.mark.image
+pytestmark = [pytest.mark.image, pytest.mark.kafka]  # the broker too: out of test-unit
 
 IMAGE = os.environ.get("OKEY_IMAGE", gen_kubernetes.IMAGE)  # the manifests' image
 RUNTIME = os.environ.get("OKEY_PODMAN_RUNTIME", "runc")
