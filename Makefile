@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: all venv lock lock-check kubernetes kubernetes-check demo test test-unit test-kafka test-cluster lint typecheck proto proto-check \
+.PHONY: all venv lock lock-check kubernetes kubernetes-check strimzi-crds image image-deps test-image demo test test-unit test-kafka test-cluster lint typecheck proto proto-check \
         asyncapi-check bench bench-quick dashboards dashboards-check kafka-start kafka-stop \
         kafka-status kafka-wipe kafka-clean-topics cluster-start cluster-stop system-deps clean
 
@@ -66,8 +66,21 @@ proto-check: $(STAMP)
 kubernetes: $(STAMP)
 	$(BIN)/python -m tools.gen_kubernetes deploy/kubernetes
 
-kubernetes-check: $(STAMP)
+# The KafkaTopics and KafkaUsers are checked against Strimzi's CRDs (tools/strimzi_crds.py),
+# from the test jar of io.strimzi:api (the CRD YAMLs of the release), fetched with Maven once
+# into .cache/strimzi/ and checked against its SHA-256.
+STRIMZI_VERSION := $(shell sed -n 's/^STRIMZI = "\(.*\)"/\1/p' tools/strimzi_crds.py)
+STRIMZI_JAR := .cache/strimzi/api-$(STRIMZI_VERSION)-tests.jar
+$(STRIMZI_JAR):
+	mkdir -p .cache/strimzi
+	mvn -q -B dependency:copy -Dartifact=io.strimzi:api:$(STRIMZI_VERSION):jar:tests \
+		-DoutputDirectory=.cache/strimzi > .cache/strimzi/mvn.log 2>&1 || \
+		{ tail -20 .cache/strimzi/mvn.log; exit 1; }
+strimzi-crds: $(STRIMZI_JAR)
+
+kubernetes-check: $(STAMP) $(STRIMZI_JAR)
 	$(BIN)/python -m tools.gen_kubernetes --check deploy/kubernetes
+	$(BIN)/python -m tools.strimzi_crds --jar $(STRIMZI_JAR) deploy/kubernetes
 
 # The AsyncAPI document, checked by the AsyncAPI initiative's parser (npm, cached in .cache/node).
 ASYNCAPI_PARSER := .cache/node/node_modules/@asyncapi/parser/package.json
@@ -91,7 +104,26 @@ test-cluster: $(STAMP)
 
 test: $(STAMP) $(FAUST_STAMP) system-deps lock-check lint typecheck proto-check asyncapi-check \
       dashboards-check kubernetes-check
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -m "not image"
+
+# The OCI image localhost/okey101:<version> (deploy/image/build.sh, no Docker daemon, no
+# registry): a debootstrapped Debian minbase with python3 and a venv of the wheels pinned by
+# constraints.txt; one image for every service (`okey101-service processor ...`). As root;
+# the base rootfs and the dependencies' wheels are cached in .cache/image/.
+IMAGE_PACKAGES := debootstrap podman runc
+image-deps:
+	@missing=""; for p in debootstrap podman runc; do command -v $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then echo "installing$$missing (apt)"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(IMAGE_PACKAGES)) >/dev/null; \
+	  else echo "missing:$$missing; install with 'sudo apt-get install $(IMAGE_PACKAGES)'" >&2; exit 1; fi; fi
+
+image: image-deps
+	bash deploy/image/build.sh
+
+# The image's processor against the local broker (tests/image/, podman run --network host).
+test-image: $(STAMP) image
+	$(BIN)/pytest -q -m image tests/image
 
 # Grafana dashboards as code (tools/dashboards): regenerate deploy/grafana/ and draw the
 # boards' panels as PNGs from a real run (the demo's load, scraped by the Debian

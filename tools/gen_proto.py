@@ -12,9 +12,7 @@ keeps everything.
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +30,7 @@ from okey101.standings import board, house
 from okey101.table import messages as E
 from okey101.table import views as V
 from tools.gen_openapi import documents as openapi_documents
+from tools.generated import sync
 from tools.proto_examples import examples
 
 SCHEMA_ID = "https://okey101.invalid/proto/v{v}/{name}"
@@ -313,28 +312,8 @@ def main() -> int:
     parser.add_argument("folder", type=Path)
     parser.add_argument("--check", action="store_true", help="fail if the folder is stale")
     args = parser.parse_args()
-    stale = []
-    for name, doc in schemas().items():
-        path = args.folder / name
-        text = render(doc)
-        current = path.read_text() if path.exists() else ""
-        if current == text:
-            continue
-        if args.check:
-            stale.append(name)
-            diff = difflib.unified_diff(current.splitlines(), text.splitlines(),
-                                        f"{path} (committed)", f"{path} (from structs)",
-                                        lineterm="", n=1)
-            print("\n".join(list(diff)[:40]), file=sys.stderr)
-        else:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text)
-            print(f"wrote {path}")
-    if stale:
-        print(f"proto/ is stale ({', '.join(stale)}): run `make proto` and commit",
-              file=sys.stderr)
-        return 1
-    return 0
+    files = {name: render(doc) for name, doc in schemas().items()}
+    return sync(files, args.folder, args.check, "run `make proto` and commit", "from structs")
 
 
 if __name__ == "__main__":
