@@ -38,10 +38,10 @@ from okey101 import tiles
 from okey101.audit.records import CollusionFlag, Evidence, FlagKind
 from okey101.standings.house import HOUSE_RULES
 from okey101.table import messages as E
+from okey101.table import rules as R
 from okey101.table.evolve import NEW_TABLE, evolve
 from okey101.table.notation import played_tiles
 from okey101.table.state import TableState
-from okey101.table.views import player_view
 from okey101.terms import SEATS
 from okey101.tiles import FAKE, Tile
 
@@ -163,20 +163,6 @@ def _fits(rack: Sequence[Tile], tile: Tile, okey: Tile) -> bool:
     def has(n: int) -> bool:
         return 1 <= n <= 13 and tiles.make(colour, n) in natural
     return any(has(number + a) and has(number + b) for a, b in ((-2, -1), (-1, 1), (1, 2)))
-
-
-def _could_open(state: TableState, seat: int) -> bool:
-    """Whether the seat's rack holds an opening now (the bots' plans, the view's needs)."""
-    from okey101.bots import plays  # the solver's plans; imported late (heavy tables)
-    from okey101.bots.seat import Seat
-
-    view = player_view(state, seat)
-    if view.hand is None or view.hand.seats[seat].points_needed <= 0:
-        return False
-    s = Seat(view)
-    if plays.points_plan(s, s.rack) is not None:
-        return True
-    return s.pairs_open_to_me() and plays.pairs_plan(s, s.rack) is not None
 
 
 class Collusion:
@@ -314,7 +300,7 @@ class Collusion:
             acct = m.accounts[who]
             acct.kept.n += 1
             try:
-                kept = _could_open(m.state, seat)
+                kept = R.can_open_now(m.state, seat)
             except (ValueError, AssertionError):
                 kept = False
             if kept:

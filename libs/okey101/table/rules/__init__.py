@@ -37,6 +37,7 @@ from okey101.table.rules.discards import (
     timeout_discard,
 )
 from okey101.table.rules.laying import (
+    can_open_now,
     check_holds,
     check_lay_form,
     check_lay_off_room,
@@ -127,6 +128,7 @@ __all__ = [
     "are_reveals_complete",
     "available_discard",
     "best_finish",
+    "can_open_now",
     "can_open_pairs_with",
     "can_open_points_with",
     "can_open_with",

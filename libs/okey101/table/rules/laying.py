@@ -8,10 +8,12 @@ from collections import Counter
 from collections.abc import Sequence
 
 from okey101 import melds as M
-from okey101 import tiles
+from okey101 import solver, tiles
 from okey101.profiles import Profile
-from okey101.table.rules.common import fail
+from okey101.table.notation import without
+from okey101.table.rules.common import _profile, fail
 from okey101.table.rules.options import okey_take_tiles
+from okey101.table.rules.takes import opening_within
 from okey101.table.rules.thresholds import is_elden_opening, threshold
 from okey101.table.rules.turn import lay_off_room, may_lay_pairs, may_open_with_pairs, run_end_room
 from okey101.table.state import HandState, SeatHand, TableState
@@ -120,3 +122,28 @@ def check_okey_swap(p: Profile, meld: M.Meld, okey: Tile, index: int,
     if not (len(put) == 1 and put[0] in jokers):
         raise fail("wrong_tiles", f"the okey in meld #{index} stands for "
                                   f"{' or '.join(tiles.names(jokers))}; put exactly that tile")
+
+
+def can_open_now(s: TableState, seat: int) -> bool:
+    """Does the unopened seat's rack hold an opening it could lay now: the points the
+    house's count needs, or (where pairs are open to it) the pairs, a tile kept to
+    discard? The collusion audit's "ended the hand holding an opening" asks this."""
+    hand = s.hand
+    if hand is None or _profile(s).game == "duz" or hand.seats[seat].opened is not None:
+        return False
+    p, rack = _profile(s), hand.seats[seat].rack
+    need = threshold(s, seat, "points")
+    wraps, count = p.run_wraps_13_to_1, p.meld_value
+    best = opening_within(rack, hand.okey, wraps, count, need)
+    if best is not None and best.value >= need:
+        if best.leftover:
+            return True
+        for kept in set(rack):  # the opening took every tile: one must stay to discard
+            rest = without(tuple(rack), [kept])
+            found = opening_within(rest, hand.okey, wraps, count, need)
+            if found is not None and found.value >= need:
+                return True
+    if not may_open_with_pairs(s, seat):
+        return False
+    pairs = min(solver.most_pairs(rack, hand.okey), (len(rack) - 1) // 2)
+    return pairs >= threshold(s, seat, "pairs")
