@@ -859,3 +859,13 @@ def tokens_in_rack(rack: Sequence[Tile], need: Counter[Tile], seat: int) -> None
             raise fail("tile_not_in_rack", f"seat {seat} does not hold {n} x {tiles.name(tile)}")
     if sum(need.values()) >= len(rack):
         raise fail("must_keep_a_discard", f"seat {seat} must keep a tile to discard")
+
+
+def turn_seconds(state: TableState) -> int | None:
+    """The turn time that applies to `state` now, or None: no clock."""
+    p = state.profile
+    if p is None or p.turn_seconds is None:
+        return None
+    if p.untimed_when_only_bots and all(state.bots):
+        return None
+    return p.turn_seconds
