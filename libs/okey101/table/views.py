@@ -230,15 +230,23 @@ class ViewParts:
     itself) and kept between changes, so that one builder makes both the struct and the
     bytes: a part's encoding is the encoding of the struct this class returns for it."""
 
-    def shared(self, value: Any) -> Any:
-        """A value every seat's view holds as it is (a list of the table's)."""
-        return value
+    def seated(self, state: TableState) -> tuple[Any, Any, Any]:
+        """Who sits where: the players, the bot flags a view shows, the names."""
+        return (list(state.players), _bot_labels(state),
+                names.table_names(list(state.players)))
+
+    def scores(self, state: TableState) -> tuple[Any, Any, Any, Any]:
+        """The match's count: hand scores, penalties, totals, and (düz) what remains."""
+        totals = state.totals()
+        profile = state.profile
+        return ([list(s) for s in state.hand_scores], list(state.penalties), totals,
+                scoring.remaining(profile, totals) if profile is not None else None)
+
+    def reconnect_by(self, state: TableState) -> Any:
+        return [d.reconnect_by if d is not None else None for d in state.disconnected]
 
     def profile(self, state: TableState) -> Any:
         return state.profile
-
-    def hand_scores(self, state: TableState) -> Any:
-        return [list(s) for s in state.hand_scores]
 
     def seeding(self, state: TableState) -> Any:
         return _seeding_view(state.seeding) if state.seeding is not None else None
@@ -278,27 +286,21 @@ def player_views(state: TableState, seats: list[int], parts: ViewParts = PLAIN,
     view. The table's part is built once for all of them; `turn_started` is the time
     (ms) of the event that started the current turn, for `turn_by`."""
     profile = state.profile
-    totals = state.totals()
     unranked = unranked_of(state)
-    bots = _bot_labels(state)
+    players, bots, shown = parts.seated(state)
+    hand_scores, penalties, totals, remaining = parts.scores(state)
     hand = state.hand
-    shared = parts.shared
     common: dict[str, Any] = dict(
         table_id=state.table_id, seq=state.seq, status=state.status,
-        profile=parts.profile(state), players=shared(list(state.players)),
-        bots=shared(bots), hands_total=state.hands_total, turn=state.turn,
-        hand=parts.hand(state, hand, bots) if hand is not None else None,
-        hand_scores=parts.hand_scores(state), penalties=shared(list(state.penalties)),
-        totals=shared(totals), private=state.private, owner=state.owner,
-        bots_requested=state.bots_requested,
+        profile=parts.profile(state), players=players, bots=bots,
+        hands_total=state.hands_total, turn=state.turn,
+        hand=parts.hand(state, hand, _bot_labels(state)) if hand is not None else None,
+        hand_scores=hand_scores, penalties=penalties, totals=totals, private=state.private,
+        owner=state.owner, bots_requested=state.bots_requested,
         bots_may_sit=profile is not None and R.may_seat_bot(state),
-        reconnect_by=shared([d.reconnect_by if d is not None else None
-                             for d in state.disconnected]),
-        remaining=shared(scoring.remaining(profile, totals)) if profile is not None
-        else None,
+        reconnect_by=parts.reconnect_by(state), remaining=remaining,
         seeding=parts.seeding(state), ranked=profile is not None and not unranked,
-        unranked_reason=unranked, names=shared(names.table_names(list(state.players))),
-        turn_by=turn_by(state, turn_started))
+        unranked_reason=unranked, names=shown, turn_by=turn_by(state, turn_started))
     return [PlayerView(seat=seat, rack=parts.rack(state, seat), rules=parts.rules(state, seat),
                        **common) for seat in seats]
 

@@ -39,6 +39,7 @@ from okey101.table.evolve import NEW_TABLE, evolve
 from okey101.table.state import HandState, TableMeld, TableState
 from okey101.table.views import (
     NO_RULES,
+    SPECTATOR,
     PlayerUpdate,
     ViewParts,
     _seeding_view,
@@ -90,7 +91,9 @@ class TableParts(ViewParts):
 
     def __init__(self) -> None:
         self.profile_of: tuple[object, Raw] = (None, _NULL)
-        self.hand_scores_of: tuple[object, Raw] = (None, _NULL)
+        self.seated_of: tuple[object, object, object, tuple[Raw, Raw, Raw]] | None = None
+        self.scores_of: tuple[object, object, object, tuple[Raw, Raw, Raw, Raw]] | None = None
+        self.reconnect_of: tuple[object, Raw] = (None, _NULL)
         self.seeding_of: tuple[object, Raw] = (None, _NULL)
         self.racks: list[tuple[object, Raw]] = [((), Raw(b"[]"))] * SEATS
         self.okey: tuple[object, object] = (None, None)
@@ -101,18 +104,34 @@ class TableParts(ViewParts):
         self.current_of: tuple[object, Raw] = (None, _NULL)
 
     # ------------------------------------------------------------ the parts, encoded
-    def shared(self, value: Any) -> Any:
-        return _raw(value)
+    def seated(self, state: TableState) -> tuple[Any, Any, Any]:
+        held = self.seated_of
+        if held is None or held[0] is not state.players or held[1] is not state.bots or \
+                held[2] is not state.profile:
+            parts = super().seated(state)
+            held = self.seated_of = (state.players, state.bots, state.profile,
+                                     (_raw(parts[0]), _raw(parts[1]), _raw(parts[2])))
+        return held[3]
+
+    def scores(self, state: TableState) -> tuple[Any, Any, Any, Any]:
+        held = self.scores_of
+        if held is None or held[0] is not state.hand_scores or \
+                held[1] is not state.penalties or held[2] is not state.profile:
+            parts = super().scores(state)
+            held = self.scores_of = (state.hand_scores, state.penalties, state.profile,
+                                     (_raw(parts[0]), _raw(parts[1]), _raw(parts[2]),
+                                      _raw(parts[3])))
+        return held[3]
+
+    def reconnect_by(self, state: TableState) -> Any:
+        if self.reconnect_of[0] is not state.disconnected:
+            self.reconnect_of = (state.disconnected, _raw(super().reconnect_by(state)))
+        return self.reconnect_of[1]
 
     def profile(self, state: TableState) -> Any:
         if self.profile_of[0] is not state.profile:
             self.profile_of = (state.profile, _raw(state.profile))
         return self.profile_of[1]
-
-    def hand_scores(self, state: TableState) -> Any:
-        if self.hand_scores_of[0] is not state.hand_scores:
-            self.hand_scores_of = (state.hand_scores, _raw(state.hand_scores))
-        return self.hand_scores_of[1]
 
     def seeding(self, state: TableState) -> Any:
         if self.seeding_of[0] is not state.seeding:
@@ -193,19 +212,21 @@ class TableParts(ViewParts):
         encoded once however many seats see it."""
         seats = update_seats(state)
         views = player_views(state, seats, self, turn_started)
-        encoded: dict[int, bytes] = {}
-        shown_all: list[E.Event] = []  # keeps each shown event alive: no id is reused
+        # each event encoded once: a public one for every seat, a seat's own as shown to
+        # each seat (`event_for`)
+        public: list[bytes | None] = []
+        for event in events:
+            public.append(_encode(event_for(event, SPECTATOR))
+                          if E.visibility(event) == "public" else None)
         out = []
         for seat, view in zip(seats, views, strict=True):
             seen = []
-            for event in events:
-                shown = event_for(event, seat)
-                if shown is None:
-                    continue
-                raw = encoded.get(id(shown))
+            for event, raw in zip(events, public, strict=True):
                 if raw is None:
-                    raw = encoded[id(shown)] = _encode(shown)
-                    shown_all.append(shown)
+                    shown = event_for(event, seat)
+                    if shown is None:
+                        continue
+                    raw = _encode(shown)
                 seen.append(raw)
             bot = seat >= 0 and state.bots[seat]
             update = PlayerUpdate(
