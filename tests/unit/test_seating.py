@@ -237,3 +237,31 @@ def test_the_bots_service_plays_a_seat_at_its_recorded_level() -> None:
     [update] = [u for u in player_updates(t.state, 0, []) if u.seat == 0]
     command = service.respond(update)
     assert played == [0] and isinstance(command, E.Discard)
+
+
+class _Record:
+    def __init__(self, value: bytes) -> None:
+        self.value = value
+
+
+def test_the_bots_service_reads_only_its_seats_of_the_player_views() -> None:
+    """Of the updates every seat gets, the bots service wants a bot seat's not yet acted on,
+    and the spectators' while a seat is empty; a person's seat never (read from the
+    envelope, before any view is decoded)."""
+    from services.bots.app import _envelope
+    t = new_table("north-sultan")
+    t.ok(sit(0, "p0"))
+    service = Bots("unused:0", level=2)
+    [spectators, person] = player_updates(t.state, 0, [])
+    assert service.wants(_envelope(_Record(msgspec.json.encode(spectators))))
+    assert not service.wants(_envelope(_Record(msgspec.json.encode(person))))
+    for seat in (1, 2, 3):
+        t.ok(sit(seat, f"p{seat}", bot=seat == 3, bot_level=1))
+    t.ok(start())
+    heads = {u.seat: (u, _envelope(_Record(msgspec.json.encode(u))))
+             for u in player_updates(t.state, 0, [])}
+    assert [s for s, (_, h) in heads.items() if service.wants(h)] == [3]  # no seat empty
+    assert heads[3][1].bot and not heads[0][1].bot
+    assert service.acted.first(TABLE, 3, heads[3][0].version)  # as `respond` records
+    assert not service.wants(heads[3][1])  # acted on that version: skipped
+    assert service.respond(heads[0][0]) is None  # a person's seat is never played
