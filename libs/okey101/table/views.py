@@ -301,8 +301,13 @@ def player_views(state: TableState, seats: list[int], parts: ViewParts = PLAIN,
         reconnect_by=parts.reconnect_by(state), remaining=remaining,
         seeding=parts.seeding(state), ranked=profile is not None and not unranked,
         unranked_reason=unranked, names=shown, turn_by=turn_by(state, turn_started))
-    return [PlayerView(seat=seat, rack=parts.rack(state, seat), rules=parts.rules(state, seat),
-                       **common) for seat in seats]
+    if not seats:
+        return []
+    first = PlayerView(seat=seats[0], rack=parts.rack(state, seats[0]),
+                       rules=parts.rules(state, seats[0]), **common)
+    replace = msgspec.structs.replace  # the table's part shared: a copy, not a new build
+    return [first, *(replace(first, seat=seat, rack=parts.rack(state, seat),
+                             rules=parts.rules(state, seat)) for seat in seats[1:])]
 
 
 def player_view(state: TableState, seat: int, turn_started: int | None = None
