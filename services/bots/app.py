@@ -134,13 +134,14 @@ class Bots:
                 for records in batches.values():
                     for record in records:
                         head = self.dead.apply(record, _envelope)
-                        if head is None or not self.wants(head):
+                        if head is None:
                             continue
                         held = latest.get((head.table_id, head.seat))
                         if held is None or held[0].version < head.version:
                             latest[(head.table_id, head.seat)] = (head, record)
-                metrics.VIEWS.inc(len(latest))
-                for _, record in latest.values():  # the newest view of each seat counts
+                wanted = [record for head, record in latest.values() if self.wants(head)]
+                metrics.VIEWS.inc(len(wanted))
+                for record in wanted:  # the newest view of each seat counts
                     update = self.dead.apply(record, _decode)
                     if update is None:
                         continue
@@ -157,15 +158,16 @@ class Bots:
                      level4_overruled=self.level4.overruled)
 
     def wants(self, head: Envelope) -> bool:
-        """Whether an update may call for a command: a bot seat's, or the spectators' of a
-        table with an empty seat (to fill it), and of a version not acted on yet; and any
-        update showing a finished match (its table leaves memory)."""
+        """Whether an update may call for a command: a bot seat's while it is to act, or
+        the spectators' of a table with an empty seat (to fill it), of a version not acted
+        on yet; and any update showing a finished match (its table leaves memory)."""
         if head.status == "over":
             return not self.acted.is_finished(head.table_id)
         if head.seat < 0:
             return self.fill_seats and "" in head.players and \
                 not self.acted.holds(head.table_id, head.seat, head.version)
-        return head.bot and not self.acted.holds(head.table_id, head.seat, head.version)
+        return head.bot and head.to_act == head.seat and \
+            not self.acted.holds(head.table_id, head.seat, head.version)
 
     def _respond(self, update: PlayerUpdate, record: Any) -> E.Command | None:
         return self.respond(update)
@@ -220,9 +222,15 @@ async def _close_quietly(consumer: AIOKafkaConsumer, producer: AIOKafkaProducer)
             await asyncio.wait_for(client.stop(), 10)
 
 
+class _EnvelopeHand(msgspec.Struct, frozen=True):
+    to_act: int
+    phase: str
+
+
 class _EnvelopeView(msgspec.Struct, frozen=True):
     status: str
     players: list[str]
+    hand: _EnvelopeHand | None = None
 
 
 class _Envelope(msgspec.Struct, frozen=True):
@@ -242,6 +250,7 @@ class Envelope(msgspec.Struct, frozen=True):
     status: str
     players: list[str]
     bot: bool = False
+    to_act: int = -1  # the seat to act in a hand being played; -1: none
 
 
 _decode_envelope = msgspec.json.Decoder(_Envelope).decode
@@ -249,7 +258,10 @@ _decode_envelope = msgspec.json.Decoder(_Envelope).decode
 
 def _envelope(record: Any) -> Envelope:
     e = _decode_envelope(record.value)
-    return Envelope(e.table_id, e.seat, e.version, e.view.status, e.view.players, e.bot)
+    hand = e.view.hand
+    playing = e.view.status == "playing" and hand is not None and hand.phase != "over"
+    return Envelope(e.table_id, e.seat, e.version, e.view.status, e.view.players, e.bot,
+                    hand.to_act if playing and hand is not None else -1)
 
 
 def _decode(record: Any) -> PlayerUpdate:

@@ -260,8 +260,14 @@ def test_the_bots_service_reads_only_its_seats_of_the_player_views() -> None:
     t.ok(start())
     heads = {u.seat: (u, _envelope(_Record(msgspec.json.encode(u))))
              for u in player_updates(t.state, 0, [])}
-    assert [s for s, (_, h) in heads.items() if service.wants(h)] == [3]  # no seat empty
+    to_act = heads[3][1].to_act
+    assert t.state.hand is not None and to_act == t.state.hand.to_act
+    # no seat empty: only the bot seat, and only while it is to act
+    assert [s for s, (_, h) in heads.items() if service.wants(h)] == \
+        ([3] if to_act == 3 else [])
     assert heads[3][1].bot and not heads[0][1].bot
-    assert service.acted.first(TABLE, 3, heads[3][0].version)  # as `respond` records
-    assert not service.wants(heads[3][1])  # acted on that version: skipped
+    bot_to_act = msgspec.structs.replace(heads[3][1], to_act=3)
+    assert service.wants(bot_to_act)
+    assert service.acted.first(TABLE, 3, bot_to_act.version)  # as `respond` records
+    assert not service.wants(bot_to_act)  # acted on that version: skipped
     assert service.respond(heads[0][0]) is None  # a person's seat is never played
