@@ -86,7 +86,7 @@ def stream(matches: list[list[E.Command]], live: int, total: int
 def run(service: str, args: argparse.Namespace) -> None:
     matches = templates(args.distinct, args.hands, args.seed,
                         args.bot_level if service == "bots" else None)
-    # what each recorded match produces, once: its events and its seat views by command
+    # what each recorded match produces, once: its events and its bot seat's updates by command
     recorded = PartitionTables(0, 1, allow_stacked_deals=True)
     projected = PlayerViews()  # the views service's projection: the bots read its updates
     events: list[list[list[E.Event]]] = []
