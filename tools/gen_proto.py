@@ -87,7 +87,6 @@ def schemas() -> dict[str, Any]:
     internal = msgspec.json.schema(E.AnyCommand)
     out["table-commands.internal.schema.json"] = internal
     out["table-commands.schema.json"] = public(internal)
-    out["view-update.schema.json"] = msgspec.json.schema(V.ViewUpdate)
     out["player-update.schema.json"] = msgspec.json.schema(V.PlayerUpdate)
     out.update(W.published_schemas())
     out["standing.schema.json"] = msgspec.json.schema(board.Standing)
@@ -150,7 +149,7 @@ def asyncapi(found: dict[str, Any]) -> dict[str, Any]:
     audits = list(A.AnyRecord.__args__)  # type: ignore[attr-defined]
     requests = list(MM.AnyRequest.__args__)  # type: ignore[attr-defined]
     decisions = list(MM.AnyDecision.__args__)  # type: ignore[attr-defined]
-    singles: list[Any] = [E.Outcome, E.SeatEvent, V.ViewUpdate, V.PlayerUpdate, E.DeadLetter,
+    singles: list[Any] = [E.Outcome, V.PlayerUpdate, E.DeadLetter,
                           board.Standing, directory.TableEntry, snapshots.TableSnapshot,
                           snapshots.Cut]
     _, components = msgspec.json.schema_components(
@@ -197,13 +196,9 @@ def asyncapi(found: dict[str, Any]) -> dict[str, Any]:
                            "table id") for e in events]
     outcome = [message("outcome", "Outcome", "outcome.rejected", "what became of one command",
                        "table id")]
-    seat_event = [message("seat-event", "SeatEvent", "seat-event",
-                          "one event as one seat may see it", "table id:seat")]
-    view_update = [message("view-update", "ViewUpdate", "view-update",
-                           "a bot seat's whole view after a change", "table id:seat")]
     player_update = [message("player-update", "PlayerUpdate", "player-update",
-                             "a human seat's (or the spectators') whole view, versioned",
-                             "table id:seat")]
+                             "a seat's (a person's, a bot's, or the spectators') whole view, "
+                             "versioned", "table id:seat")]
     dead = [message("dead-letter", "DeadLetter", "dead-letter", "input that could not be "
                     "decoded", "original key")]
     standing = [message("standing", "Standing", "standing", "an account's standing in a "
@@ -231,8 +226,6 @@ def asyncapi(found: dict[str, Any]) -> dict[str, Any]:
         "commands": kafka_channel(topics.COMMANDS, command_names),
         "events": kafka_channel(topics.EVENTS, event_names),
         "outcomes": kafka_channel(topics.OUTCOMES, outcome),
-        "views": kafka_channel(topics.VIEWS, seat_event),
-        "seatviews": kafka_channel(topics.SEAT_VIEWS, view_update),
         "playerviews": kafka_channel(topics.PLAYER_VIEWS, player_update),
         "deadletters": kafka_channel(topics.DEAD_LETTERS, dead),
         "standings": kafka_channel(topics.STANDINGS, standing),
@@ -258,12 +251,9 @@ def asyncapi(found: dict[str, Any]) -> dict[str, Any]:
                                      "the processor consumes table commands"),
         "sendEvents": operation("send", "events", event_names, "the table's events, in order"),
         "sendOutcomes": operation("send", "outcomes", outcome, "one outcome per command id"),
-        "sendSeatEvents": operation("send", "views", seat_event, "each seat's redacted "
-                                    "events (with the processor's --seat-events only)"),
-        "sendSeatViews": operation("send", "seatviews", view_update, "bot seats' whole views"),
         "sendPlayerViews": operation("send", "playerviews", player_update,
-                                     "human seats' and spectators' whole views, versioned "
-                                     "(the views service)"),
+                                     "every seat's (bots' included) and the spectators' "
+                                     "whole views, versioned (the views service)"),
         "sendDeadLetters": operation("send", "deadletters", dead, "what could not be decoded"),
         "sendStandings": operation("send", "standings", standing,
                                    "the leaderboards' standings, compacted"),

@@ -19,7 +19,7 @@ from okey101.simulate import play_match
 from okey101.standings.board import Standing
 from okey101.table import messages as E
 from okey101.table.state import TableState
-from okey101.table.views import PlayerUpdate, ViewUpdate, player_updates, player_view
+from okey101.table.views import PlayerUpdate, player_updates
 
 SEED = "a1" * 32
 T = "t4f2a9c1e07b3"
@@ -127,9 +127,9 @@ def examples() -> dict[str, Any]:
         event_by.setdefault(type(e).__struct_config__.tag, e)
     middle = msgspec.structs.replace(middle, table_id=T)
     seat = middle.hand.to_act if middle.hand is not None else 0
-    view = player_view(middle, seat)
-    update = player_updates(middle, middle.seq - 2, [
-        msgspec.structs.replace(e, table_id=T) for e in events[middle.seq - 2:middle.seq]])[-1]
+    [update] = [u for u in player_updates(middle, middle.seq - 2, [
+        msgspec.structs.replace(e, table_id=T) for e in events[middle.seq - 2:middle.seq]],
+        turn_started=AT) if u.seat == seat]  # the seat to act's: rules and a deadline
     out: dict[str, Any] = {}
     for tag in sorted(command_by):
         out[f"command.{tag}"] = command_by[tag]
@@ -140,12 +140,10 @@ def examples() -> dict[str, Any]:
     out["outcome.rejected"] = E.Outcome(
         table_id=T, command_id="ayse-01/c8", accepted=False, code="not_your_turn",
         message="seat 0 acted on seat 2's turn")
-    out["seat-event"] = E.SeatEvent(table_id=T, seat=1, event=msgspec.structs.replace(
-        event_by["tile_drawn"], tile=""))
-    out["view-update"] = ViewUpdate(table_id=T, seat=seat, view=view)
     out["player-update"] = PlayerUpdate(table_id=T, seat=update.seat, version=update.version,
                                         previous=update.previous, events=update.events,
-                                        view=update.view)
+                                        view=update.view, bot=update.bot,
+                                        bot_level=update.bot_level)
     entry = None
     for offset, event in enumerate(msgspec.structs.replace(e, table_id=T) for e in events):
         entry = directory.fold(entry, event, 3, 1000 + offset)

@@ -5,12 +5,12 @@
 #
 #   principal        may
 #   User:processor   read commands, events, outcomes, snapshots; write events, outcomes,
-#                    views, seatviews, snapshots, deadletters; its consumer group; the
+#                    snapshots, deadletters; its consumer group; the
 #                    transactional ids <group>-* (two per commands partition)
 #   User:views       read events; write playerviews; its consumer group; describe <prefix>.*
 #   User:timers      read events; write commands; its consumer group
-#   User:bots        read seatviews; write commands; its consumer group
-#   User:gateway     write commands; read outcomes, views and playerviews; groups
+#   User:bots        read playerviews; write commands; its consumer group
+#   User:gateway     write commands; read outcomes and playerviews; groups
 #                    <gateway group>*
 #   User:auditor     read events; write audit; its consumer group; describe <prefix>.*
 #   User:leaderboards read events and standings; write standings; describe <prefix>.*
@@ -91,7 +91,7 @@ allow "$processor" "$timers" "$bots" "$gateway" -- --operation Describe \
 allow "$processor" -- --operation Read --topic "$P.commands" --topic "$P.events" \
     --topic "$P.outcomes" --topic "$P.snapshots"
 allow "$processor" -- --operation Write --topic "$P.events" --topic "$P.outcomes" \
-    --topic "$P.views" --topic "$P.seatviews" --topic "$P.snapshots" --topic "$P.deadletters"
+    --topic "$P.snapshots" --topic "$P.deadletters"
 allow "$processor" -- --operation Read --group "${OKEY_PROCESSOR_GROUP:-okey-processor}"
 allow "$processor" -- --operation Write --operation Describe \
     --resource-pattern-type prefixed --transactional-id "${OKEY_PROCESSOR_GROUP:-okey-processor}-"
@@ -100,17 +100,17 @@ allow "$processor" -- --operation Write --operation Describe \
 allow "$timers" -- --operation Read --topic "$P.events"
 allow "$timers" -- --operation Read --group "${OKEY_TIMERS_GROUP:-okey-timers}"
 
-# The bots see only their seats' views.
-allow "$bots" -- --operation Read --topic "$P.seatviews"
+# The bots read the views gateways read (they play only their seats: a bot seat's update
+# says so beside its view).
+allow "$bots" -- --operation Read --topic "$P.playerviews"
 allow "$bots" -- --operation Read --group "${OKEY_BOTS_GROUP:-okey-bots}"
 
 # The gateways tell players what became of their commands and what happened at the table.
-allow "$gateway" -- --operation Read --topic "$P.outcomes" --topic "$P.views" \
-    --topic "$P.playerviews"
+allow "$gateway" -- --operation Read --topic "$P.outcomes" --topic "$P.playerviews"
 allow "$gateway" -- --operation Read --resource-pattern-type prefixed \
     --group "${OKEY_GATEWAY_GROUP:-okey-gateway}"
 
-# The views service projects the events into the player views gateways serve.
+# The views service projects the events into every view: the gateways' and the bots'.
 allow "$views" -- --operation Read --topic "$P.events"
 allow "$views" -- --operation Write --topic "$P.playerviews"
 allow "$views" -- --operation Read --group "${OKEY_VIEWS_GROUP:-okey-views}"

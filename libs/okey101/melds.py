@@ -233,6 +233,7 @@ def missing_colours(meld: Meld) -> list[int]:
     return [c for c in range(4) if c not in present]
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a meld on the table is asked at every turn
 def fitting_stands(meld: Meld, wraps: bool) -> frozenset[Tile]:
     """The tiles a tile must stand for to fit on `meld` now (an okey fits wherever there is
     room, whatever it stands for): `lay_off_targets` is empty for any other."""

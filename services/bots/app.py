@@ -1,7 +1,10 @@
 """The bots service's Kafka shell around the pure policies in `okey101.bots`.
 
-It reads ONLY the seat-views topic: each message is one seat's `PlayerView` (the seat's own
-rack and the public table), so a bot cannot see the deck or another rack by construction.
+It reads the player-views topic, as the gateways do: each message is one seat's
+`PlayerView` (the seat's own rack and the public table), so a bot cannot see the deck or
+another rack by construction. Of each poll it keeps the newest update of each (table, seat)
+and skips any version it already holds (`ActedOn`); it decodes a view only for a bot's seat
+and for the spectators' view of a table with an empty seat (the envelope is read first).
 When a bot seat is to act it publishes the policy's command to the commands topic, keyed by
 table, with the view's seq and a command id made of (table, seat, seq): a restarted service
 that acts again on the same view gets the original outcome back (duplicate detection).
@@ -9,8 +12,9 @@ A spectators' view (seat -1) with an empty seat, where the view says a bot may s
 (`bots_may_sit`: the house has bots and, in a private room of north-sultan, the owner asked
 for them), gets a `replace_with_bot` for that seat.
 
-Which seats are bots, and at which level, is the server's record: a seat view is published
-only for a bot seat, with the level beside the view (`ViewUpdate.bot_level`), never in it.
+Which seats are bots, and at which level, is the server's record: the views service
+publishes it beside a bot seat's view (`PlayerUpdate.bot` and `bot_level`), never in it,
+and a gateway forwards only the view and the events, so no person is sent it.
 A bot's player id is minted like any account's (`mint_id`), so nothing a player sees tells
 it from a person where the house does not label bots (RULES.md section 11). `--level` is
 the level of the seats this service fills, and of bot seats recorded without one.
@@ -35,7 +39,7 @@ from okey101 import bots, names
 from okey101.app import topics
 from okey101.bots.memory import ActedOn
 from okey101.table import messages as E
-from okey101.table.views import PlayerView, ViewUpdate, view_update_decoder
+from okey101.table.views import PlayerUpdate, PlayerView, player_update_decoder
 from services.bots import metrics
 from services.bots.settings import BotsSettings
 from services.common.deadletters import DeadLetters
@@ -86,14 +90,14 @@ class Bots(Lifecycle):
 
     def not_ready(self) -> str | None:
         assert self.consumer is not None
-        return None if self.consumer.assignment() else "no seat-views partition assigned"
+        return None if self.consumer.assignment() else "no player-views partition assigned"
 
     async def connect(self) -> None:
         """The topics provisioned, the consumer and the producer started (closed again on
         failure)."""
         await provision(self.bootstrap, self.prefix)
         consumer = AIOKafkaConsumer(
-            topics.SEAT_VIEWS.name(self.prefix), bootstrap_servers=self.bootstrap,
+            topics.PLAYER_VIEWS.name(self.prefix), bootstrap_servers=self.bootstrap,
             group_id=self.group, isolation_level="read_committed",
             auto_offset_reset="earliest", fetch_max_wait_ms=20, **client_security())
         producer = AIOKafkaProducer(bootstrap_servers=self.bootstrap, enable_idempotence=True,
@@ -113,19 +117,26 @@ class Bots(Lifecycle):
             await self.connect()
         consumer, producer = self.consumer, self.producer
         assert consumer is not None and producer is not None
-        views = topics.SEAT_VIEWS.name(self.prefix)
+        views = topics.PLAYER_VIEWS.name(self.prefix)
         try:
             while not self.is_stopping:
                 batches = await consumer.getmany(timeout_ms=200, max_records=500)
                 await record_lag(consumer, views)
-                latest: dict[tuple[str, int], tuple[ViewUpdate, Any]] = {}
+                latest: dict[tuple[str, int], tuple[Envelope, Any]] = {}
                 for records in batches.values():
                     for record in records:
-                        update = self.dead.apply(record, _decode)
-                        if update is not None:
-                            latest[(update.table_id, update.seat)] = (update, record)
-                metrics.VIEWS.inc(len(latest))
-                for update, record in latest.values():  # the newest view of each seat counts
+                        head = self.dead.apply(record, _envelope)
+                        if head is None:
+                            continue
+                        held = latest.get((head.table_id, head.seat))
+                        if held is None or held[0].version < head.version:
+                            latest[(head.table_id, head.seat)] = (head, record)
+                wanted = [record for head, record in latest.values() if self.wants(head)]
+                metrics.VIEWS.inc(len(wanted))
+                for record in wanted:  # the newest view of each seat counts
+                    update = self.dead.apply(record, _decode)
+                    if update is None:
+                        continue
                     command = self.dead.apply(record, functools.partial(self._respond, update))
                     if command is not None:
                         if self.think:
@@ -138,10 +149,22 @@ class Bots(Lifecycle):
             log.info("bots_stopped", level4_searched=self.level4.searched,
                      level4_overruled=self.level4.overruled)
 
-    def _respond(self, update: ViewUpdate, record: Any) -> E.Command | None:
+    def wants(self, head: Envelope) -> bool:
+        """Whether an update may call for a command: a bot seat's while it is to act, or
+        the spectators' of a table with an empty seat (to fill it), of a version not acted
+        on yet; and any update showing a finished match (its table leaves memory)."""
+        if head.status == "over":
+            return not self.acted.is_finished(head.table_id)
+        if head.seat < 0:
+            return self.fill_seats and "" in head.players and \
+                not self.acted.holds(head.table_id, head.seat, head.version)
+        return head.bot and head.to_act == head.seat and \
+            not self.acted.holds(head.table_id, head.seat, head.version)
+
+    def _respond(self, update: PlayerUpdate, record: Any) -> E.Command | None:
         return self.respond(update)
 
-    def respond(self, update: ViewUpdate) -> E.Command | None:
+    def respond(self, update: PlayerUpdate) -> E.Command | None:
         """The command a view calls for, if any (pure apart from the acted-on memory)."""
         view = update.view
         if view.status == "over":  # the table leaves memory (issue 13)
@@ -151,6 +174,8 @@ class Bots(Lifecycle):
             return None
         if update.seat < 0:
             return self._fill(view) if self.fill_seats else None
+        if not update.bot:  # a person's seat
+            return None
         hand = view.hand
         if view.status != "playing" or hand is None or hand.phase == "over" or \
                 hand.to_act != update.seat:
@@ -189,6 +214,48 @@ async def _close_quietly(consumer: AIOKafkaConsumer, producer: AIOKafkaProducer)
             await asyncio.wait_for(client.stop(), 10)
 
 
-def _decode(record: Any) -> ViewUpdate:
-    update: ViewUpdate = view_update_decoder.decode(record.value)
+class _EnvelopeHand(msgspec.Struct, frozen=True):
+    to_act: int
+    phase: str
+
+
+class _EnvelopeView(msgspec.Struct, frozen=True):
+    status: str
+    players: list[str]
+    hand: _EnvelopeHand | None = None
+
+
+class _Envelope(msgspec.Struct, frozen=True):
+    table_id: str
+    seat: int
+    version: int
+    view: _EnvelopeView
+    bot: bool = False
+
+
+class Envelope(msgspec.Struct, frozen=True):
+    """What the bots service reads of an update before deciding to decode its view."""
+
+    table_id: str
+    seat: int
+    version: int
+    status: str
+    players: list[str]
+    bot: bool = False
+    to_act: int = -1  # the seat to act in a hand being played; -1: none
+
+
+_decode_envelope = msgspec.json.Decoder(_Envelope).decode
+
+
+def _envelope(record: Any) -> Envelope:
+    e = _decode_envelope(record.value)
+    hand = e.view.hand
+    playing = e.view.status == "playing" and hand is not None and hand.phase != "over"
+    return Envelope(e.table_id, e.seat, e.version, e.view.status, e.view.players, e.bot,
+                    hand.to_act if playing and hand is not None else -1)
+
+
+def _decode(record: Any) -> PlayerUpdate:
+    update: PlayerUpdate = player_update_decoder.decode(record.value)
     return update

@@ -10,7 +10,7 @@ from services.common.kafka import LAG as LAG
 COMMANDS = Counter("okey_bot_commands_total", "Commands sent by bots, by level and type",
                    ["level", "type"])
 SEATS_FILLED = Counter("okey_bot_seats_filled_total", "Empty seats handed to a bot")
-VIEWS = Counter("okey_bot_views_total", "Seat views read (the newest of each seat in a "
-                "fetch acted on)")
+VIEWS = Counter("okey_bot_views_total", "Views read (the newest of each bot seat, or of a "
+                "table with an empty seat, in a fetch)")
 DECISION = Histogram("okey_bot_decision_seconds", "Time a bot takes to choose a command",
                      buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25))

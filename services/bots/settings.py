@@ -10,7 +10,7 @@ from services.common.settings import ServiceSettings
 
 
 class BotsSettings(ServiceSettings):
-    """okey101-bots: the bots. Read only the seat-views topic and play the bot seats as a
+    """okey101-bots: the bots. Read the player views of the bot seats and play them as a
     gateway would; hand empty seats to bots where the house allows them."""
 
     program = "okey101-bots"

@@ -1,1 +1,1 @@
-"""The rules processor: commands in, events, outcomes and views out, exactly once."""
+"""The rules processor: commands in, events and outcomes out, exactly once."""

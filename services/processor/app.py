@@ -4,9 +4,10 @@ Per assigned commands partition: a worker with its own two transactional produce
 in turn (transactional ids = group + partition, and the same + "-b", so a new owner fences
 a zombie: aiokafka has no KIP-447, so fencing must come from the transactional id), a
 `PartitionTables` rebuilt from the events and outcomes topics, and one transaction per
-batch holding the events, outcomes, seat views, dead letters and the consumed offsets. The
-player views gateways serve are built from the events by their own service
-(services/views), outside this transaction: they were most of a decision's cost. One
+batch holding only what must be exactly once: the events, outcomes, snapshots, dead letters
+and the consumed offsets. Every view (the people's, the bots', the spectators') is built
+from the events by its own service (services/views), outside this transaction: views were
+most of a decision's cost. One
 consumer feeds the workers; partitions commit independently, so a slow transaction on one
 does not hold up another. A failed transaction is aborted, the partition rebuilt from the
 log and re-read from its committed offset.
@@ -93,8 +94,7 @@ class Processor(Lifecycle):
                  instance_id: str | None = None, linger: float = 0.002,
                  finished_window: int = FINISHED_WINDOW,
                  snapshot_every: int = SNAPSHOT_EVERY,
-                 outcomes_per_table: int = OUTCOMES_PER_TABLE,
-                 seat_events: bool = False) -> None:
+                 outcomes_per_table: int = OUTCOMES_PER_TABLE) -> None:
         self.bootstrap = bootstrap
         self.prefix = prefix
         self.group = group
@@ -105,14 +105,11 @@ class Processor(Lifecycle):
         self.finished_window = finished_window
         self.snapshot_every = snapshot_every
         self.outcomes_per_table = outcomes_per_table
-        self.seat_events = seat_events
         # per partition, the last rebuild: (from a snapshot, events read, outcomes read)
         self.rebuilt: dict[int, tuple[bool, int, int]] = {}
         self.commands = topics.COMMANDS.name(prefix)
         self.events = topics.EVENTS.name(prefix)
         self.outcomes = topics.OUTCOMES.name(prefix)
-        self.views = topics.VIEWS.name(prefix)
-        self.seat_views = topics.SEAT_VIEWS.name(prefix)
         self.dead_letters = topics.DEAD_LETTERS.name(prefix)
         self.snapshots = topics.SNAPSHOTS.name(prefix)
         self.workers: dict[int, _Worker] = {}
@@ -130,8 +127,7 @@ class Processor(Lifecycle):
                    instance_id=settings.instance_id, linger=settings.linger_ms / 1000,
                    finished_window=settings.finished_window,
                    snapshot_every=settings.snapshot_every,
-                   outcomes_per_table=settings.outcomes_per_table,
-                   seat_events=settings.seat_events)
+                   outcomes_per_table=settings.outcomes_per_table)
 
     # ------------------------------------------------------------ lifecycle
     async def connect(self) -> None:
@@ -294,8 +290,7 @@ class Processor(Lifecycle):
         tables = PartitionTables(partition, self.partitions, self.allow_stacked_deals,
                                  finished_window=self.finished_window,
                                  outcomes_per_table=self.outcomes_per_table,
-                                 snapshots=self.snapshot_every > 0,
-                                 seat_events=self.seat_events)
+                                 snapshots=self.snapshot_every > 0)
         if shot is not None:
             tables.load(*shot)
         events = decode_log(logs[(self.events, partition)], E.event_decoder,
@@ -520,11 +515,6 @@ class _Worker:
         p, key = self.p, record.key
         for event in out.events:
             await batches.add(p.events, key, E.encode(event))
-        for view in out.views:
-            await batches.add(p.views, f"{view.table_id}:{view.seat}".encode(), E.encode(view))
-        for update in out.seat_views:
-            await batches.add(p.seat_views, f"{update.table_id}:{update.seat}".encode(),
-                              E.encode(update))
         if out.outcome is not None:
             await batches.add(p.outcomes, key, out.encoded_outcome or E.encode(out.outcome))
         if out.dead_letter is not None:

@@ -13,7 +13,7 @@ SNAPSHOT_EVERY = 5000  # commands between snapshots (at a hand end, or twice as 
 
 class ProcessorSettings(ServiceSettings):
     """okey101-processor: the rules processor. Consumes commands, decides, and writes the
-    events, outcomes and views with the consumed offsets in one Kafka transaction per
+    events and outcomes with the consumed offsets in one Kafka transaction per
     batch."""
 
     program = "okey101-processor"
@@ -38,8 +38,3 @@ class ProcessorSettings(ServiceSettings):
                                 "snapshots of the tables' memory (written at the next hand "
                                 "end, or after twice as many commands), so a restart reads "
                                 "only the log's tail")
-    seat_events: bool = Field(False, description="also write every event as each seat may "
-                              "see it to the views topic (a seat event each, in the "
-                              "transaction); off: no service reads them, the player views "
-                              "carry the same events, and writing them cost about a fifth of the "
-                              "processor's CPU a command")

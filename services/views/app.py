@@ -1,7 +1,8 @@
 """The views service's Kafka shell around `okey101.app.views.playerviews`.
 
-Consumes the events topic (read_committed) in a consumer group and publishes to the
-player-views topic, on the events' partition, so that a table's updates keep their order
+Consumes the events topic (read_committed) in a consumer group and publishes every seat's
+view (people's, bots', the spectators') to the player-views topic, which the gateways and
+the bots service read, on the events' partition, so that a table's updates keep their order
 (the spectators' before a seat's). Its memory (each live table's state) is a function of
 the log: every assigned partition is re-read from the beginning into it, and updates are
 published only for events at or after the group's committed offset, which is committed

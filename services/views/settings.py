@@ -10,9 +10,9 @@ from services.common.settings import ServiceSettings
 
 
 class ViewsSettings(ServiceSettings):
-    """okey101-views: the player views. Follow the events topic and publish, per changed
-    table and seat, the whole view and the events since the previous one to the
-    player-views topic that gateways serve."""
+    """okey101-views: every view. Follow the events topic and publish, per changed table
+    and seat (people's, bots' and the spectators'), the whole view and the events since the
+    previous one to the player-views topic that gateways serve and bots play from."""
 
     program = "okey101-views"
 

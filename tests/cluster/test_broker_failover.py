@@ -21,7 +21,7 @@ from okey101.app import topics
 from okey101.table import messages as E
 from okey101.table.evolve import NEW_TABLE, evolve
 from okey101.table.state import TableState
-from okey101.table.views import player_view, view_update_decoder
+from okey101.table.views import player_update_decoder, player_view
 from services.common.kafka import provision
 from services.demo.__main__ import house_options, setup_commands
 from tests.cluster.conftest import Cluster
@@ -29,6 +29,7 @@ from tests.kafka.support import (
     ROOT,
     BotsProcess,
     ProcessorProcess,
+    ViewsProcess,
     check_log,
     interleave,
     publish,
@@ -135,8 +136,9 @@ async def test_no_accepted_command_is_lost_or_applied_twice_when_a_broker_then_t
 
     services = [ProcessorProcess(bootstrap, prefix, f"{prefix}-processor"),
                 TimersProcess(bootstrap, prefix, f"{prefix}-timers"),
-                BotsProcess(bootstrap, prefix, f"{prefix}-bots")]
-    processor, timers, _ = services
+                BotsProcess(bootstrap, prefix, f"{prefix}-bots"),
+                ViewsProcess(bootstrap, prefix, f"{prefix}-views")]
+    processor, timers, *_ = services
     pulse = Pulse(bootstrap, topics.OUTCOMES.name(prefix))
     watching = asyncio.create_task(pulse.run())
     sender: asyncio.Task[None] | None = None
@@ -192,7 +194,8 @@ async def test_no_accepted_command_is_lost_or_applied_twice_when_a_broker_then_t
               event_values, recorded)
     for table_id in bot_tables + slow_tables:
         _check_played(table_id, events[table_id], outcomes[table_id])
-    _check_views(await read_all(bootstrap, topics.SEAT_VIEWS.name(prefix)), events, bot_tables)
+    _check_views(await read_all(bootstrap, topics.PLAYER_VIEWS.name(prefix)), events,
+                 bot_tables)
     timed_out = {t: [e.turn for e in events[t] if isinstance(e, E.TurnTimedOut)]
                  for t in slow_tables}
     for table_id, turns in timed_out.items():
@@ -237,12 +240,14 @@ async def _until_matches_end(bootstrap: str, prefix: str, tables: list[str],
 
 def _check_views(values: list[bytes], events: dict[str, list[E.Event]],
                  tables: list[str]) -> None:
-    """The last view the processor published for each bot seat is the view of the
-    replayed table."""
+    """The last view the views service published for each bot seat (flagged a bot's) is
+    the view of the replayed table."""
     last = {}
     for value in values:
-        update = view_update_decoder.decode(value)
-        last[(update.table_id, update.seat)] = update.view
+        update = player_update_decoder.decode(value)
+        if update.table_id in tables:
+            assert update.bot == (update.seat >= 0), update
+            last[(update.table_id, update.seat)] = update.view
     for table_id in tables:
         state = NEW_TABLE
         for event in events[table_id]:

@@ -46,15 +46,15 @@ MAX_RECORD = 1_000_000  # under the broker's message.max.bytes (1 MiB and a litt
 
 # the input topics, each with its first reader (the service that must dead-letter) and the
 # examples its records are made from
-READERS = {"commands": "processor", "events": "views", "seatviews": "bots",
-           "playerviews": "gateway", "outcomes": "gateway", "directory": "replays"}
+READERS = {"commands": "processor", "events": "views", "playerviews": "gateway",
+           "outcomes": "gateway", "directory": "replays"}
 _SPECS = {"commands": topics.COMMANDS, "events": topics.EVENTS,
-          "seatviews": topics.SEAT_VIEWS, "playerviews": topics.PLAYER_VIEWS,
+          "playerviews": topics.PLAYER_VIEWS,
           "outcomes": topics.OUTCOMES, "directory": topics.DIRECTORY}
 _BASES = {
     "commands": sorted(k for k in EXAMPLES if k.startswith("command.")),
     "events": sorted(k for k in EXAMPLES if k.startswith("event.")),
-    "seatviews": ["view-update"], "playerviews": ["player-update"],
+    "playerviews": ["player-update"],
     "outcomes": ["outcome.accepted", "outcome.rejected"], "directory": ["directory-entry"],
 }
 _DEEP, _INT, _STR = "__hostile_deep__", "__hostile_int__", "__hostile_str__"

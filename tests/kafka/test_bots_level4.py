@@ -1,6 +1,6 @@
-"""Level 4 (the searching bot) through the bots service against a real broker and the real
-processor: tables of bots seated at level 4 (and level 3 beside them) play whole matches
-in every house, partner modes and düz included, with no command refused."""
+"""Level 4 (the searching bot) through the bots service against a real broker, the real
+processor and the views service: tables of bots seated at level 4 (and level 3 beside them)
+play whole matches in every house, partner modes and düz included, with no command refused."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from okey101.app import topics
 from okey101.table import messages as E
 from okey101.table.evolve import NEW_TABLE
 from services.common.kafka import provision
-from tests.kafka.support import BotsProcess, ProcessorProcess, apply, publish
+from tests.kafka.support import BotsProcess, ProcessorProcess, ViewsProcess, apply, publish
 from tests.kafka.test_timers import played, read_log
 
 HOUSES: dict[str, tuple[str, dict[str, Any]]] = {
@@ -61,7 +61,9 @@ async def test_level4_bots_play_whole_matches_in_every_house_through_the_bots_se
                 for c in bot_table(table, profile, options)]
     proc = ProcessorProcess(kafka_bootstrap, prefix, f"proc-{tag}")
     bots = BotsProcess(kafka_bootstrap, prefix, f"bots-{tag}")
+    views = ViewsProcess(kafka_bootstrap, prefix, f"views-{tag}")  # the bots' views
     proc.start()
+    views.start()
     bots.start()
     try:
         await publish(kafka_bootstrap, prefix, commands)
@@ -75,6 +77,7 @@ async def test_level4_bots_play_whole_matches_in_every_house_through_the_bots_se
         assert not pending, f"unfinished: {sorted(pending)}\n{bots.tail()}\n{proc.tail()}"
     finally:
         bots.terminate()
+        views.terminate()
         proc.terminate()
     outcomes = [E.outcome_decoder.decode(v)
                 for _, v in await read_log(kafka_bootstrap, topics.OUTCOMES.name(prefix))]

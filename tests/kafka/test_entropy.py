@@ -19,7 +19,7 @@ from okey101.table import messages as E
 from okey101.table.decide import decide
 from okey101.table.evolve import NEW_TABLE, evolve
 from okey101.table.state import TableState
-from okey101.table.views import public_event
+from okey101.table.views import event_for, public_event
 from services.common.kafka import provision
 from tests.kafka.support import ProcessorProcess, fresh_tag, publish
 from tests.kafka.test_timers import Played, TimersProcess, played, read_log
@@ -122,9 +122,7 @@ async def test_people_commit_and_reveal_through_kafka_and_the_deal_re_derives(
         v2.reveal(seat)
     quiet = Gateway(f"{prefix}-quiet", (False,) * 4)
     bots = Gateway(f"{prefix}-bots", (True,) * 4)
-    # seat events on (off by default), so the racks each seat was sent can be read back
-    proc = ProcessorProcess(kafka_bootstrap, prefix, f"proc-{tag}",
-                            env={"OKEY_SEAT_EVENTS": "true"})
+    proc = ProcessorProcess(kafka_bootstrap, prefix, f"proc-{tag}")
     timers = TimersProcess(kafka_bootstrap, prefix, f"timers-{tag}")
     watched = (proc, timers)
     proc.start()
@@ -186,11 +184,14 @@ async def test_people_commit_and_reveal_through_kafka_and_the_deal_re_derives(
     truth = one(got.events, E.HandDealt)
     assert isinstance(truth, E.HandDealt)
     assert [tiles.names(r) for r in dealt.racks] == truth.racks
-    views = [E.seat_event_decoder.decode(v)
-             for _, v in await read_log(kafka_bootstrap, topics.VIEWS.name(prefix))]
-    sent = {v.seat: v.event.tiles for v in views
-            if v.table_id == v2.table and isinstance(v.event, E.RackDealt)
-            and v.event.seat == v.seat}
+    # the rack each seat is sent: its own RackDealt, as that seat may see it (the views
+    # service sends each seat the events through `event_for`)
+    sent = {}
+    for event in got.events:
+        if isinstance(event, E.RackDealt):
+            shown = event_for(event, event.seat)
+            assert shown is not None and event_for(event, (event.seat + 1) % 4) is None
+            sent[event.seat] = shown.tiles
     assert sent == {seat: tiles.names(dealt.racks[seat]) for seat in range(4)}
     # the share is the processor's: from its match seed, not the stand-in of the gateway
     seeded = one(got.events, E.MatchSeeded)

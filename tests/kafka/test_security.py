@@ -34,6 +34,7 @@ from tests.kafka.support import (
     ROOT,
     BotsProcess,
     ProcessorProcess,
+    ViewsProcess,
     check_log,
     publish,
     read_all,
@@ -193,7 +194,9 @@ async def test_processor_timers_and_bots_play_a_bot_match_each_as_its_own_princi
         TimersProcess(secure.bootstrap, PREFIX, GROUPS["OKEY_TIMERS_GROUP"],
                       name=f"sec-timers-{table_id}"),
         BotsProcess(secure.bootstrap, PREFIX, GROUPS["OKEY_BOTS_GROUP"],
-                    name=f"sec-bots-{table_id}", env=secure.env("bots"))]
+                    name=f"sec-bots-{table_id}", env=secure.env("bots")),
+        ViewsProcess(secure.bootstrap, PREFIX, GROUPS["OKEY_VIEWS_GROUP"],
+                     name=f"sec-views-{table_id}", env=secure.env("views"))]
     services[1].env = secure.env("timers")
     for service in services:
         service.start()
@@ -222,10 +225,10 @@ async def test_gateways_bots_and_timers_may_write_commands_and_views_the_player_
 
 
 @pytest.mark.parametrize(("user", "suffix"), [
-    ("gateway", "events"), ("gateway", "outcomes"), ("gateway", "views"),
-    ("gateway", "seatviews"), ("bots", "events"), ("bots", "seatviews"),
-    ("timers", "events"), ("timers", "outcomes"), ("timers", "deadletters"),
-    ("gateway", "playerviews"), ("processor", "playerviews"), ("views", "events")])
+    ("gateway", "events"), ("gateway", "outcomes"), ("bots", "events"),
+    ("bots", "playerviews"), ("timers", "events"), ("timers", "outcomes"),
+    ("timers", "deadletters"), ("gateway", "playerviews"), ("processor", "playerviews"),
+    ("views", "events")])
 async def test_only_their_writers_write_events_outcomes_and_views(
         secure: Secure, user: str, suffix: str) -> None:
     with pytest.raises(TopicAuthorizationFailedError, match=f"{PREFIX}.{suffix}"):
@@ -233,7 +236,7 @@ async def test_only_their_writers_write_events_outcomes_and_views(
 
 
 @pytest.mark.parametrize(("user", "suffix"), [
-    ("bots", "seatviews"), ("timers", "events"), ("gateway", "outcomes"), ("gateway", "views"),
+    ("bots", "playerviews"), ("timers", "events"), ("gateway", "outcomes"),
     ("processor", "commands"), ("processor", "events"), ("views", "events"),
     ("gateway", "playerviews")])
 async def test_each_reader_may_read_its_topics(secure: Secure, user: str, suffix: str) -> None:
@@ -241,8 +244,8 @@ async def test_each_reader_may_read_its_topics(secure: Secure, user: str, suffix
 
 
 @pytest.mark.parametrize(("user", "suffix"), [
-    ("bots", "events"), ("bots", "commands"), ("bots", "views"), ("timers", "commands"),
-    ("timers", "seatviews"), ("gateway", "events"), ("gateway", "seatviews")])
+    ("bots", "events"), ("bots", "commands"), ("timers", "commands"),
+    ("timers", "playerviews"), ("gateway", "events"), ("views", "commands")])
 async def test_no_one_reads_what_is_not_theirs(secure: Secure, user: str, suffix: str) -> None:
     with pytest.raises(TopicAuthorizationFailedError, match=f"{PREFIX}.{suffix}"):
         await _read(secure, user, f"{PREFIX}.{suffix}")

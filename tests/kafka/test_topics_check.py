@@ -21,12 +21,12 @@ async def _create_by_hand(bootstrap: str, prefix: str) -> None:
              topics.OUTCOMES.suffix: {"retention.ms": "-1", "cleanup.policy": "compact"}}
     admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
     await admin.start()
-    made = [spec.name(prefix) for spec in topics.ALL if spec is not topics.SEAT_VIEWS]
+    made = [spec.name(prefix) for spec in topics.ALL if spec is not topics.PLAYER_VIEWS]
     try:
         response = await admin.create_topics([
             NewTopic(spec.name(prefix), topics.PARTITIONS, 1, topic_configs={
                 **spec.configs(topics.Replication(1, 1)), **wrong.get(spec.suffix, {})})
-            for spec in topics.ALL if spec is not topics.SEAT_VIEWS])
+            for spec in topics.ALL if spec is not topics.PLAYER_VIEWS])
         assert all(code == 0 for _, code, *_ in response.topic_errors), response
         while not set(made) <= set(await admin.list_topics()):
             await asyncio.sleep(0.05)
@@ -58,7 +58,7 @@ def test_a_topic_with_the_wrong_retention_or_cleanup_or_missing_is_named(
     assert status == 1
     assert out == [f"{prefix}.events: retention.ms 604800000, declared -1",
                    f"{prefix}.outcomes: cleanup.policy compact, declared delete",
-                   f"{prefix}.seatviews: missing"]
+                   f"{prefix}.playerviews: missing"]
 
 
 def test_more_replicas_asked_than_the_topics_have_is_a_drift_of_each(

@@ -8,6 +8,7 @@ import msgspec
 import pytest
 
 from okey101.app.processor.processing import Output, PartitionTables
+from okey101.app.views.playerviews import PlayerViews
 from okey101.simulate import match_seeds, play_match
 from okey101.table import messages as E
 from services.processor.app import decode_log
@@ -271,11 +272,12 @@ def test_the_bots_service_forgets_a_table_whose_match_is_over() -> None:
     commands = match("a")
     commands[4] = msgspec.structs.replace(commands[4], bot=True, bot_level=3)  # seat 3: a bot
     service = Bots("unused:9092", level=3)
+    projection = PlayerViews()
     seen = 0
     for command in commands:
         out = log.send(command)
         assert out.outcome is not None and out.outcome.accepted
-        for update in out.seat_views:
+        for update in projection.apply(out.events)[0]:
             service.respond(update)
         seen = max(seen, service.level3.remembered + service.acted.tables)
     assert seen >= 2  # it remembered the table while the match ran

@@ -169,12 +169,18 @@ def test_the_rules_are_computed_only_for_the_seat_to_act() -> None:
     assert len(acting) == 1 and acting[0].seat == acting[0].view.hand.to_act  # type: ignore[union-attr]
 
 
-def test_bot_seats_get_no_player_update() -> None:
+def test_a_bot_seat_gets_its_update_flagged_beside_the_view_and_never_forwarded() -> None:
     sit = [E.CreateTable(table_id="t", command_id="c", profile="okeygg"),
            E.Sit(table_id="t", command_id="s0", player_id="ayse", seat=0, seq=1),
-           E.Sit(table_id="t", command_id="s1", player_id="b1", seat=1, seq=2, bot=True)]
+           E.Sit(table_id="t", command_id="s1", player_id="b1", seat=1, seq=2, bot=True,
+                 bot_level=3)]
     _, updates = _tables_after(sit)
-    assert sorted(u.seat for u in updates) == [-1, 0]
+    assert sorted((u.seat, u.bot, u.bot_level) for u in updates) == [
+        (-1, False, None), (0, False, None), (1, True, 3)]
+    cache = ViewCache()
+    for u in updates:
+        frame = cache.ingest(msgspec.json.encode(u))[1]
+        assert frame is not None and b"\"bot_level\":3" not in frame  # events: null
 
 
 # ---------------------------------------------------------------- the view cache

@@ -10,6 +10,7 @@ import msgspec
 import pytest
 
 from okey101 import names
+from okey101.app.gateway import viewcache
 from okey101.table import messages as E
 from okey101.table.decide import decide
 from okey101.table.evolve import NEW_TABLE, evolve
@@ -17,10 +18,10 @@ from okey101.table.state import TableState
 from okey101.table.views import (
     PlayerView,
     event_for,
+    player_updates,
     player_view,
     public_event,
     public_view,
-    view_updates,
 )
 from services.bots.app import Bots, mint_id
 
@@ -102,9 +103,16 @@ def test_a_bots_level_rides_beside_its_view_never_in_it() -> None:
     for seat in range(4):
         t.ok(sit(seat, f"p{seat}", bot=seat == 2, bot_level=1))
     t.ok(start())
-    [update] = view_updates(t.state)  # only the bot seat's
-    assert (update.seat, update.bot_level) == (2, 1)
+    updates = player_updates(t.state, 0, [])
+    assert [(u.seat, u.bot, u.bot_level) for u in updates] == [
+        (-1, False, None), (0, False, None), (1, False, None), (2, True, 1), (3, False, None)]
+    [update] = [u for u in updates if u.seat == 2]
     assert update.view == player_view(t.state, 2)
+    raw = msgspec.json.encode(update)
+    assert b'"bot_level":1' in raw and b"bot_level" not in msgspec.json.encode(update.view)
+    # a gateway keeps only the view and the events of an update: the record is gone
+    frame = viewcache.ViewCache().ingest(raw)[1]
+    assert frame is not None and b"\"bot_level\":1" not in frame and b"\"bot\":true" not in frame
 
 
 def test_the_engine_never_invents_a_bot_id() -> None:
@@ -187,7 +195,7 @@ def test_classic_has_no_bots_even_on_request() -> None:
 
 # ---------------------------------------------------------------- the bots service
 def _spectators(t: Table) -> Any:
-    [update] = [u for u in view_updates(t.state) if u.seat == -1]
+    [update] = [u for u in player_updates(t.state, 0, []) if u.seat == -1]
     return update
 
 
@@ -226,6 +234,40 @@ def test_the_bots_service_plays_a_seat_at_its_recorded_level() -> None:
 
     service = Bots("unused:0", level=2)
     service.policies = {level: policy(level) for level in (0, 1, 2, 3)}
-    [update] = [u for u in view_updates(t.state) if u.seat == 0]
+    [update] = [u for u in player_updates(t.state, 0, []) if u.seat == 0]
     command = service.respond(update)
     assert played == [0] and isinstance(command, E.Discard)
+
+
+class _Record:
+    def __init__(self, value: bytes) -> None:
+        self.value = value
+
+
+def test_the_bots_service_reads_only_its_seats_of_the_player_views() -> None:
+    """Of the updates every seat gets, the bots service wants a bot seat's not yet acted on,
+    and the spectators' while a seat is empty; a person's seat never (read from the
+    envelope, before any view is decoded)."""
+    from services.bots.app import _envelope
+    t = new_table("north-sultan")
+    t.ok(sit(0, "p0"))
+    service = Bots("unused:0", level=2)
+    [spectators, person] = player_updates(t.state, 0, [])
+    assert service.wants(_envelope(_Record(msgspec.json.encode(spectators))))
+    assert not service.wants(_envelope(_Record(msgspec.json.encode(person))))
+    for seat in (1, 2, 3):
+        t.ok(sit(seat, f"p{seat}", bot=seat == 3, bot_level=1))
+    t.ok(start())
+    heads = {u.seat: (u, _envelope(_Record(msgspec.json.encode(u))))
+             for u in player_updates(t.state, 0, [])}
+    to_act = heads[3][1].to_act
+    assert t.state.hand is not None and to_act == t.state.hand.to_act
+    # no seat empty: only the bot seat, and only while it is to act
+    assert [s for s, (_, h) in heads.items() if service.wants(h)] == \
+        ([3] if to_act == 3 else [])
+    assert heads[3][1].bot and not heads[0][1].bot
+    bot_to_act = msgspec.structs.replace(heads[3][1], to_act=3)
+    assert service.wants(bot_to_act)
+    assert service.acted.first(TABLE, 3, bot_to_act.version)  # as `respond` records
+    assert not service.wants(bot_to_act)  # acted on that version: skipped
+    assert service.respond(heads[0][0]) is None  # a person's seat is never played

@@ -75,16 +75,17 @@ def test_each_drift_names_the_topic_and_the_setting() -> None:
     found["okey.events"] = TopicState((3,) * 8, {"retention.ms": "604800000",
                                                  "cleanup.policy": "compact",
                                                  "min.insync.replicas": "2"})
-    found["okey.views"] = TopicState((1,) * 4, topics.VIEWS.configs(Replication(1, 1)))
+    found["okey.playerviews"] = TopicState((1,) * 4,
+                                           topics.PLAYER_VIEWS.configs(Replication(1, 1)))
     found["okey.outcomes"] = TopicState((3, 3, 1, 3, 3, 3, 3, 3), topics.OUTCOMES.configs(r))
     del found["okey.deadletters"]
     assert drift("okey", 8, r, found) == [
         "okey.events: retention.ms 604800000, declared -1",
         "okey.events: cleanup.policy compact, declared delete",
         "okey.outcomes: replication factor 1-3, declared 3",
-        "okey.views: partitions 4, declared 8",
-        "okey.views: replication factor 1, declared 3",
-        "okey.views: min.insync.replicas 1, declared 2",
+        "okey.playerviews: partitions 4, declared 8",
+        "okey.playerviews: replication factor 1, declared 3",
+        "okey.playerviews: min.insync.replicas 1, declared 2",
         "okey.deadletters: missing",
     ]
 

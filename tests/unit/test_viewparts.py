@@ -48,15 +48,19 @@ def events_of(house: int, match: int) -> list[list[E.Event]]:
     return out
 
 
-def full_rebuild(tables: dict[str, TableState], batch: list[E.Event]) -> list[bytes]:
-    """The updates of `batch`, every seat's whole view built from the state, encoded."""
+def full_rebuild(tables: dict[str, TableState], batch: list[E.Event],
+                 started: dict[str, int]) -> list[bytes]:
+    """The updates of `batch`, every seat's whole view built from the state, encoded; a
+    turn starts at the time of the event that moved the table's turn on."""
     changed: dict[str, tuple[int, list[E.Event]]] = {}
     for event in batch:
         state = tables.get(event.table_id, NEW_TABLE)
         changed.setdefault(event.table_id, (state.seq, []))[1].append(event)
         tables[event.table_id] = evolve(state, event)
+        if tables[event.table_id].turn != state.turn:
+            started[event.table_id] = event.at
     return [E.encode(u) for t, (previous, events) in changed.items()
-            for u in player_updates(tables[t], previous, events)]
+            for u in player_updates(tables[t], previous, events, started.get(t))]
 
 
 def assert_same_bytes(streams: list[list[list[E.Event]]], sizes: list[int]) -> int:
@@ -65,7 +69,7 @@ def assert_same_bytes(streams: list[list[list[E.Event]]], sizes: list[int]) -> i
     commands = [c for step in zip(*streams, strict=False) for c in step]
     rest = [c for s in streams for c in s[min(len(x) for x in streams):]]
     commands += rest
-    views, tables = PlayerViews(), {}
+    views, tables, started = PlayerViews(), {}, dict[str, int]()
     at, k, compared = 0, 0, 0
     while at < len(commands):
         size = sizes[k % len(sizes)]
@@ -73,7 +77,7 @@ def assert_same_bytes(streams: list[list[list[E.Event]]], sizes: list[int]) -> i
         at, k = at + size, k + 1
         published, skipped = views.publish(batch)
         assert skipped == []
-        expected = full_rebuild(tables, batch)
+        expected = full_rebuild(tables, batch, started)
         assert [p.value for p in published] == expected
         assert [p.key for p in published] == \
             [f"{u['table_id']}:{u['seat']}".encode() for u in map(msgspec.json.decode, expected)]

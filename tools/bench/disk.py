@@ -3,7 +3,8 @@
 Whole matches go through the processor on the local broker: `--tables` tables whose four
 players are people (matches played in process by the simple players and recorded, as in
 `tools.bench.kafka`), sent at `--rate` commands/s, and `--bot-tables` tables of four bots
-played by the bots service (their seats' whole views go to the seat-views topic). Then the
+played by the bots service (their seats' whole views go to the player-views topic, as
+people's do). Then the
 broker is asked for the size of each topic's log (`kafka-log-dirs`: LogDirsCommand from the
 project's jars; one replica's bytes, the segment files without their indexes) and the
 committed records are counted. Printed: records, bytes and bytes per record by topic, and
@@ -155,14 +156,6 @@ async def report(bootstrap: str, prefix: str) -> None:
     total = sum(sizes.values())
     print(f"{'all topics':<28}{sum(records.values()):>10}{total:>14}{'':>14}"
           f"{total / max(accepted, 1):>15.0f}")
-    # only bot seats (and empty seats) get whole views: a bot table costs more per command
-    by_bots = sum(1 for o in outcomes if o.accepted and not o.duplicate
-                  and o.table_id.startswith(f"{prefix}-bots"))
-    seat_views = sizes[topics.SEAT_VIEWS.name(prefix)]
-    print(f"per command, all topics but the seat views: "
-          f"{(total - seat_views) / max(accepted, 1):.0f} bytes; the seat views per command "
-          f"of a table of four bots ({by_bots} commands): {seat_views / max(by_bots, 1):.0f} "
-          "bytes more")
 
 
 def main() -> None:

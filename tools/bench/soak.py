@@ -13,8 +13,9 @@ records, as in the services).
   with a snapshot cut every `--snapshot-every` commands as the service takes them.
 - `timers`: the events of each table (recorded once per match, re-keyed) through a
   `TurnClock`, with its `due` polled as the service does.
-- `bots`: the seat views of each table (a match recorded with a level-`--bot-level` bot in
-  seat 3) through `Bots.respond`; the bot's commands are computed and dropped.
+- `bots`: the bot seat's player updates of each table (the views service's projection of
+  a match recorded with a level-`--bot-level` bot in seat 3) through `Bots.respond`; the
+  bot's commands are computed and dropped.
 
 Every `--every` commands it prints the RSS (/proc/self/statm) with what the component
 keeps; the last lines compare the RSS after the first quarter with the end: flat memory
@@ -33,9 +34,10 @@ import msgspec
 
 from okey101.app.processor.processing import PartitionTables
 from okey101.app.timers.deadlines import TurnClock
+from okey101.app.views.playerviews import PlayerViews
 from okey101.simulate import match_seeds, play_match
 from okey101.table import messages as E
-from okey101.table.views import ViewUpdate
+from okey101.table.views import PlayerUpdate
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
@@ -84,10 +86,11 @@ def stream(matches: list[list[E.Command]], live: int, total: int
 def run(service: str, args: argparse.Namespace) -> None:
     matches = templates(args.distinct, args.hands, args.seed,
                         args.bot_level if service == "bots" else None)
-    # what each recorded match produces, once: its events and its seat views by command
+    # what each recorded match produces, once: its events and its bot seat's updates by command
     recorded = PartitionTables(0, 1, allow_stacked_deals=True)
+    projected = PlayerViews()  # the views service's projection: the bots read its updates
     events: list[list[list[E.Event]]] = []
-    views: list[list[list[ViewUpdate]]] = []
+    views: list[list[list[PlayerUpdate]]] = []
     for m, commands in enumerate(matches):
         events.append([])
         views.append([])
@@ -96,8 +99,9 @@ def run(service: str, args: argparse.Namespace) -> None:
             out = recorded.handle(c.table_id.encode(), E.encode(c), "c", 0, lambda: "00" * 32)
             assert out.outcome is not None and out.outcome.accepted, out.outcome
             events[-1].append(out.events)
-            views[-1].append(out.seat_views)
-    del recorded
+            views[-1].append([u for u in projected.apply(out.events)[0]
+                              if u.bot or u.seat < 0])
+    del recorded, projected
 
     step: Callable[[int, str, int, int], None]
     kept: Callable[[], str]

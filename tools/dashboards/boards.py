@@ -214,7 +214,7 @@ def bots() -> Dashboard:
     sel = '{job="okey101-bots"}'
     return service_board(
         "bots", "bots",
-        "The bots: they read seat views only and play the bot seats.",
+        "The bots: they read the bot seats' player views only and play those seats.",
         Row("Moves", (
             panel("Commands by level",
                   Target(f"sum by (level) (rate(okey_bot_commands_total{sel}[{RATE}]))",

@@ -736,6 +736,7 @@ status: ("new" | "over" | "playing" | "seating")
 table_id: string
 totals: number[]
 turn: number
+turn_by?: (number | null)
 unranked_reason?: string
 }
 export interface HandView {

@@ -2,8 +2,10 @@
 
 Pure data; services provision them idempotently (`services/common/kafka.py`) and
 proto/TOPICS.md documents them. Commands, events, outcomes and views share one partition
-count and the processor writes a table's events, outcomes and views to the partition its
-commands came from, so one partition holds everything about its tables.
+count: the processor writes a table's events and outcomes to the partition its commands
+came from, and the views service its views to the events' partition, so one partition
+holds everything about its tables. Retired topics (never provisioned again, and left to
+operators to delete) are listed in proto/VERSIONING.md.
 """
 
 from __future__ import annotations
@@ -73,25 +75,18 @@ EVENTS = TopicSpec(
 OUTCOMES = TopicSpec(
     "outcomes", "table id", "command outcome (proto/outcome.schema.json)", -1,
     "processor (transactional)", "gateways, bots, processor recovery (duplicate detection)")
-VIEWS = TopicSpec(
-    "views", "table id:seat", "seat event (proto/seat-event.schema.json); written only when "
-    "the processor's `seat_events` setting is on (off by default: the player views carry "
-    "the same events)", 7 * 24 * 3600 * 1000, "processor (transactional)",
-    "external consumers that ask for it")
-SEAT_VIEWS = TopicSpec(
-    "seatviews", "table id:seat", "a seat's whole view after a change "
-    "(proto/view-update.schema.json): bot seats, and the spectators' (seat -1) while a "
-    "seat is empty", 24 * 3600 * 1000, "processor (transactional)", "bots service")
 STANDINGS = TopicSpec(
     "standings", "house/account", "an account's standing in a house after a change "
     "(proto/standing.schema.json)", -1, "leaderboards", "gateways, analysts",
     cleanup="compact")
 PLAYER_VIEWS = TopicSpec(
-    "playerviews", "table id:seat", "a human seat's (or the spectators', seat -1) whole view "
-    "with its version and the events since the previous one (proto/player-update.schema.json);"
-    " the last per table and seat of each batch of events the views service projects",
+    "playerviews", "table id:seat", "a seated seat's (a person's or a bot's) or the "
+    "spectators' (seat -1) whole view with its version and the events since the previous one "
+    "(proto/player-update.schema.json); the last per table and seat of each batch of events "
+    "the views service projects. A bot seat's update says so beside the view, with its "
+    "level (`bot`, `bot_level`: server-internal, never forwarded by a gateway)",
     24 * 3600 * 1000, "views service (at least once, versioned)",
-    "gateways (views, resume, the lobby)", "compact,delete")
+    "gateways (views, resume, the lobby), bots service", "compact,delete")
 DEAD_LETTERS = TopicSpec(
     "deadletters", "original key", "dead letter (proto/dead-letter.schema.json)",
     30 * 24 * 3600 * 1000, "processor", "operators")
@@ -127,10 +122,10 @@ MATCHMAKER = TopicSpec(
     -1, "matchmaker (transactional, with the table commands)",
     "matchmaker (its restart), gateways (wait state, tournaments)")
 
-ALL = (COMMANDS, EVENTS, OUTCOMES, VIEWS, SEAT_VIEWS, PLAYER_VIEWS, DEAD_LETTERS, STANDINGS,
-       DIRECTORY, AUDIT, SNAPSHOTS, MATCHMAKING, MATCHMAKER)
+ALL = (COMMANDS, EVENTS, OUTCOMES, PLAYER_VIEWS, DEAD_LETTERS, STANDINGS, DIRECTORY, AUDIT,
+       SNAPSHOTS, MATCHMAKING, MATCHMAKER)
 # one partition count for these: a table's commands, events and views share a partition
-TABLE_TOPICS = (COMMANDS, EVENTS, OUTCOMES, VIEWS, SEAT_VIEWS, PLAYER_VIEWS, SNAPSHOTS)
+TABLE_TOPICS = (COMMANDS, EVENTS, OUTCOMES, PLAYER_VIEWS, SNAPSHOTS)
 
 
 @functools.lru_cache(maxsize=1 << 16)  # a table's key comes with each of its commands

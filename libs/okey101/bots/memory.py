@@ -46,6 +46,15 @@ class ActedOn:
         seats[seat] = seq
         return True
 
+    def holds(self, table_id: str, seat: int, seq: int) -> bool:
+        """True when a view of `seat` at `table_id` at `seq` can call for nothing new: the
+        seat acted on `seq` or a later seq, or the table's match is known to be over (a
+        read-only check: nothing is remembered, no table moves)."""
+        if table_id in self._finished:
+            return True
+        seats = self._tables.get(table_id)
+        return seats is not None and seats.get(seat, -1) >= seq
+
     def finish(self, table_id: str) -> bool:
         """The table's match is over: forget it. True when it was not known as over yet."""
         self._tables.pop(table_id, None)

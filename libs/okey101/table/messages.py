@@ -517,15 +517,6 @@ class Outcome(msgspec.Struct, frozen=True, kw_only=True):
     duplicate: bool = False  # this command id was seen before: the original outcome again
 
 
-class SeatEvent(msgspec.Struct, frozen=True, kw_only=True):
-    """An event as one seat may see it (the views topic)."""
-
-    v: int = VERSION
-    table_id: str
-    seat: int
-    event: AnyEvent
-
-
 class DeadLetter(msgspec.Struct, frozen=True, kw_only=True):
     """A record a consumer could not decode, validate or apply, with the reason and where
     it came from (the source topic, partition and offset)."""
@@ -546,7 +537,6 @@ class DeadLetter(msgspec.Struct, frozen=True, kw_only=True):
 # ---------------------------------------------------------------- codecs, built once
 command_decoder = msgspec.json.Decoder(AnyCommand)
 outcome_decoder = msgspec.json.Decoder(Outcome)
-seat_event_decoder = msgspec.json.Decoder(SeatEvent)
 dead_letter_decoder = msgspec.json.Decoder(DeadLetter)
 event_decoder = msgspec.json.Decoder(AnyEvent)
 encoder = msgspec.json.Encoder()
@@ -562,6 +552,5 @@ def published_schemas() -> dict[str, Any]:
         "table-events.schema.json": msgspec.json.schema(AnyEvent),
         "rejection.schema.json": msgspec.json.schema(Rejection),
         "outcome.schema.json": msgspec.json.schema(Outcome),
-        "seat-event.schema.json": msgspec.json.schema(SeatEvent),
         "dead-letter.schema.json": msgspec.json.schema(DeadLetter),
     }

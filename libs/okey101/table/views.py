@@ -10,13 +10,13 @@ it (both are revealed by `HandEnded`, with the racks, once the hand is over: tha
 public; a client seed is public once its seat reveals it, and never before), and, where
 the house does not label bots (`Profile.bots_labelled`, north-sultan), anything that tells
 a bot seat from a person's: the bot flags read False and a bot's level stays on the server
-(`ViewUpdate.bot_level`, the server-internal seat-views topic).
+(`PlayerUpdate.bot_level`, beside the view: gateways never forward it).
 """
 
 from __future__ import annotations
 
 import functools
-from typing import TypeVar, cast
+from typing import Any, TypeVar, cast
 
 import msgspec
 
@@ -26,8 +26,16 @@ from okey101.standings.house import unranked_reason
 from okey101.table import messages as E
 from okey101.table import rules as R
 from okey101.table.messages import MeldToken, TileName
-from okey101.table.rules import available_discard, threshold
-from okey101.table.state import HandState, Phase, Seeding, Status, TableState
+from okey101.table.rules import available_discard, threshold, turn_seconds
+from okey101.table.state import (
+    HandState,
+    Phase,
+    Seeding,
+    Status,
+    TableMeld,
+    TableState,
+    TurnScratch,
+)
 from okey101.terms import SEATS, LayOffEnd, Opened
 
 SPECTATOR = -1
@@ -178,41 +186,22 @@ class PlayerView(msgspec.Struct, frozen=True, kw_only=True):
     unranked_reason: str = ""
     names: list[str] = msgspec.field(default_factory=list)  # by seat: the name shown
     # (okey101.names: the id without its suffix, unique at the table; "" for an empty seat)
-
-
-class ViewUpdate(msgspec.Struct, frozen=True, kw_only=True):
-    """A seat's whole view after a change (the seat-views topic, server-internal): what
-    bots play from. `seat` -1 is the spectators' view, published while a seat is empty.
-    `bot_level` is the server's record of the bot playing `seat`: never in the view."""
-
-    v: int = E.VERSION
-    table_id: str
-    seat: int
-    view: PlayerView
-    bot_level: int | None = None
-
-
-view_update_decoder = msgspec.json.Decoder(ViewUpdate)
-
-
-def view_updates(state: TableState) -> list[ViewUpdate]:
-    """The views to publish after `state` changed: every bot seat's, and the spectators'
-    while a seat is empty (so that a seat-filling service can see it)."""
-    out = [ViewUpdate(table_id=state.table_id, seat=seat, view=player_view(state, seat),
-                      bot_level=state.bot_levels[seat])
-           for seat in range(SEATS) if state.bots[seat]]
-    if state.status in ("seating", "playing") and not all(state.players):
-        out.append(ViewUpdate(table_id=state.table_id, seat=SPECTATOR,
-                              view=public_view(state)))
-    return out
+    turn_by: int | None = None  # the current turn's deadline, ms since the epoch (`turn_by`);
+    # None where no turn is timed or no one is to act
 
 
 class PlayerUpdate(msgspec.Struct, frozen=True, kw_only=True):
-    """A human seat's (or the spectators', seat -1) whole view after a change, with the
-    events that made it as that seat may see them (the player-views topic): what gateways
-    serve. `version` is the table seq the view shows; `previous` the version of this
-    table's update before it, so a reader that holds `previous` missed nothing. The
-    views service publishes one per changed table and seat per poll (the last view)."""
+    """A seat's (a person's, a bot's, or the spectators', seat -1) whole view after a
+    change, with the events that made it as that seat may see them (the player-views
+    topic): what gateways serve and bots play from. `version` is the table seq the view
+    shows; `previous` the version of this table's update before it, so a reader that holds
+    `previous` missed nothing. The views service publishes one per changed table and seat
+    per poll (the last view).
+
+    `bot` and `bot_level` are the server's record of the bot playing `seat` (False and None
+    for a person's seat and the spectators'): beside the view, never in it, so that the
+    bots service knows its seats and their levels while a gateway, which forwards only the
+    view and the events (`app.gateway.viewcache.RawPlayerUpdate`), never passes them on."""
 
     v: int = E.VERSION
     table_id: str
@@ -221,57 +210,142 @@ class PlayerUpdate(msgspec.Struct, frozen=True, kw_only=True):
     previous: int
     events: list[E.AnyEvent]
     view: PlayerView
-
-
-def player_updates(state: TableState, previous: int, events: list[E.Event]
-                   ) -> list[PlayerUpdate]:
-    """The updates to publish for gateways after `events` took a table from version
-    `previous` to `state`: the spectators' first (a reader learns who sits where before a
-    seat's own update), then each human seat's. The public hand view is built once."""
-    hand = _hand_view(state, state.hand) if state.hand is not None else None
-    totals = state.totals()
-    seats = [SPECTATOR, *(seat for seat in range(SEATS)
-                          if state.players[seat] and not state.bots[seat])]
-    out = []
-    for seat in seats:
-        seen = [e for e in (event_for(event, seat) for event in events) if e is not None]
-        out.append(PlayerUpdate(table_id=state.table_id, seat=seat, version=state.seq,
-                                previous=previous, events=cast(list[E.AnyEvent], seen),
-                                view=_player_view(state, seat, hand, totals)))
-    return out
+    bot: bool = False
+    bot_level: int | None = None
 
 
 player_update_decoder = msgspec.json.Decoder(PlayerUpdate)
 
 
-def player_view(state: TableState, seat: int) -> PlayerView:
-    """What `seat` may know (a spectator: `seat` = -1, no rack)."""
-    hand = state.hand
-    return _player_view(state, seat, _hand_view(state, hand) if hand is not None else None)
+def update_seats(state: TableState) -> list[int]:
+    """The seats an update is published for after a change: the spectators' first (a
+    reader learns who sits where before a seat's own update), then every seated seat's,
+    a bot's included."""
+    return [SPECTATOR, *(seat for seat in range(SEATS) if state.players[seat])]
 
 
-def _player_view(state: TableState, seat: int, hand_view: HandView | None,
-                 totals: list[int] | None = None) -> PlayerView:
-    hand = state.hand
-    totals = state.totals() if totals is None else totals
-    rack: list[str] = []
-    if hand is not None and 0 <= seat < len(hand.seats):
-        rack = tiles.names(hand.seats[seat].rack)
+class ViewParts:
+    """What a view is built from (`player_views`), as structs. The views service's
+    `TableParts` returns the same parts already encoded (`msgspec.Raw`, which encodes as
+    itself) and kept between changes, so that one builder makes both the struct and the
+    bytes: a part's encoding is the encoding of the struct this class returns for it."""
+
+    def seated(self, state: TableState) -> tuple[Any, Any, Any]:
+        """Who sits where: the players, the bot flags a view shows, the names."""
+        return (list(state.players), _bot_labels(state),
+                names.table_names(list(state.players)))
+
+    def scores(self, state: TableState) -> tuple[Any, Any, Any, Any]:
+        """The match's count: hand scores, penalties, totals, and (düz) what remains."""
+        totals = state.totals()
+        profile = state.profile
+        return ([list(s) for s in state.hand_scores], list(state.penalties), totals,
+                scoring.remaining(profile, totals) if profile is not None else None)
+
+    def reconnect_by(self, state: TableState) -> Any:
+        return [d.reconnect_by if d is not None else None for d in state.disconnected]
+
+    def profile(self, state: TableState) -> Any:
+        return state.profile
+
+    def seeding(self, state: TableState) -> Any:
+        return _seeding_view(state.seeding) if state.seeding is not None else None
+
+    def hand(self, state: TableState, hand: HandState, bots: list[bool]) -> Any:
+        return _hand_view(state, hand, bots, self)
+
+    def melds(self, hand: HandState) -> Any:
+        okey = hand.okey
+        return [meld_view(i, m, okey) for i, m in enumerate(hand.melds)]
+
+    def seat(self, state: TableState, hand: HandState, i: int, bot: bool) -> Any:
+        return seat_view(state, hand, i, bot)
+
+    def current(self, hand: HandState) -> Any:
+        return turn_view(hand.scratch)
+
+    def tile(self, tile: int) -> Any:
+        return tiles.name(tile)
+
+    def rack(self, state: TableState, seat: int) -> Any:
+        hand = state.hand
+        if hand is not None and 0 <= seat < len(hand.seats):
+            return tiles.names(hand.seats[seat].rack)
+        return []
+
+    def rules(self, state: TableState, seat: int) -> Any:
+        return seat_rules(state, seat)
+
+
+PLAIN = ViewParts()
+
+
+def player_views(state: TableState, seats: list[int], parts: ViewParts = PLAIN,
+                 turn_started: int | None = None) -> list[PlayerView]:
+    """What each of `seats` may know (a spectator: -1, no rack): the one builder of a
+    view. The table's part is built once for all of them; `turn_started` is the time
+    (ms) of the event that started the current turn, for `turn_by`."""
+    profile = state.profile
     unranked = unranked_of(state)
-    return PlayerView(
-        table_id=state.table_id, seq=state.seq, seat=seat, status=state.status,
-        profile=state.profile, players=list(state.players), bots=_bot_labels(state),
-        hands_total=state.hands_total, turn=state.turn, rack=rack, hand=hand_view,
-        hand_scores=[list(s) for s in state.hand_scores], penalties=list(state.penalties),
-        totals=list(totals), rules=seat_rules(state, seat), private=state.private,
+    players, bots, shown = parts.seated(state)
+    hand_scores, penalties, totals, remaining = parts.scores(state)
+    hand = state.hand
+    common: dict[str, Any] = dict(
+        table_id=state.table_id, seq=state.seq, status=state.status,
+        profile=parts.profile(state), players=players, bots=bots,
+        hands_total=state.hands_total, turn=state.turn,
+        hand=parts.hand(state, hand, _bot_labels(state)) if hand is not None else None,
+        hand_scores=hand_scores, penalties=penalties, totals=totals, private=state.private,
         owner=state.owner, bots_requested=state.bots_requested,
-        bots_may_sit=state.profile is not None and R.may_seat_bot(state),
-        reconnect_by=[d.reconnect_by if d is not None else None for d in state.disconnected],
-        remaining=scoring.remaining(state.profile, totals)
-        if state.profile is not None else None,
-        seeding=_seeding_view(state.seeding) if state.seeding is not None else None,
-        ranked=state.profile is not None and not unranked, unranked_reason=unranked,
-        names=names.table_names(list(state.players)))
+        bots_may_sit=profile is not None and R.may_seat_bot(state),
+        reconnect_by=parts.reconnect_by(state), remaining=remaining,
+        seeding=parts.seeding(state), ranked=profile is not None and not unranked,
+        unranked_reason=unranked, names=shown, turn_by=turn_by(state, turn_started))
+    if not seats:
+        return []
+    first = PlayerView(seat=seats[0], rack=parts.rack(state, seats[0]),
+                       rules=parts.rules(state, seats[0]), **common)
+    replace = msgspec.structs.replace  # the table's part shared: a copy, not a new build
+    return [first, *(replace(first, seat=seat, rack=parts.rack(state, seat),
+                             rules=parts.rules(state, seat)) for seat in seats[1:])]
+
+
+def player_view(state: TableState, seat: int, turn_started: int | None = None
+                ) -> PlayerView:
+    """What `seat` may know (a spectator: `seat` = -1, no rack)."""
+    return player_views(state, [seat], turn_started=turn_started)[0]
+
+
+def turn_by(state: TableState, turn_started: int | None) -> int | None:
+    """The current turn's deadline (ms since the epoch): the time of the event that
+    started the turn plus the house's turn time, the timers' rule
+    (`okey101.app.timers.deadlines.turn_deadline`); None where no turn is timed (no turn
+    time, only bots where the house leaves them untimed, no hand being played) or the
+    turn's start is unknown."""
+    if not turn_started:
+        return None
+    seconds = turn_seconds(state)
+    if (seconds is None or state.status != "playing" or state.hand is None
+            or state.hand.phase == "over"):
+        return None
+    return turn_started + seconds * 1000
+
+
+def player_updates(state: TableState, previous: int, events: list[E.Event],
+                   turn_started: int | None = None) -> list[PlayerUpdate]:
+    """The updates to publish after `events` took a table from version `previous` to
+    `state`: one per `update_seats`, the bot seats' with their record."""
+    seats = update_seats(state)
+    out = []
+    for seat, view in zip(seats, player_views(state, seats, turn_started=turn_started),
+                          strict=True):
+        seen = [e for e in (event_for(event, seat) for event in events) if e is not None]
+        bot = seat >= 0 and state.bots[seat]
+        out.append(PlayerUpdate(table_id=state.table_id, seat=seat, version=state.seq,
+                                previous=previous, events=cast(list[E.AnyEvent], seen),
+                                view=view, bot=bot,
+                                bot_level=state.bot_levels[seat] if bot else None))
+    return out
 
 
 _unranked = functools.lru_cache(maxsize=256)(unranked_reason)  # a table's, on every view
@@ -299,13 +373,13 @@ def _bot_labels(state: TableState) -> list[bool]:
 def seat_rules(state: TableState, seat: int) -> SeatRules:
     """The rule queries' answers for `seat`: only the seat to act has any, or, while a
     seeding window is open, the seats that may send a seeding command."""
-    if state.seeding is not None and state.status == "playing" and 0 <= seat < SEATS:
+    if not has_rules(state, seat):
+        return NO_RULES
+    if state.seeding is not None:
         allowed = R.allowed_commands(state, seat)
         return SeatRules(allowed=allowed) if allowed else NO_RULES
     hand = state.hand
-    if hand is None or state.status != "playing" or hand.to_act != seat or \
-            hand.phase == "over":
-        return NO_RULES
+    assert hand is not None
     allowed = R.allowed_commands(state, seat)
     play = hand.phase == "play"
     owed = R.owed_take(state, seat)
@@ -325,39 +399,55 @@ def seat_rules(state: TableState, seat: int) -> SeatRules:
                             for t, n, why in R.penalised_discards(state, seat)] if play else [])
 
 
+def has_rules(state: TableState, seat: int) -> bool:
+    """Whether `seat_rules` may answer anything but `NO_RULES` for `seat`: the seat to act
+    in a hand being played, or any seat while a seeding window is open."""
+    if state.status != "playing" or not 0 <= seat < SEATS:
+        return False
+    if state.seeding is not None:
+        return True
+    hand = state.hand
+    return hand is not None and hand.to_act == seat and hand.phase != "over"
+
+
 def public_view(state: TableState) -> PlayerView:
     """The spectators' view: the public table only."""
     return player_view(state, SPECTATOR)
 
 
-def _hand_view(state: TableState, hand: HandState) -> HandView:
-    okey = hand.okey
+def _hand_view(state: TableState, hand: HandState, bots: list[bool], parts: ViewParts
+               ) -> HandView:
     sc = hand.scratch
-    bots = _bot_labels(state)
     top = None if sc.put_back else available_discard(hand)
     return HandView(
         number=hand.number, attempt=hand.attempt, starter=hand.starter,
-        indicator=tiles.name(hand.indicator), okey=tiles.name(okey),
+        indicator=parts.tile(hand.indicator), okey=parts.tile(hand.okey),
         deck_count=hand.deck_left, to_act=hand.to_act, phase=hand.phase,
         available_discard=tiles.name(top) if top is not None else None,
-        melds=[MeldView(index=i, owner=m.owner, kind=m.meld.kind, tiles=m.meld.notation(okey),
-                        start=m.meld.start, laid_turn=m.laid_turn)
-               for i, m in enumerate(hand.melds)],
-        seats=[_seat_view(state, hand, i, bots) for i in range(len(hand.seats))],
-        current=TurnView(taken=tiles.name(sc.taken) if sc.taken is not None else None,
-                         taken_from=sc.taken_from, laid=tiles.names(sc.laid),
-                         lay_offs=sc.lay_offs, laid_off=sc.laid_off,
-                         end_counts=list(sc.end_counts), put_back=sc.put_back),
-        finish=hand.finish, finished_by=hand.finished_by)
+        melds=parts.melds(hand),
+        seats=[parts.seat(state, hand, i, bots[i]) for i in range(len(hand.seats))],
+        current=parts.current(hand), finish=hand.finish, finished_by=hand.finished_by)
 
 
-def _seat_view(state: TableState, hand: HandState, i: int, bots: list[bool]) -> SeatView:
+def meld_view(i: int, m: TableMeld, okey: int) -> MeldView:
+    return MeldView(index=i, owner=m.owner, kind=m.meld.kind, tiles=m.meld.notation(okey),
+                    start=m.meld.start, laid_turn=m.laid_turn)
+
+
+def turn_view(sc: TurnScratch) -> TurnView:
+    return TurnView(taken=tiles.name(sc.taken) if sc.taken is not None else None,
+                    taken_from=sc.taken_from, laid=tiles.names(sc.laid),
+                    lay_offs=sc.lay_offs, laid_off=sc.laid_off,
+                    end_counts=list(sc.end_counts), put_back=sc.put_back)
+
+
+def seat_view(state: TableState, hand: HandState, i: int, bot: bool) -> SeatView:
     h = hand.seats[i]
     points = pairs = 0
     if state.profile is not None:
         points, pairs = threshold(state, i, "points"), threshold(state, i, "pairs")
     return SeatView(
-        seat=i, player_id=state.players[i], bot=bots[i], rack_size=len(h.rack),
+        seat=i, player_id=state.players[i], bot=bot, rack_size=len(h.rack),
         discards=tiles.names(h.discards), opened=h.opened, opened_turn=h.opened_turn,
         opening_value=h.opening_value, declared_pairs=h.declared_pairs,
         shown_indicator=h.shown_indicator, has_played=h.has_played, penalties=h.penalties,

@@ -2,7 +2,8 @@
 
 `PartitionTables` holds the live tables of one commands partition and the outcomes of the
 commands that may still be retried. `handle` turns one consumed record into what must be
-produced, in one transaction: events, the outcome, per-seat views, or a dead letter.
+produced, in one transaction: events and the outcome, or a dead letter (only what must be
+exactly once: every view is built outside it, by the views service).
 `restore` rebuilds the same memory from the events and outcomes topics after a restart or
 a rebalance.
 
@@ -40,7 +41,6 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from typing import cast
 
 import msgspec
 
@@ -50,15 +50,11 @@ from okey101.table import messages as E
 from okey101.table.decide import decide_and_fold
 from okey101.table.evolve import NEW_TABLE, evolve
 from okey101.table.state import TableState
-from okey101.table.views import ViewUpdate, event_for, view_updates
-from okey101.terms import SEATS
 
 
 class Output(msgspec.Struct):
     events: list[E.Event] = msgspec.field(default_factory=list)
     outcome: E.Outcome | None = None
-    views: list[E.SeatEvent] = msgspec.field(default_factory=list)  # with seat_events
-    seat_views: list[ViewUpdate] = msgspec.field(default_factory=list)
     dead_letter: E.DeadLetter | None = None
     encoded_outcome: bytes = b""  # the outcome as produced (empty: encode `outcome`)
     command: E.Command | None = None
@@ -102,8 +98,8 @@ STRAY_WINDOW = 1000  # outcomes kept of commands for tables neither live nor in 
 class PartitionTables:
     def __init__(self, partition: int, partitions: int, allow_stacked_deals: bool = False,
                  finished_window: int = FINISHED_WINDOW, stray_window: int = STRAY_WINDOW,
-                 outcomes_per_table: int = OUTCOMES_PER_TABLE, snapshots: bool = True,
-                 seat_events: bool = False) -> None:
+                 outcomes_per_table: int = OUTCOMES_PER_TABLE, snapshots: bool = True
+                 ) -> None:
         if finished_window < 1 or stray_window < 0 or outcomes_per_table < 1:
             raise ValueError(f"finished_window {finished_window} and outcomes_per_table "
                              f"{outcomes_per_table} must be >= 1, stray_window "
@@ -114,9 +110,6 @@ class PartitionTables:
         self.finished_window = finished_window
         self.stray_window = stray_window
         self.outcomes_per_table = outcomes_per_table
-        # each event as every seat may see it (`Output.views`), for the views topic: no
-        # service of ours reads them (the player updates carry the same events)
-        self.seat_events = seat_events
         self.tables: dict[str, TableState] = {}  # live tables only
         # the outcomes by table, then command id (oldest first, at most outcomes_per_table):
         # live tables and the finished window. Kept encoded (`_kept_form`): bytes are no
@@ -336,21 +329,14 @@ class PartitionTables:
             encoded = E.encode(outcome)
             self._remember(outcome, encoded)
             return Output(outcome=outcome, command=command, encoded_outcome=encoded)
-        views = []
-        for event in decision if self.seat_events else ():
-            for seat in range(SEATS):
-                seen = event_for(event, seat)
-                if seen is not None:
-                    views.append(E.SeatEvent(table_id=command.table_id, seat=seat,
-                                             event=cast(E.AnyEvent, seen)))
         outcome = _accepted(command.table_id, command.command_id, [e.seq for e in decision])
         if decision:
             self._set(command.table_id, after)
             self.hands_ended += sum(isinstance(e, E.HandEnded) for e in decision)
         encoded = E.encode(outcome)
         self._remember(outcome, encoded)
-        return Output(events=decision, outcome=outcome, views=views, command=command,
-                      seat_views=view_updates(after), state=after, encoded_outcome=encoded)
+        return Output(events=decision, outcome=outcome, command=command, state=after,
+                      encoded_outcome=encoded)
 
     def active_tables(self) -> int:
         return sum(1 for s in self.tables.values() if s.status in ("seating", "playing"))

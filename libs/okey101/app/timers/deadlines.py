@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from okey101.errors import IllegalMove
 from okey101.table import messages as E
 from okey101.table.evolve import NEW_TABLE, evolve
+from okey101.table.rules import turn_seconds
 from okey101.table.state import TableState
 from okey101.terms import SeedingStage
 
@@ -68,16 +69,6 @@ def expiry_command_id(table_id: str, seat: int, since: int, seq: int) -> str:
 def seeding_command_id(table_id: str, hand: int, attempt: int, stage: str, seq: int) -> str:
     """The id of the close of hand `hand`'s (re-deal `attempt`) `stage` window, at `seq`."""
     return f"seeding-{table_id}-{hand}-{attempt}-{stage}-{seq}"
-
-
-def turn_seconds(state: TableState) -> int | None:
-    """The turn time that applies to `state` now, or None: no clock."""
-    p = state.profile
-    if p is None or p.turn_seconds is None:
-        return None
-    if p.untimed_when_only_bots and all(state.bots):
-        return None
-    return p.turn_seconds
 
 
 def turn_deadline(state: TableState, started: float | None) -> float | None:

@@ -70,6 +70,7 @@ from okey101.table.rules.seats import (
     check_start_match,
     has_left,
     may_seat_bot,
+    turn_seconds,
 )
 from okey101.table.rules.seeding import (
     are_commits_complete,
@@ -205,4 +206,5 @@ __all__ = [
     "threshold",
     "timeout_discard",
     "tokens_in_rack",
+    "turn_seconds",
 ]

@@ -112,18 +112,22 @@ def penalised_discards(s: TableState, seat: int) -> list[tuple[Tile, int, Penalt
     return out
 
 
-_GATES: tuple[tuple[str, Callable[[TableState, int], object]], ...] = (
-    ("draw", check_draw),
-    ("take_discard", check_take_discard),
-    ("put_back", check_put_back),
-    ("declare_pairs", check_declare_pairs),
-    ("show_indicator", check_show_indicator),
-    ("open", check_open),
-    ("lay", check_lay),
-    ("lay_off", lambda s, seat: check_touch_table(s, seat, "lay off", "LayOff")),
-    ("take_okey", lambda s, seat: check_touch_table(s, seat, "take an okey", "TakeOkey")),
-    ("discard", check_discard),
-    ("finish", check_finish),
+# each in-hand command's gate, with the phase its gate's `check_turn` asks (None: any), so
+# that `allowed_commands` asks only the gates of the hand's phase (the others would refuse
+# with wrong_phase)
+_GATES: tuple[tuple[str, str | None, Callable[[TableState, int], object]], ...] = (
+    ("draw", "draw", check_draw),
+    ("take_discard", "draw", check_take_discard),
+    ("put_back", "play", check_put_back),
+    ("declare_pairs", None, check_declare_pairs),
+    ("show_indicator", None, check_show_indicator),
+    ("open", "play", check_open),
+    ("lay", "play", check_lay),
+    ("lay_off", "play", lambda s, seat: check_touch_table(s, seat, "lay off", "LayOff")),
+    ("take_okey", "play",
+     lambda s, seat: check_touch_table(s, seat, "take an okey", "TakeOkey")),
+    ("discard", "play", check_discard),
+    ("finish", "play", check_finish),
 )
 
 
@@ -141,7 +145,9 @@ def allowed_commands(s: TableState, seat: int) -> list[str]:
         return [name for name, gate in _SEEDING_GATES if _passes(gate, s, seat)]
     if s.hand is None or s.status != "playing" or s.hand.to_act != seat:
         return []
-    return [name for name, gate in _GATES if _passes(gate, s, seat)]
+    phase = s.hand.phase
+    return [name for name, needs, gate in _GATES
+            if (needs is None or needs == phase) and _passes(gate, s, seat)]
 
 
 def tokens_in_rack(rack: Sequence[Tile], need: Counter[Tile], seat: int) -> None:

@@ -114,3 +114,13 @@ def check_start_match(s: TableState) -> None:
     if not all(s.players):
         raise fail("seats_empty", f"seats {[i for i, p in enumerate(s.players) if not p]} "
                                   "are empty")
+
+
+def turn_seconds(state: TableState) -> int | None:
+    """The turn time that applies to `state` now, or None: no clock."""
+    p = state.profile
+    if p is None or p.turn_seconds is None:
+        return None
+    if p.untimed_when_only_bots and all(state.bots):
+        return None
+    return p.turn_seconds

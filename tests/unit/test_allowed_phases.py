@@ -1,0 +1,46 @@
+"""`rules.allowed_commands` asks only the gates of the hand's phase: it answers what asking
+every gate would, at every state of played matches in every house (a gate of another phase
+refuses with wrong_phase)."""
+
+from __future__ import annotations
+
+import msgspec
+import pytest
+
+from okey101.errors import IllegalMove
+from okey101.simulate import match_seeds, play_match
+from okey101.table import rules as R
+from okey101.table.decide import decide_and_fold
+from okey101.table.evolve import NEW_TABLE
+from okey101.table.rules import options
+from okey101.terms import SEATS
+
+HOUSES = [("north-sultan", {"hands_per_match": 1}), ("okeygg", {"hands_per_match": 7}),
+          ("classic", {"hands_per_match": 1}), ("okey-oyna", {"hands_per_match": 1}),
+          ("okey-oyna-duz", {})]
+
+
+def every_gate(state: object, seat: int) -> list[str]:
+    out = []
+    for name, _, gate in options._GATES:
+        try:
+            gate(state, seat)  # type: ignore[arg-type]
+        except IllegalMove:
+            continue
+        out.append(name)
+    return out
+
+
+@pytest.mark.parametrize(("base", "options"), HOUSES, ids=[h for h, _ in HOUSES])
+def test_the_phase_filter_changes_no_answer(base: str, options: dict[str, object]) -> None:
+    commands = play_match({"base": base, "options": options}, match_seeds(3, 1)[0]).commands
+    state, compared = NEW_TABLE, 0
+    for command in commands:
+        state, _ = decide_and_fold(state, msgspec.structs.replace(command, seq=state.seq))
+        if state.hand is None or state.status != "playing" or state.seeding is not None:
+            continue
+        for seat in range(SEATS):
+            want = every_gate(state, seat) if state.hand.to_act == seat else []
+            assert R.allowed_commands(state, seat) == want
+            compared += bool(want)
+    assert compared > 20
