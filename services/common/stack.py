@@ -38,17 +38,19 @@ GATEWAY_URL = re.compile(r"gateway listening on (http://\S+)")
 class Service:
     """One service in a subprocess. `port`: its metrics port (None: a free one, so that
     `ready` can ask its /readyz; 0: none); `name`: what the logs and errors call it (the
-    service's name unless given)."""
+    service's name unless given); `module`: another module taking the services' common
+    arguments (a benchmark's reference loop)."""
 
     def __init__(self, service: str, bootstrap: str, prefix: str, *args: str,
                  log: Path, group: str | None = None, port: int | None = None,
                  env: Mapping[str, str] | None = None, log_level: str = "warning",
-                 name: str | None = None, new_session: bool = True) -> None:
+                 name: str | None = None, new_session: bool = True,
+                 module: str | None = None) -> None:
         self.service = service
         self.name = name or service
         self.port = free_port() if port is None else port
-        self.args = [sys.executable, "-m", f"services.{service}", "--bootstrap", bootstrap,
-                     "--prefix", prefix, "--group", group or f"{prefix}-{service}",
+        self.args = [sys.executable, "-m", module or f"services.{service}", "--bootstrap",
+                     bootstrap, "--prefix", prefix, "--group", group or f"{prefix}-{service}",
                      "--metrics-port", str(self.port), *args]
         self.env = dict(env or {})
         self.log_level = log_level
