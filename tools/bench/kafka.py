@@ -8,9 +8,16 @@ produce to the consumption of its outcome, which the processor commits in the sa
 transaction as the command's events (read_committed), and, with the views service, to the
 first spectators' player view that shows its last event (what a person at the table
 waits for). Saturation: a backlog is produced
-first, then the processor is started and the drain rate measured. The views service runs
-beside it (it builds the player views from the events, on the same two cores), unless
-`--no-views`.
+first, then the processor is started and the drain rate measured.
+
+At each rate three loops are measured in turn, each on topics of its own, in the same run
+on the same broker: the bare loop (`tools/bench/bareloop.py`: a transactional copy of each
+command with no game logic, one producer pair per partition as the processor has; leave
+it out with `--no-bare`), the processor alone, and the processor with the views service
+beside it (it builds the player views from the events, on the same two cores; leave it
+out with `--no-views`); the processor's latencies are printed as ratios to the bare
+loop's, so that a noisy machine moves both. The loops not measured idle meanwhile. The
+saturation run is the last loop's. `--smoke`: a tiny run (`make test`).
 """
 
 from __future__ import annotations
@@ -237,6 +244,8 @@ class Phase:
     stream: list[E.Command] = field(default_factory=list)
     # rate: (p50, p99) of produce -> outcome
     figures: dict[float, tuple[float, float]] = field(default_factory=dict)
+    # rate: the loop's CPU a command (ms; the processor's or the bare loop's)
+    cpu_ms: dict[float, float] = field(default_factory=dict)
 
     def cpu(self) -> list[float | None]:
         return [s.cpu_seconds() for s in self.services]
@@ -271,6 +280,9 @@ async def measure(bootstrap: str, phase: Phase, rate: float, seconds: float,
     costs = [(s.name, start, after) for s, start, after in
              zip(phase.services, before, phase.cpu(), strict=True)] + \
         [("this client", client, time.process_time())]
+    _, start, after = costs[0]
+    if start is not None and after is not None:
+        phase.cpu_ms[rate] = 1000 * (after - start) / max(count, 1)
     print(f"{'':>21}CPU a command: " + ", ".join(
         f"{name} {1000 * (after - start) / max(count, 1):.3f} ms"
         for name, start, after in costs if start is not None and after is not None))
@@ -328,12 +340,16 @@ async def main_async(args: argparse.Namespace) -> None:
                               reference if phase is not reference else None)
         if reference is not None:
             print("produce -> outcome, as a ratio to the bare loop's in this run "
-                  "(p50 / p99):")
+                  "(p50 / p99; and the loop's CPU a command):")
             for rate in args.rates:
                 r50, r99 = reference.figures[rate]
-                print(f"  {rate:>6g}/s: bare loop p50 {r50:.1f} ms p99 {r99:.1f} ms; " +
+                cpu = reference.cpu_ms.get(rate, 0.0)
+                print(f"  {rate:>6g}/s: bare loop p50 {r50:.1f} ms p99 {r99:.1f} ms, "
+                      f"CPU {cpu:.3f} ms; " +
                       "; ".join(f"{p.name} {_ratio(p.figures[rate][0], r50)} / "
-                                f"{_ratio(p.figures[rate][1], r99)}" for p in phases[1:]))
+                                f"{_ratio(p.figures[rate][1], r99)}, CPU "
+                                f"{_ratio(p.cpu_ms.get(rate, 0.0), cpu)}"
+                                for p in phases[1:]))
         for phase in phases:
             if phase.watch is not None:
                 await phase.watch.stop()
