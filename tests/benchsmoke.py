@@ -5,8 +5,10 @@ figure says is never checked (no timed tests, docs/capacity.md): only that it is
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -42,7 +44,8 @@ class Runs:
             self.procs[smoke.id] = subprocess.Popen(
                 [sys.executable, "-m", f"tools.bench.{smoke.bench}", *smoke.args], cwd=ROOT,
                 env=dict(os.environ, **(env or {})), stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True)
+                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True,
+                start_new_session=True)  # its group holds the services it starts
 
     def result(self, smoke: Smoke) -> str:
         proc = self.procs[smoke.id]
@@ -50,7 +53,7 @@ class Runs:
         try:
             output, _ = proc.communicate(timeout=left)
         except subprocess.TimeoutExpired:
-            proc.kill()
+            _kill(proc)
             output, _ = proc.communicate()
             raise AssertionError(f"{smoke.id}: not done in {self.timeout:.0f} s\n"
                                  f"{output[-3000:]}") from None
@@ -59,8 +62,14 @@ class Runs:
     def stop(self) -> None:
         for proc in self.procs.values():
             if proc.poll() is None:
-                proc.kill()
+                _kill(proc)
                 proc.communicate()
+
+
+def _kill(proc: subprocess.Popen[str]) -> None:
+    """The bench and the services it started (its process group)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
 
 
 def check(runs: Runs, smoke: Smoke) -> None:

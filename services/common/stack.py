@@ -44,7 +44,7 @@ class Service:
     def __init__(self, service: str, bootstrap: str, prefix: str, *args: str,
                  log: Path, group: str | None = None, port: int | None = None,
                  env: Mapping[str, str] | None = None, log_level: str = "warning",
-                 name: str | None = None, new_session: bool = True,
+                 name: str | None = None, new_session: bool = False,
                  module: str | None = None) -> None:
         self.service = service
         self.name = name or service
@@ -55,7 +55,10 @@ class Service:
         self.env = dict(env or {})
         self.log_level = log_level
         self.log = log
-        self.new_session = new_session  # a Ctrl-C at the terminal reaches only the starter
+        # True: a session of its own, so a Ctrl-C at the terminal reaches only the starter
+        # (the demo, which stops them itself); False: the starter's process group, so
+        # killing that group (a test's timeout) ends the services too
+        self.new_session = new_session
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> Service:
@@ -181,7 +184,7 @@ class Stack:
 
     def __init__(self, bootstrap: str, prefix: str, logs: Path, *, log_stem: str = "",
                  env: Mapping[str, str] | None = None, log_level: str = "warning",
-                 new_session: bool = True) -> None:
+                 new_session: bool = False) -> None:
         self.bootstrap, self.prefix, self.logs = bootstrap, prefix, logs
         self.log_stem = log_stem
         self.env = dict(env or {})

@@ -496,7 +496,8 @@ def _run_on(args: argparse.Namespace, bootstrap: str) -> int:
              "replays": ["--http-port", str(replays_port)],
              "gateway": ["--guest-login", "--port", str(args.gateway_port)]}
     # each service's consumer group named after the demo's topics, as the CLI expects
-    stack = Stack(bootstrap, prefix, LOGS, env={"OKEY_KAFKA_WAIT_S": f"{args.wait:g}"})
+    stack = Stack(bootstrap, prefix, LOGS, env={"OKEY_KAFKA_WAIT_S": f"{args.wait:g}"},
+                  new_session=True)
     stack.start_playing(SERVICES, extra, {name: args.metrics_port_base + i
                                           for i, name in enumerate(SERVICES)},
                         env={"gateway": {"OKEY_GATEWAY_SECRET": secrets.token_hex(32)}})

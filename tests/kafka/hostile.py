@@ -303,8 +303,7 @@ class HostileStack(stack.Stack):
         chosen = prefix or f"hx{uuid.uuid4().hex[:8]}"
         super().__init__(bootstrap, chosen, ROOT / ".cache" / "test-logs",
                          log_stem=f"{chosen}-", log_level="info",
-                         env={"OKEY_GATEWAY_SECRET": SECRET, "KAFKA_BOOTSTRAP": bootstrap},
-                         new_session=False)
+                         env={"OKEY_GATEWAY_SECRET": SECRET, "KAFKA_BOOTSTRAP": bootstrap})
 
     @property
     def procs(self) -> dict[str, subprocess.Popen[bytes]]:

@@ -21,8 +21,7 @@ class Stack(stack.Stack):
                  processor_args: tuple[str, ...] = ()) -> None:
         prefix = f"gw{fresh_tag()}"
         super().__init__(bootstrap, prefix, LOGS, log_stem=f"{prefix}-", log_level="info",
-                         env={"OKEY_GATEWAY_SECRET": SECRET, "KAFKA_BOOTSTRAP": bootstrap},
-                         new_session=False)
+                         env={"OKEY_GATEWAY_SECRET": SECRET, "KAFKA_BOOTSTRAP": bootstrap})
         self.gateway_args = gateway_args
         self.processor_args = processor_args
         self.url = ""

@@ -127,7 +127,7 @@ class ProcessorProcess(Service):
                  env: Mapping[str, str] | None = None) -> None:
         super().__init__(self.SERVICE, bootstrap, prefix, *self.arguments(name),
                          log=LOGS / f"{prefix}-{name}.log", group=group, port=0, env=env,
-                         log_level="info", name=name, new_session=False)
+                         log_level="info", name=name)
 
     def arguments(self, name: str) -> list[str]:
         return ["--allow-stacked-deals", "--instance-id", name]
