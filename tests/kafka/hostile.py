@@ -312,7 +312,7 @@ class HostileStack(stack.Stack):
     def log(self, name: str) -> str:
         return self.services[name].text() if name in self.services else ""
 
-    def start(self) -> None:  # type: ignore[override]
+    def start(self) -> None:
         self.start_playing(list(SERVICES), SERVICES, dict.fromkeys(SERVICES, 0))
 
     async def ready(self, timeout: float = 180) -> None:

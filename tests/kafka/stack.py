@@ -29,7 +29,7 @@ class Stack(stack.Stack):
     def log(self, name: str) -> str:
         return self.services[name].text() if name in self.services else ""
 
-    async def start(self, bots: bool = True, timers: bool = True) -> str:  # type: ignore[override]
+    async def start(self, bots: bool = True, timers: bool = True) -> str:
         names = [n for n in stack.PLAYING
                  if (bots or n != "bots") and (timers or n != "timers")]
         self.start_playing(names, {"processor": self.processor_args,

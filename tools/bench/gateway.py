@@ -81,7 +81,7 @@ class Services(Stack):
         super().__init__(bootstrap, prefix, ROOT / ".cache", log_stem=f"bench-gateway-{prefix}-",
                          env={"OKEY_GATEWAY_SECRET": SECRET})
 
-    async def start(self) -> str:  # type: ignore[override]
+    async def start(self) -> str:
         await provision(self.bootstrap, self.prefix)
         self.start_playing(args={"gateway": ["--port", "0", *FLAGS]})
         await self.ready([n for n in PLAYING if n != "gateway"], timeout=180)
