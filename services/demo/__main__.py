@@ -28,7 +28,6 @@ import json
 import os
 import re
 import secrets
-import signal
 import subprocess
 import sys
 import time
@@ -61,14 +60,17 @@ from services.common.kafka import (
 )
 from services.common.logs import configure_logging
 from services.common.ports import free_port
+from services.common.stack import OTHERS, PLAYING, Service, Stack
 
 ROOT = Path(__file__).resolve().parents[2]
 BROKER = ROOT / "tools" / "kafka" / "broker.sh"
 LOGS = ROOT / ".cache" / "demo"
 LEVELS = (3, 2, 2, 1)  # the bots at each table, by seat
 # metrics ports: the base, base + 1, ...; the leaderboards' HTTP reads on base + BOARDS_PORT
+# (the order of their metrics ports; every service of the stack, services.common.stack)
 SERVICES = ("processor", "timers", "bots", "leaderboards", "replays", "gateway",
             "auditor", "views")
+assert set(SERVICES) == {*PLAYING, *OTHERS}
 BOARDS_PORT = 9  # the leaderboards' HTTP reads: base + 9 (9110)
 REPLAYS_PORT = 79  # the replays' HTTP: base + 79 (9180)
 PROGRESS_EVERY_S = 10.0
@@ -106,28 +108,6 @@ class Table:
     hands_ended: int = 0  # every hand_ended, a deal dealt again included (the audit's count)
     outcomes: list[str] = field(default_factory=list)
     ended: E.MatchEnded | None = None
-
-
-class Service:
-    def __init__(self, name: str, args: list[str], logs: Path, port: int,
-                 env: dict[str, str] | None = None) -> None:
-        self.name = name
-        self.port = port
-        self.log = logs / f"{name}.log"
-        self.proc = subprocess.Popen([sys.executable, "-m", f"services.{name}", *args],
-                                     cwd=ROOT, stdout=self.log.open("wb"),
-                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                     env=dict(os.environ, OKEY_LOG_LEVEL="warning",
-                                              **(env or {})),
-                                     start_new_session=True)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
 
 
 def house_options(house: str, hands: int | None) -> dict[str, object]:
@@ -234,9 +214,8 @@ async def wait_until_ready(services: list[Service], console: Console, timeout: f
         async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=2)) as http:
             while pending:
                 for service in list(pending):
-                    if service.proc.poll() is not None:
-                        raise OSError(f"the {service.name} stopped (exit status "
-                                      f"{service.proc.returncode})")
+                    if not service.running:
+                        raise OSError(f"the {service.name} stopped; see {service.log}")
                     try:
                         async with http.get(f"http://127.0.0.1:{service.port}/readyz") as r:
                             if r.status == 200:
@@ -419,13 +398,11 @@ def gateway_url(gateway: Service, timeout: float) -> str:
     """The URL the gateway prints once it listens."""
     waiting = Waiting("the gateway to listen", timeout)
     while True:
-        found = re.search(r"gateway listening on (http://\S+)",
-                          gateway.log.read_text(errors="replace"))
-        if found:
-            return found.group(1)
-        if gateway.proc.poll() is not None:
-            raise OSError(f"the gateway stopped (exit status {gateway.proc.returncode}); "
-                          f"see {gateway.log}")
+        url = gateway.url()
+        if url:
+            return url
+        if not gateway.running:
+            raise OSError(f"the gateway stopped; see {gateway.log}")
         waiting.tick()
         time.sleep(0.1)
 
@@ -512,24 +489,20 @@ def _run_on(args: argparse.Namespace, bootstrap: str) -> int:
         print(f"demo failed: {fault_text(exc) if isinstance(exc, KafkaError) else exc}",
               file=sys.stderr)
         return 1
-    common = ["--bootstrap", bootstrap, "--prefix", prefix]
     boards_port = free_port(args.metrics_port_base + BOARDS_PORT)
     replays_port = free_port(args.metrics_port_base + REPLAYS_PORT)
     replays_url = f"http://127.0.0.1:{replays_port}"
     extra = {"leaderboards": ["--http-port", str(boards_port)],
              "replays": ["--http-port", str(replays_port)],
-             # seats at people's tables are filled on request (the table's "fill with bots")
-             "bots": ["--no-fill-seats"],
              "gateway": ["--guest-login", "--port", str(args.gateway_port),
                          "--leaderboards-url", f"http://127.0.0.1:{boards_port}"]}
-    env = {"gateway": {"OKEY_GATEWAY_SECRET": secrets.token_hex(32)}}
-    waits = {"OKEY_KAFKA_WAIT_S": f"{args.wait:g}"}
     # each service's consumer group named after the demo's topics, as the CLI expects
-    services = [Service(name, [*common, "--group", f"{prefix}-{name}",
-                               "--metrics-port", str(args.metrics_port_base + i),
-                               *extra.get(name, [])],
-                        LOGS, args.metrics_port_base + i, waits | env.get(name, {}))
-                for i, name in enumerate(SERVICES)]
+    stack = Stack(bootstrap, prefix, LOGS, env={"OKEY_KAFKA_WAIT_S": f"{args.wait:g}"},
+                  new_session=True)
+    stack.start_playing(SERVICES, extra, {name: args.metrics_port_base + i
+                                          for i, name in enumerate(SERVICES)},
+                        env={"gateway": {"OKEY_GATEWAY_SECRET": secrets.token_hex(32)}})
+    services = list(stack.services.values())
     console = Console()
     exit_status = 0
     try:
@@ -553,8 +526,7 @@ def _run_on(args: argparse.Namespace, bootstrap: str) -> int:
         print(f"demo failed: {exc}; see .cache/demo/*.log", file=sys.stderr)
         exit_status = 1
     finally:
-        for service in services:
-            service.stop()
+        stack.stop(20)
     return exit_status
 
 

@@ -29,6 +29,7 @@ from aiokafka.errors import KafkaError
 
 from services.common.kafka import fault_text
 from tests.kafka import support
+from tests.kafka.stack import Stack, running
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -116,3 +117,11 @@ async def make_topic(kafka_admin: AIOKafkaAdminClient) -> AsyncIterator[MakeTopi
             await kafka_admin.delete_topics(created, timeout_ms=15000)
         except Exception as exc:  # best effort: a leftover topic harms no other test
             print(f"could not delete test topics {created}: {exc!r}")
+
+
+@pytest.fixture
+async def guest_stack(kafka_bootstrap: str) -> AsyncIterator[Stack]:
+    """The stack a person plays through (tests/kafka/stack.py), with guest logins and the
+    leaderboards the lobby reads, for one test."""
+    async with running(kafka_bootstrap, "--guest-login", leaderboards=True) as stack:
+        yield stack

@@ -18,11 +18,8 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
-import os
 import re
-import signal
 import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -37,6 +34,7 @@ from hypothesis import strategies as st
 
 from okey101.app import topics
 from okey101.table import messages as E
+from services.common import stack
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES: dict[str, Any] = json.loads((ROOT / "proto" / "examples.json").read_text())
@@ -297,30 +295,25 @@ READY = {"processor": "partition_rebuilt", "views": "views_ready", "timers": "ti
 FAILED = ("task_failed", "service_failed", "Traceback")
 
 
-class HostileStack:
-    """Every consumer of ours as a subprocess, as production runs them."""
+class HostileStack(stack.Stack):
+    """Every consumer of ours as a subprocess, as production runs them (started as the demo
+    starts them: `services.common.stack`)."""
 
     def __init__(self, bootstrap: str, prefix: str | None = None) -> None:
-        self.bootstrap = bootstrap
-        self.prefix = prefix or f"hx{uuid.uuid4().hex[:8]}"
-        self.logs = ROOT / ".cache" / "test-logs"
-        self.logs.mkdir(parents=True, exist_ok=True)
-        self.procs: dict[str, subprocess.Popen[bytes]] = {}
+        chosen = prefix or f"hx{uuid.uuid4().hex[:8]}"
+        super().__init__(bootstrap, chosen, ROOT / ".cache" / "test-logs",
+                         log_stem=f"{chosen}-", log_level="info",
+                         env={"OKEY_GATEWAY_SECRET": SECRET, "KAFKA_BOOTSTRAP": bootstrap})
+
+    @property
+    def procs(self) -> dict[str, subprocess.Popen[bytes]]:
+        return {name: s.proc for name, s in self.services.items() if s.proc is not None}
 
     def log(self, name: str) -> str:
-        path = self.logs / f"{self.prefix}-{name}.log"
-        return path.read_text(errors="replace") if path.exists() else ""
+        return self.services[name].text() if name in self.services else ""
 
     def start(self) -> None:
-        env = dict(os.environ, OKEY_LOG_LEVEL="info", PYTHONUNBUFFERED="1",
-                   OKEY_GATEWAY_SECRET=SECRET, KAFKA_BOOTSTRAP=self.bootstrap)
-        for name, args in SERVICES.items():
-            with open(self.logs / f"{self.prefix}-{name}.log", "ab") as out:
-                self.procs[name] = subprocess.Popen(
-                    [sys.executable, "-m", f"services.{name}", "--prefix", self.prefix,
-                     "--group", f"{self.prefix}-{name}", "--metrics-port", "0", *args],
-                    cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-                    stdin=subprocess.DEVNULL)
+        self.start_playing(list(SERVICES), SERVICES, dict.fromkeys(SERVICES, 0))
 
     async def ready(self, timeout: float = 180) -> None:
         deadline = time.monotonic() + timeout
@@ -346,12 +339,3 @@ class HostileStack:
                 out[name] = "\n".join(lines[:5])
         return out
 
-    def stop(self) -> None:
-        for proc in self.procs.values():
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGTERM)
-        for proc in self.procs.values():
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()

@@ -1,84 +1,64 @@
-"""The services a person plays through, as subprocesses: processor, views, timers, bots,
-gateway."""
+"""The services a person plays through (processor, views, timers, bots, gateway), as the
+demo and the benchmarks start them (`services.common.stack`), on a fresh topic prefix,
+logging to .cache/test-logs/."""
 
 from __future__ import annotations
 
-import asyncio
-import os
-import re
-import signal
-import subprocess
-import sys
-import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
+from services.common import stack
 from services.common.ports import free_port
 from tests.kafka.support import fresh_tag
 
 ROOT = Path(__file__).resolve().parents[2]
+LOGS = ROOT / ".cache" / "test-logs"
 SECRET = "test-secret-" + "0123456789abcdef" * 2
-URL = re.compile(r"gateway listening on (http://\S+)")
 
 
-class Stack:
+class Stack(stack.Stack):
     def __init__(self, bootstrap: str, gateway_args: tuple[str, ...] = (),
                  processor_args: tuple[str, ...] = ()) -> None:
-        self.bootstrap = bootstrap
-        self.prefix = f"gw{fresh_tag()}"
-        self.logs = ROOT / ".cache" / "test-logs"
-        self.logs.mkdir(parents=True, exist_ok=True)
-        self.procs: dict[str, subprocess.Popen[bytes]] = {}
+        prefix = f"gw{fresh_tag()}"
+        super().__init__(bootstrap, prefix, LOGS, log_stem=f"{prefix}-", log_level="info",
+                         env={"OKEY_GATEWAY_SECRET": SECRET, "KAFKA_BOOTSTRAP": bootstrap})
         self.gateway_args = gateway_args
         self.processor_args = processor_args
         self.url = ""
         self.leaderboards_port = 0
 
-    def _start(self, name: str, *args: str) -> None:
-        env = dict(os.environ, OKEY_LOG_LEVEL="info", PYTHONUNBUFFERED="1",
-                   OKEY_GATEWAY_SECRET=SECRET, KAFKA_BOOTSTRAP=self.bootstrap)
-        log = self.logs / f"{self.prefix}-{name}.log"
-        with open(log, "ab") as out:
-            self.procs[name] = subprocess.Popen(
-                [sys.executable, "-m", f"services.{name}", "--prefix", self.prefix,
-                 "--group", f"{self.prefix}-{name}", "--metrics-port", "0", *args],
-                cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-
     def log(self, name: str) -> str:
-        path = self.logs / f"{self.prefix}-{name}.log"
-        return path.read_text(errors="replace") if path.exists() else ""
+        return self.services[name].text() if name in self.services else ""
 
     async def start(self, bots: bool = True, timers: bool = True,
                     leaderboards: bool = False) -> str:
         gateway_args = self.gateway_args
         if leaderboards:  # the boards' HTTP API, read by the gateway's /api/me/standing
             self.leaderboards_port = free_port()
-            self._start("leaderboards", "--http-port", str(self.leaderboards_port))
+            self.launch("leaderboards", "--http-port", str(self.leaderboards_port), port=0)
             gateway_args += ("--leaderboards-url",
                              f"http://127.0.0.1:{self.leaderboards_port}")
-        self._start("processor", *self.processor_args)
-        self._start("views")
-        if timers:
-            self._start("timers")
-        if bots:
-            self._start("bots", "--no-fill-seats")
-        self._start("gateway", "--port", "0", *gateway_args)
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            found = URL.search(self.log("gateway"))
-            if found:
-                self.url = found.group(1)
-                return self.url
-            if self.procs["gateway"].poll() is not None:
-                break
-            await asyncio.sleep(0.1)
-        raise AssertionError(f"the gateway did not start:\n{self.log('gateway')[-3000:]}")
+        names = [n for n in stack.PLAYING
+                 if (bots or n != "bots") and (timers or n != "timers")]
+        self.start_playing(names, {"processor": self.processor_args,
+                                   "gateway": ("--port", "0", *gateway_args)},
+                           ports=dict.fromkeys(names, 0))
+        try:
+            self.url = await self.services["gateway"].listening(120)
+        except (OSError, TimeoutError) as exc:
+            raise AssertionError(f"the gateway did not start:\n{self.log('gateway')[-3000:]}"
+                                 ) from exc
+        return self.url
 
-    def stop(self) -> None:
-        for proc in self.procs.values():
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGTERM)
-        for proc in self.procs.values():
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+
+@asynccontextmanager
+async def running(bootstrap: str, *gateway_args: str, leaderboards: bool = False
+                  ) -> AsyncIterator[Stack]:
+    """The whole stack for one test, stopped after it."""
+    started = Stack(bootstrap, gateway_args)
+    try:
+        await started.start(leaderboards=leaderboards)
+        yield started
+    finally:
+        started.stop()

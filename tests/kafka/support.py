@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
-import subprocess
-import sys
 import time
 import uuid
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +19,10 @@ from okey101.table import messages as E
 from okey101.table.decide import decide
 from okey101.table.evolve import NEW_TABLE, evolve
 from okey101.table.state import TableState
+from services.common.stack import Service
 
 ROOT = Path(__file__).resolve().parents[2]
+LOGS = ROOT / ".cache" / "test-logs"
 
 # The random tags this session's topic names carry (`fresh_tag`): every topic whose name
 # holds one is deleted when the session ends (conftest.py), so that the tests leave the
@@ -117,74 +116,54 @@ def scenario_commands(doc: dict, table_id: str) -> tuple[list[E.Command], TableS
     return commands, state
 
 
-class ProcessorProcess:
-    """`python -m services.processor` in a subprocess, as production runs it."""
+class ProcessorProcess(Service):
+    """`python -m services.processor` in a subprocess, as production runs it (started as
+    the demo and the benchmarks start it: `services.common.stack`), logging to
+    .cache/test-logs/; `env`: more environment (e.g. OKEY_KAFKA_USERNAME)."""
+
+    SERVICE = "processor"
 
     def __init__(self, bootstrap: str, prefix: str, group: str, name: str = "p",
                  env: Mapping[str, str] | None = None) -> None:
-        self.env = dict(env or {})  # more environment (e.g. OKEY_KAFKA_USERNAME)
-        self.args = [sys.executable, "-m", "services.processor", "--bootstrap", bootstrap,
-                     "--prefix", prefix, "--group", group, "--metrics-port", "0",
-                     "--allow-stacked-deals", "--instance-id", name]
-        self.name = name
-        self.proc: subprocess.Popen[bytes] | None = None
-        self.log = ROOT / ".cache" / "test-logs" / f"{prefix}-{name}.log"
-        self.log.parent.mkdir(parents=True, exist_ok=True)
+        super().__init__(self.SERVICE, bootstrap, prefix, *self.arguments(name),
+                         log=LOGS / f"{prefix}-{name}.log", group=group, port=0, env=env,
+                         log_level="info", name=name)
 
-    def start(self) -> None:
-        env = dict(os.environ, OKEY_LOG_LEVEL="info", PYTHONUNBUFFERED="1", **self.env)
-        with open(self.log, "ab") as out:
-            self.proc = subprocess.Popen(self.args, cwd=ROOT, env=env, stdout=out,
-                                         stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-
-    def kill(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGKILL)
-            self.proc.wait(10)
-
-    def terminate(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.kill()
-
-    async def wait_for(self, marker: str, times: int = 1, timeout: float = 60) -> None:
-        """Until the log holds `marker` at least `times` times."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            text = self.log.read_text(errors="replace") if self.log.exists() else ""
-            if text.count(marker) >= times:
-                return
-            await asyncio.sleep(0.05)
-        raise AssertionError(f"{self.name}: no {marker!r} x{times} in {timeout}s\n{self.tail()}")
-
-    def tail(self, lines: int = 30) -> str:
-        text = self.log.read_text(errors="replace") if self.log.exists() else ""
-        return "\n".join(text.splitlines()[-lines:])
+    def arguments(self, name: str) -> list[str]:
+        return ["--allow-stacked-deals", "--instance-id", name]
 
 
 class BotsProcess(ProcessorProcess):
-    """`python -m services.bots` in a subprocess (the processor's harness, other args); it
-    fills no empty seat (the tests seat their bots)."""
+    """`python -m services.bots` in a subprocess; it fills no empty seat (the tests seat
+    their bots)."""
 
-    def __init__(self, bootstrap: str, prefix: str, group: str, name: str = "bots",
-                 env: Mapping[str, str] | None = None) -> None:
-        super().__init__(bootstrap, prefix, group, name, env)
-        self.args = [sys.executable, "-m", "services.bots", "--bootstrap", bootstrap,
-                     "--prefix", prefix, "--group", group, "--metrics-port", "0", "--no-fill-seats"]
+    SERVICE = "bots"
+
+    def arguments(self, name: str) -> list[str]:
+        return ["--no-fill-seats"]
 
 
 class ViewsProcess(ProcessorProcess):
-    """`python -m services.views` in a subprocess (the processor's harness, other args)."""
+    """`python -m services.views` in a subprocess."""
 
-    def __init__(self, bootstrap: str, prefix: str, group: str, name: str = "views",
-                 env: Mapping[str, str] | None = None) -> None:
-        super().__init__(bootstrap, prefix, group, name, env)
-        self.args = [sys.executable, "-m", "services.views", "--bootstrap", bootstrap,
-                     "--prefix", prefix, "--group", group, "--metrics-port", "0",
-                     "--instance-id", name]
+    SERVICE = "views"
+
+    def arguments(self, name: str) -> list[str]:
+        return ["--instance-id", name]
+
+
+@asynccontextmanager
+async def started(*services: Service) -> AsyncIterator[tuple[Service, ...]]:
+    """The services started in order, and stopped (SIGTERM, each waited for) after."""
+    try:
+        for service in services:
+            service.start()
+        yield services
+    finally:
+        for service in services:
+            service.signal_stop()
+        for service in services:
+            service.stop()
 
 
 async def publish(bootstrap: str, prefix: str, commands: list[E.Command],

@@ -16,7 +16,14 @@ from okey101.app import topics
 from okey101.table import messages as E
 from okey101.table.evolve import NEW_TABLE
 from services.common.kafka import provision
-from tests.kafka.support import BotsProcess, ProcessorProcess, ViewsProcess, apply, publish
+from tests.kafka.support import (
+    BotsProcess,
+    ProcessorProcess,
+    ViewsProcess,
+    apply,
+    publish,
+    started,
+)
 from tests.kafka.test_timers import played, read_log
 
 HOUSES: dict[str, tuple[str, dict[str, Any]]] = {
@@ -62,10 +69,7 @@ async def test_level4_bots_play_whole_matches_in_every_house_through_the_bots_se
     proc = ProcessorProcess(kafka_bootstrap, prefix, f"proc-{tag}")
     bots = BotsProcess(kafka_bootstrap, prefix, f"bots-{tag}")
     views = ViewsProcess(kafka_bootstrap, prefix, f"views-{tag}")  # the bots' views
-    proc.start()
-    views.start()
-    bots.start()
-    try:
+    async with started(proc, views, bots):
         await publish(kafka_bootstrap, prefix, commands)
         deadline = time.monotonic() + 600
         pending = set(tables)
@@ -75,10 +79,6 @@ async def test_level4_bots_play_whole_matches_in_every_house_through_the_bots_se
                     pending.discard(table)
             await asyncio.sleep(1)
         assert not pending, f"unfinished: {sorted(pending)}\n{bots.tail()}\n{proc.tail()}"
-    finally:
-        bots.terminate()
-        views.terminate()
-        proc.terminate()
     outcomes = [E.outcome_decoder.decode(v)
                 for _, v in await read_log(kafka_bootstrap, topics.OUTCOMES.name(prefix))]
     refused = [o for o in outcomes if not o.accepted]

@@ -17,7 +17,6 @@ import os
 import re
 import shutil
 import statistics
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -66,18 +65,8 @@ NO_REASON = """() => [...document.querySelectorAll('button:disabled')]
   .map((el) => el.id || el.textContent)"""
 
 
-@pytest.fixture
-async def stack(kafka_bootstrap: str) -> AsyncIterator[Stack]:
-    running = Stack(kafka_bootstrap, ("--guest-login",))
-    try:
-        await running.start(leaderboards=True)
-        yield running
-    finally:
-        running.stop()
-
-
 async def test_a_person_on_a_phone_and_one_on_a_desktop_each_play_a_whole_match_against_bots(
-        stack: Stack) -> None:
+        guest_stack: Stack) -> None:
     playwright = pytest.importorskip("playwright.async_api")
     if not Path(CHROMIUM).exists():
         pytest.fail(f"no Chromium at {CHROMIUM}: `make system-deps` installs it")
@@ -92,8 +81,8 @@ async def test_a_person_on_a_phone_and_one_on_a_desktop_each_play_a_whole_match_
         browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
         try:
             played = await asyncio.gather(
-                _person(browser, Axe(), stack.url, "phone", "Ayşe", shots),
-                _person(browser, Axe(), stack.url, "desktop", "Gökhan", shots))
+                _person(browser, Axe(), guest_stack.url, "phone", "Ayşe", shots),
+                _person(browser, Axe(), guest_stack.url, "desktop", "Gökhan", shots))
         finally:
             await browser.close()
     latencies = sorted(x for p in played for x in p["latencies"])
@@ -104,7 +93,8 @@ async def test_a_person_on_a_phone_and_one_on_a_desktop_each_play_a_whole_match_
     (ARTIFACTS / "latency.json").write_text(json.dumps(figures, indent=1) + "\n")
     print(f"\nclick to view: {figures}")
     outcomes = [E.outcome_decoder.decode(v) for v in
-                await read_all(stack.bootstrap, topics.OUTCOMES.name(stack.prefix), timeout=20)]
+                await read_all(guest_stack.bootstrap, topics.OUTCOMES.name(guest_stack.prefix),
+                               timeout=20)]
     for p in played:
         mine = [o for o in outcomes if o.command_id.startswith(f"{p['player']}/")]
         assert len(mine) >= 4 + p["moves"]  # create, sit, three bots, start, then the moves

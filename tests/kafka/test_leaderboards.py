@@ -5,10 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import signal
-import subprocess
-import sys
 import time
 import urllib.request
 from typing import Any
@@ -21,43 +17,25 @@ from services.cli.standings import fold_events
 from services.common.kafka import provision
 from services.common.ports import free_port
 from services.leaderboards.reading import read_records
-from tests.kafka.support import ROOT, fresh_tag
+from tests.kafka.support import ProcessorProcess, fresh_tag
 from tools.standings_feed import interleave, population, publish
 
 
-class LeaderboardsProcess:
-    """`python -m services.leaderboards` in a subprocess, as production runs it."""
+class LeaderboardsProcess(ProcessorProcess):
+    """`python -m services.leaderboards` in a subprocess, as production runs it (the
+    shared starter), its HTTP reads on a free port."""
+
+    SERVICE = "leaderboards"
 
     def __init__(self, bootstrap: str, prefix: str, name: str) -> None:
-        self.port = free_port()
-        self.args = [sys.executable, "-m", "services.leaderboards", "--bootstrap", bootstrap,
-                     "--prefix", prefix, "--group", f"{prefix}-{name}", "--metrics-port", "0",
-                     "--http-port", str(self.port)]
-        self.log = ROOT / ".cache" / "test-logs" / f"{prefix}-{name}.log"
-        self.log.parent.mkdir(parents=True, exist_ok=True)
-        self.proc: subprocess.Popen[bytes] | None = None
+        self.port_http = free_port()
+        super().__init__(bootstrap, prefix, f"{prefix}-{name}", name)
 
-    def start(self) -> None:
-        env = dict(os.environ, OKEY_LOG_LEVEL="info", PYTHONUNBUFFERED="1")
-        with open(self.log, "ab") as out:
-            self.proc = subprocess.Popen(self.args, cwd=ROOT, env=env, stdout=out,
-                                         stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-
-    def kill(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGKILL)
-            self.proc.wait(10)
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(20)
-            except subprocess.TimeoutExpired:
-                self.kill()
+    def arguments(self, name: str) -> list[str]:
+        return ["--http-port", str(self.port_http)]
 
     def get(self, path: str) -> Any:
-        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{path}", timeout=5) as r:
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port_http}{path}", timeout=5) as r:
             return json.loads(r.read())
 
     async def until(self, matches: int, timeout: float = 120) -> dict[str, Any]:

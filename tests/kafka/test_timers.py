@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import sys
 import time
 from collections.abc import Callable
 
@@ -26,13 +25,15 @@ TURN_SECONDS = 5  # north-sultan's least (turn_seconds_range 5-600)
 
 
 class TimersProcess(ProcessorProcess):
-    """`python -m services.timers` in a subprocess (the processor's harness, other args)."""
+    """`python -m services.timers` in a subprocess (the shared starter, other args)."""
+
+    SERVICE = "timers"
 
     def __init__(self, bootstrap: str, prefix: str, group: str, name: str = "timers") -> None:
         super().__init__(bootstrap, prefix, group, name)
-        self.args = [sys.executable, "-m", "services.timers", "--bootstrap", bootstrap,
-                     "--prefix", prefix, "--group", group, "--metrics-port", "0",
-                     "--tick-ms", "50", "--instance-id", name]
+
+    def arguments(self, name: str) -> list[str]:
+        return ["--tick-ms", "50", "--instance-id", name]
 
     def issued(self) -> list[dict[str, object]]:
         """The timeout_issued log lines, every incarnation."""

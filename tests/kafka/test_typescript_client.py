@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -36,20 +35,10 @@ def built() -> Path:
     return CLIENT / "dist" / "play-hand.js"
 
 
-@pytest.fixture
-async def stack(kafka_bootstrap: str) -> AsyncIterator[Stack]:
-    running = Stack(kafka_bootstrap, ("--guest-login",))
-    try:
-        await running.start()
-        yield running
-    finally:
-        running.stop()
-
-
 async def test_the_typescript_client_plays_a_whole_hand_through_the_gateway(
-        built: Path, stack: Stack) -> None:
+        built: Path, guest_stack: Stack) -> None:
     assert NODE is not None
-    done = subprocess.run([NODE, "--experimental-websocket", str(built), stack.url,
+    done = subprocess.run([NODE, "--experimental-websocket", str(built), guest_stack.url,
                            "north-sultan"], capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     lines = done.stdout.splitlines()

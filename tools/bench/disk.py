@@ -22,7 +22,6 @@ import asyncio
 import json
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -37,9 +36,10 @@ from services.common.kafka import (
     provision,
     read_partitions,
 )
+from services.common.stack import Stack
 from services.demo.__main__ import house_options, setup_commands
 from tools.bench import scratch
-from tools.bench.kafka import Processor, interleave, record, run_load
+from tools.bench.kafka import interleave, record, run_load
 
 ROOT = Path(__file__).resolve().parents[2]
 LIBS = Path(os.environ.get("KAFKA_CACHE_DIR", ROOT / ".cache" / "kafka")) / "libs"
@@ -116,23 +116,18 @@ async def main_async(args: argparse.Namespace) -> None:
           f"and {args.bot_tables} of bots, north-sultan, {args.hands} hands a match; topics "
           f"{prefix}.*, {topics.PARTITIONS} partitions, compression {args.compression}",
           flush=True)
-    processor = Processor(bootstrap, prefix)
-    views = Processor(bootstrap, prefix, "views")
-    bots = subprocess.Popen(
-        [sys.executable, "-m", "services.bots", "--bootstrap", bootstrap, "--prefix", prefix,
-         "--group", f"{prefix}-bots", "--metrics-port", "0", "--no-fill-seats"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # what a person plays through but the clock and the gateway (the commands are
+    # produced straight to the commands topic), as the demo starts it
+    stack = Stack(bootstrap, prefix, ROOT / ".cache", log_stem="bench-disk-")
     try:
-        views.start()
-        processor.start()
+        stack.start_playing(("views", "processor", "bots"),
+                            {"processor": ["--allow-stacked-deals"]})
+        await stack.ready(timeout=180)
         await run_load(bootstrap, prefix, bot_setup, None)
         await run_load(bootstrap, prefix, people, args.rate)
         await until_quiet(bootstrap, prefix, bot_tables, args.timeout)
     finally:
-        bots.terminate()
-        bots.wait(30)
-        processor.stop()
-        views.stop()
+        stack.stop()
     await report(bootstrap, prefix)
 
 

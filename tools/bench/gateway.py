@@ -1,4 +1,5 @@
-"""Benchmark: the gateway with the processor on the local broker.
+"""Benchmark: the gateway with the stack a person plays through (processor, views, timers,
+bots: `services.common.stack`, as the demo starts it) on the local broker.
 
 1. Command to own updated view: `--players` simulated players (four to a table) hold
    WebSockets; whenever a player's view says it is to act it waits `--think` seconds, then
@@ -18,10 +19,8 @@ import argparse
 import asyncio
 import json
 import os
-import re
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -31,6 +30,7 @@ import msgspec
 
 from okey101.app.gateway import identity
 from services.common.kafka import bootstrap_servers, provision
+from services.common.stack import PLAYING, Stack
 from tools.bench import scratch
 from tools.bench.stats import percentile
 
@@ -73,50 +73,22 @@ class _Frame(msgspec.Struct):
 decode = msgspec.json.Decoder(_Frame).decode
 
 
-class Services:
-    def __init__(self, bootstrap: str, prefix: str) -> None:
-        self.bootstrap, self.prefix = bootstrap, prefix
-        self.procs: list[subprocess.Popen[bytes]] = []
-        self.gateway: subprocess.Popen[bytes] | None = None
-        self.log = ROOT / ".cache" / f"bench-gateway-{prefix}.log"
-        self.log.parent.mkdir(parents=True, exist_ok=True)
+class Services(Stack):
+    """The stack a person plays through (`services.common.stack.PLAYING`: processor, views,
+    timers, bots, gateway), as the demo starts it, on the bench's topics."""
 
-    def _run(self, name: str, *args: str) -> subprocess.Popen[bytes]:
-        env = dict(os.environ, OKEY_LOG_LEVEL="warning", OKEY_GATEWAY_SECRET=SECRET,
-                   PYTHONUNBUFFERED="1")
-        out = (self.log if name == "gateway" else self.log.with_suffix(f".{name}.log"))
-        proc = subprocess.Popen([sys.executable, "-m", f"services.{name}", "--bootstrap",
-                                 self.bootstrap, "--prefix", self.prefix, "--metrics-port", "0",
-                                 *args], cwd=ROOT, env=env, stdout=out.open("ab"),
-                                stderr=subprocess.STDOUT)
-        self.procs.append(proc)
-        return proc
+    def __init__(self, bootstrap: str, prefix: str) -> None:
+        super().__init__(bootstrap, prefix, ROOT / ".cache", log_stem=f"bench-gateway-{prefix}-",
+                         env={"OKEY_GATEWAY_SECRET": SECRET})
 
     async def start(self) -> str:
         await provision(self.bootstrap, self.prefix)
-        self._run("processor", "--group", f"{self.prefix}-processor")
-        self.gateway = self._run("gateway", "--port", "0", *FLAGS)
-        for _ in range(600):
-            found = re.search(r"gateway listening on (http://\S+)", self.log.read_text())
-            if found:
-                return found.group(1)
-            await asyncio.sleep(0.1)
-        raise RuntimeError(f"the gateway did not start: {self.log}")
+        self.start_playing(args={"gateway": ["--port", "0", *FLAGS]})
+        await self.ready([n for n in PLAYING if n != "gateway"], timeout=180)
+        return await self["gateway"].listening(120)
 
     def rss_kib(self) -> int:
-        assert self.gateway is not None
-        status = Path(f"/proc/{self.gateway.pid}/status").read_text()
-        found = re.search(r"VmRSS:\s+(\d+) kB", status)
-        return int(found.group(1)) if found else 0
-
-    def stop(self) -> None:
-        for proc in self.procs:
-            proc.terminate()
-        for proc in self.procs:
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        return self["gateway"].rss_kib()
 
 
 class Player:

@@ -8,25 +8,30 @@ produce to the consumption of its outcome, which the processor commits in the sa
 transaction as the command's events (read_committed), and, with the views service, to the
 first spectators' player view that shows its last event (what a person at the table
 waits for). Saturation: a backlog is produced
-first, then the processor is started and the drain rate measured. The views service runs
-beside it (it builds the player views from the events, on the same two cores), unless
-`--no-views`.
+first, then the processor is started and the drain rate measured.
+
+At each rate three loops are measured in turn, each on topics of its own, in the same run
+on the same broker: the bare loop (`tools/bench/bareloop.py`: a transactional copy of each
+command with no game logic, one producer pair per partition as the processor has; leave
+it out with `--no-bare`), the processor alone, and the processor with the views service
+beside it (it builds the player views from the events, on the same two cores; leave it
+out with `--no-views`); the processor's latencies are printed as ratios to the bare
+loop's, so that a noisy machine moves both. The loops not measured idle meanwhile. The
+saturation run is the last loop's. `--smoke`: a tiny run (`make test`).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import gc
 import os
 import subprocess
-import sys
 import time
 import uuid
+from dataclasses import dataclass, field
 from pathlib import Path
 
-import aiohttp
 import msgspec
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
@@ -34,7 +39,7 @@ from okey101.app import topics
 from okey101.simulate import match_seeds, play_match
 from okey101.table import messages as E
 from services.common.kafka import bootstrap_servers, provision
-from services.common.ports import free_port
+from services.common.stack import Service
 from tools.bench import scratch
 from tools.bench.stats import percentile
 
@@ -59,52 +64,19 @@ def interleave(per_table: list[list[E.Command]]) -> list[E.Command]:
     return out
 
 
-class Processor:
-    def __init__(self, bootstrap: str, prefix: str, service: str = "processor") -> None:
-        self.service = service
-        self.port = int(os.environ.get(f"BENCH_{service.upper()}_METRICS_PORT", "0")) \
-            or free_port()
-        self.args = [sys.executable, "-m", f"services.{service}", "--bootstrap", bootstrap,
-                     "--prefix", prefix, "--group", f"{prefix}-{service}", "--metrics-port",
-                     str(self.port), "--instance-id", "bench"]
-        if service == "processor":
-            self.args.append("--allow-stacked-deals")
-        self.proc: subprocess.Popen[bytes] | None = None
+class Processor(Service):
+    """A service of the bench (the processor, the views service; `module`: the bare loop)
+    started as the demo starts it (`services.common.stack`), logging to
+    .cache/bench-<service>.log; its metrics port BENCH_<SERVICE>_METRICS_PORT, else a
+    free one."""
 
-    def start(self) -> None:
-        log = ROOT / ".cache" / f"bench-{self.service}.log"
-        log.parent.mkdir(parents=True, exist_ok=True)
-        self.proc = subprocess.Popen(self.args, cwd=ROOT, stdout=log.open("ab"),
-                                     stderr=subprocess.STDOUT,
-                                     env=dict(os.environ, OKEY_LOG_LEVEL="warning"))
-
-    async def ready(self, timeout: float = 120.0) -> float:
-        """When the service first answers /readyz with 200 (its partitions rebuilt), as
-        `time.perf_counter()`."""
-        deadline = time.perf_counter() + timeout
-        async with aiohttp.ClientSession() as session:
-            while time.perf_counter() < deadline:
-                with contextlib.suppress(aiohttp.ClientError, OSError):
-                    async with session.get(f"http://127.0.0.1:{self.port}/readyz") as answer:
-                        if answer.status == 200:
-                            return time.perf_counter()
-                await asyncio.sleep(0.01)
-        raise TimeoutError(f"{self.service} not ready after {timeout:.0f} s")
-
-    def cpu_seconds(self) -> float | None:
-        """The CPU time the running process has used (Linux `/proc`), else None."""
-        if self.proc is None:
-            return None
-        try:
-            fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            return None
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-    def stop(self) -> None:
-        if self.proc is not None:
-            self.proc.terminate()
-            self.proc.wait(30)
+    def __init__(self, bootstrap: str, prefix: str, service: str = "processor",
+                 module: str | None = None) -> None:
+        port = int(os.environ.get(f"BENCH_{service.upper()}_METRICS_PORT", "0")) or None
+        extra = ["--allow-stacked-deals"] if service == "processor" else []
+        super().__init__(service, bootstrap, prefix, "--instance-id", "bench", *extra,
+                         log=ROOT / ".cache" / f"bench-{service}.log", port=port,
+                         module=module)
 
 
 class _Seen(msgspec.Struct):
@@ -174,12 +146,20 @@ class ViewWatch:
                                                        if w[0] > seen.version]
 
 
+class _Copied(msgspec.Struct):
+    command_id: str
+
+
+_copied = msgspec.json.Decoder(_Copied).decode
+
+
 async def run_load(bootstrap: str, prefix: str, commands: list[E.Command], rate: float | None,
-                   watch: ViewWatch | None = None, ready: asyncio.Future[float] | None = None
-                   ) -> tuple[float, list[float], int]:
+                   watch: ViewWatch | None = None, ready: asyncio.Future[float] | None = None,
+                   bare: bool = False) -> tuple[float, list[float], int]:
     """(throughput, latencies in ms, outcomes) for `commands` produced at `rate`/s; with
     `watch`, each accepted command's view latency is recorded there too. A drain (no
-    `rate`) is timed from `ready` (when the processor is ready) to the last outcome."""
+    `rate`) is timed from `ready` (when the processor is ready) to the last outcome.
+    `bare`: the outcomes topic holds the commands copied by the bare loop."""
     sent: dict[str, float] = {}
     latencies: list[float] = []
     refused: dict[str, int] = {}
@@ -202,6 +182,13 @@ async def run_load(bootstrap: str, prefix: str, commands: list[E.Command], rate:
             now = time.perf_counter()
             for records in batch.values():
                 for r in records:
+                    if bare:
+                        sent_at = sent.pop(_copied(r.value).command_id, None)
+                        if sent_at is not None:
+                            latencies.append((now - sent_at) * 1000)
+                            arrivals.append(now)
+                            last = now
+                        continue
                     outcome = E.outcome_decoder.decode(r.value)
                     at = sent.pop(outcome.command_id, None)
                     if at is not None and not outcome.accepted:
@@ -244,15 +231,61 @@ async def run_load(bootstrap: str, prefix: str, commands: list[E.Command], rate:
     return len(arrivals) / max(arrivals[-1] - ready.result(), 1e-9), latencies, len(latencies)
 
 
-CPU_NAMES = ("processor", "views service", "this client")
+@dataclass
+class Phase:
+    """One of the loops measured at each rate, on topics of its own: the bare loop, the
+    processor alone, the processor with the views service beside it."""
+
+    name: str
+    prefix: str
+    services: list[Processor]
+    bare: bool = False
+    watch: ViewWatch | None = None
+    stream: list[E.Command] = field(default_factory=list)
+    # rate: (p50, p99) of produce -> outcome
+    figures: dict[float, tuple[float, float]] = field(default_factory=dict)
+    # rate: the loop's CPU a command (ms; the processor's or the bare loop's)
+    cpu_ms: dict[float, float] = field(default_factory=dict)
+
+    def cpu(self) -> list[float | None]:
+        return [s.cpu_seconds() for s in self.services]
 
 
-def _cpu(processor: Processor, views: Processor | None) -> tuple[float | None, ...]:
-    """CPU seconds used so far by the processor, the views service and this process (the
-    client producing and reading): per command, a cost the machine's load moves far less
-    than the latencies."""
-    return (processor.cpu_seconds(), views.cpu_seconds() if views is not None else None,
-            time.process_time())
+def _ratio(value: float, reference: float) -> str:
+    return f"{value / reference:.2f}x" if reference > 0 else "-"
+
+
+async def measure(bootstrap: str, phase: Phase, rate: float, seconds: float,
+                  reference: Phase | None) -> None:
+    """`phase` at `rate` for `seconds`: its latencies (as ratios to `reference`'s at the
+    same rate, when there is one), the player views' and the CPU a command."""
+    n = min(len(phase.stream), int(rate * seconds))
+    batch, phase.stream = phase.stream[:n], phase.stream[n:]
+    before, client = phase.cpu(), time.process_time()
+    rps, lat, count = await run_load(bootstrap, phase.prefix, batch, rate, phase.watch,
+                                     bare=phase.bare)
+    p50, p99 = percentile(lat, 0.5), percentile(lat, 0.99)
+    phase.figures[rate] = (p50, p99)
+    ratio = ""
+    if reference is not None and rate in reference.figures:
+        r50, r99 = reference.figures[rate]
+        ratio = f"  = {_ratio(p50, r50)} / {_ratio(p99, r99)} the bare loop's"
+    print(f"  {phase.name:<18} sustained {rps:6.0f}/s  p50 {p50:6.1f} ms  p99 {p99:6.1f} ms"
+          f"  max {max(lat, default=0.0):7.1f} ms  ({count} commands){ratio}", flush=True)
+    shown = await phase.watch.take() if phase.watch is not None else []
+    if shown:
+        print(f"{'':>21}to the player view: p50 {percentile(shown, 0.5):6.1f} ms  "
+              f"p99 {percentile(shown, 0.99):6.1f} ms  max {max(shown):7.1f} ms  "
+              f"({len(shown)} commands)")
+    costs = [(s.name, start, after) for s, start, after in
+             zip(phase.services, before, phase.cpu(), strict=True)] + \
+        [("this client", client, time.process_time())]
+    _, start, after = costs[0]
+    if start is not None and after is not None:
+        phase.cpu_ms[rate] = 1000 * (after - start) / max(count, 1)
+    print(f"{'':>21}CPU a command: " + ", ".join(
+        f"{name} {1000 * (after - start) / max(count, 1):.3f} ms"
+        for name, start, after in costs if start is not None and after is not None))
 
 
 async def main_async(args: argparse.Namespace) -> None:
@@ -260,76 +293,96 @@ async def main_async(args: argparse.Namespace) -> None:
         subprocess.run(["bash", str(ROOT / "tools" / "kafka" / "broker.sh"), "start"],
                        check=True)
     bootstrap = bootstrap_servers()
-    prefix = scratch.prefix("bench", bootstrap)
-    await provision(bootstrap, prefix, args.partitions)
     per_table = record(args.tables, 25, args.hands, args.seed)
-    stream = interleave(per_table)
     # the recorded commands live to the end: out of reach of this process's own cyclic
     # collector, whose full collections would otherwise delay its reading of outcomes
     # and views (pauses of the measuring client, not of the service)
     gc.collect()
     gc.freeze()
-    print(f"kafka: {args.tables} tables, {len(stream)} recorded commands "
-          f"(north-sultan, {args.hands} hands a match), topics {prefix}.* with "
-          f"{args.partitions} partitions")
-    processor = Processor(bootstrap, prefix)
-    # the player views' service competes for the same cores, as in production
-    views = Processor(bootstrap, prefix, "views") if args.views else None
-    at = 0
+    phases: list[Phase] = []
+    if args.bare:
+        bare = scratch.prefix("benchbare", bootstrap)
+        phases.append(Phase("bare loop", bare, [Processor(bootstrap, bare, "bareloop",
+                                                          module="tools.bench.bareloop")],
+                            bare=True))
+    alone = scratch.prefix("bench", bootstrap)
+    phases.append(Phase("processor", alone, [Processor(bootstrap, alone)]))
+    if args.views:
+        prefix = scratch.prefix("benchviews", bootstrap)
+        # the player views' service competes for the same cores, as in production
+        phases.append(Phase("processor + views", prefix,
+                            [Processor(bootstrap, prefix), Processor(bootstrap, prefix, "views")],
+                            watch=ViewWatch(bootstrap, prefix)))
+    for phase in phases:
+        await provision(bootstrap, phase.prefix, args.partitions)
+    print(f"kafka: {args.tables} tables, {sum(len(c) for c in per_table)} recorded commands "
+          f"(north-sultan, {args.hands} hands a match), {args.partitions} partitions; on "
+          f"topics of their own: {', '.join(f'{p.name} ({p.prefix}.*)' for p in phases)}; "
+          "at each rate each in turn, the others idle beside it", flush=True)
+    reference = phases[0] if args.bare else None
+    last = phases[-1]
     try:
-        if views is not None:
-            views.start()
-        processor.start()
-        # warm up: create the tables and start their matches
+        for phase in phases:
+            for service in reversed(phase.services):  # the views service first
+                service.start()
+        await asyncio.gather(*(s.ready(180) for p in phases for s in p.services))
+        # warm up: create the tables and start their matches (the bare loop copies them)
         warm = [c for cmds in per_table for c in cmds[:6]]
-        await run_load(bootstrap, prefix, warm, None)
-        at = 6
-        stream = interleave([c[at:] for c in per_table])
-        watch = ViewWatch(bootstrap, prefix) if views is not None else None
-        if watch is not None:
-            await watch.start()
+        for phase in phases:
+            await run_load(bootstrap, phase.prefix, warm, None, bare=phase.bare)
+            phase.stream = interleave([c[6:] for c in per_table])
+            if phase.watch is not None:
+                await phase.watch.start()
         for rate in args.rates:
-            n = min(len(stream), int(rate * args.seconds))
-            batch, stream = stream[:n], stream[n:]
-            before = _cpu(processor, views)
-            rps, lat, count = await run_load(bootstrap, prefix, batch, rate, watch)
-            p50, p99 = percentile(lat, 0.5), percentile(lat, 0.99)
-            print(f"offered {rate:>5}/s for {args.seconds:.0f} s: sustained {rps:7.0f} commands/s"
-                  f"  latency p50 {p50:6.1f} ms  p99 {p99:6.1f} ms"
-                  f"  max {max(lat):7.1f} ms  ({count} commands)")
-            shown = await watch.take() if watch is not None else []
-            if shown:
-                print(f"{'':>28}to the player view: p50 {percentile(shown, 0.5):6.1f} ms  "
-                      f"p99 {percentile(shown, 0.99):6.1f} ms  max {max(shown):7.1f} ms  "
-                      f"({len(shown)} commands)")
-            print(f"{'':>28}CPU a command: " + ", ".join(
-                f"{name} {1000 * (after - start) / max(count, 1):.3f} ms"
-                for name, start, after in zip(CPU_NAMES, before, _cpu(processor, views),
-                                              strict=True)
-                if start is not None and after is not None))
-        if watch is not None:
-            await watch.stop()
-        processor.stop()
-        backlog = stream[: args.backlog]
-        ready: asyncio.Future[float] = asyncio.get_running_loop().create_future()
-        producer_side = asyncio.create_task(run_load(bootstrap, prefix, backlog, None,
-                                                     ready=ready))
-        await asyncio.sleep(max(2.0, len(backlog) / 20000))  # the backlog is in Kafka first
-        restarted = time.perf_counter()
-        processor.start()
-        ready.set_result(await processor.ready())
-        rps, lat, count = await producer_side
-        whole = count / (time.perf_counter() - restarted)
-        cpu = processor.cpu_seconds()
-        print(f"saturation: a backlog of {count} commands drained at {rps:7.0f} commands/s "
-              f"(from the processor's readiness to the last outcome; {whole:.0f}/s counting "
-              "its start and rebuild from the log)"
-              + (f"; the processor's CPU {1000 * cpu / max(count, 1):.3f} ms a command"
-                 if cpu is not None else ""))
+            print(f"offered {rate:g}/s for {args.seconds:g} s:", flush=True)
+            for phase in phases:
+                await measure(bootstrap, phase, rate, args.seconds,
+                              reference if phase is not reference else None)
+        if reference is not None:
+            print("produce -> outcome, as a ratio to the bare loop's in this run "
+                  "(p50 / p99; and the loop's CPU a command):")
+            for rate in args.rates:
+                r50, r99 = reference.figures[rate]
+                cpu = reference.cpu_ms.get(rate, 0.0)
+                print(f"  {rate:>6g}/s: bare loop p50 {r50:.1f} ms p99 {r99:.1f} ms, "
+                      f"CPU {cpu:.3f} ms; " +
+                      "; ".join(f"{p.name} {_ratio(p.figures[rate][0], r50)} / "
+                                f"{_ratio(p.figures[rate][1], r99)}, CPU "
+                                f"{_ratio(p.cpu_ms.get(rate, 0.0), cpu)}"
+                                for p in phases[1:]))
+        for phase in phases:
+            if phase.watch is not None:
+                await phase.watch.stop()
+        for phase in phases[:-1]:
+            for service in phase.services:
+                service.stop()
+        await saturation(bootstrap, last, args.backlog)
     finally:
-        processor.stop()
-        if views is not None:
-            views.stop()
+        for phase in phases:
+            for service in phase.services:
+                service.stop()
+
+
+async def saturation(bootstrap: str, phase: Phase, backlog_size: int) -> None:
+    """A backlog produced while the processor is down, then drained from its start."""
+    processor = phase.services[0]
+    processor.stop()
+    backlog = phase.stream[:backlog_size]
+    ready: asyncio.Future[float] = asyncio.get_running_loop().create_future()
+    producer_side = asyncio.create_task(run_load(bootstrap, phase.prefix, backlog, None,
+                                                 ready=ready))
+    await asyncio.sleep(max(2.0, len(backlog) / 20000))  # the backlog is in Kafka first
+    restarted = time.perf_counter()
+    processor.start()
+    ready.set_result(await processor.ready())
+    rps, _, count = await producer_side
+    whole = count / (time.perf_counter() - restarted)
+    cpu = processor.cpu_seconds()
+    print(f"saturation ({phase.name}): a backlog of {count} commands drained at {rps:7.0f} "
+          f"commands/s (from the processor's readiness to the last outcome; {whole:.0f}/s "
+          "counting its start and rebuild from the log)"
+          + (f"; the processor's CPU {1000 * cpu / max(count, 1):.3f} ms a command"
+             if cpu is not None else ""))
 
 
 def main() -> None:
@@ -341,9 +394,16 @@ def main() -> None:
     parser.add_argument("--backlog", type=int, default=60000)
     parser.add_argument("--seed", type=int, default=101)
     parser.add_argument("--no-views", dest="views", action="store_false",
-                        help="do not run the views service beside the processor")
+                        help="leave out the processor with the views service beside it")
+    parser.add_argument("--no-bare", dest="bare", action="store_false",
+                        help="leave out the bare loop (tools/bench/bareloop.py)")
+    parser.add_argument("--smoke", action="store_true",
+                        help="a tiny run that only shows the bench works (make test)")
     parser.add_argument("--partitions", type=int, default=topics.PARTITIONS)
-    scratch.run(main_async(parser.parse_args()))
+    args = parser.parse_args()
+    if args.smoke:
+        args.tables, args.seconds, args.rates, args.hands, args.backlog = 4, 1, [50], 1, 50
+    scratch.run(main_async(args))
 
 
 if __name__ == "__main__":

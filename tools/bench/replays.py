@@ -33,7 +33,6 @@ import random
 import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from collections import defaultdict, deque
@@ -53,6 +52,7 @@ from okey101.simulate import match_seeds, play_match
 from okey101.table import messages as E
 from services.common.kafka import bootstrap_servers, provision
 from services.common.ports import free_port
+from services.common.stack import PLAYING, Stack
 from services.replays.bulk import BulkReader
 from services.replays.exporting import export
 from services.replays.reading import (
@@ -68,26 +68,6 @@ from tools.bench.stats import percentile
 ROOT = Path(__file__).resolve().parents[2]
 HOUSES = ("north-sultan", "okeygg", "classic", "okey-oyna")
 T0 = 1_764_500_000_000
-
-
-class Service:
-    """A service in a subprocess, logging to .cache/bench-<name>.log."""
-
-    def __init__(self, name: str, args: list[str]) -> None:
-        log = ROOT / ".cache" / f"bench-{name}.log"
-        log.parent.mkdir(parents=True, exist_ok=True)
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", f"services.{name}", *args], cwd=ROOT,
-            stdout=log.open("ab"), stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            env=dict(os.environ, OKEY_LOG_LEVEL="warning"))
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
 
 
 # ---------------------------------------------------------------- 1. the topic
@@ -215,27 +195,30 @@ def read_only(bootstrap: str, topic: str, partitions: int) -> int:
 
 
 # ---------------------------------------------------------------- 5. lag under the demo
-async def lag_under_demo(bootstrap: str, hands: int) -> list[float]:
+async def lag_under_demo(bootstrap: str, hands: int, houses: list[str] | None = None
+                         ) -> list[float]:
     from rich.console import Console
 
     from services.demo.__main__ import play
 
     prefix = scratch.prefix("benchdemo", bootstrap)
     await provision(bootstrap, prefix)
-    common = ["--bootstrap", bootstrap, "--prefix", prefix, "--metrics-port", "0"]
     port = free_port()
-    services = [Service("processor", common), Service("timers", common),
-                Service("bots", common), Service("replays", [*common, "--http-port", str(port)])]
+    # the stack a person plays through, but the gateway (the demo's matches are produced
+    # straight to the commands topic), and the replays service
+    stack = Stack(bootstrap, prefix, ROOT / ".cache", log_stem="bench-demo-")
+    stack.start_playing([n for n in PLAYING if n != "gateway"],
+                        ports=dict.fromkeys(PLAYING, 0))
+    stack.launch("replays", "--http-port", str(port), port=0)
     try:
         await owning(f"http://127.0.0.1:{port}", topics.PARTITIONS)  # its start is no lag
         # no readiness wait on these services (their metrics ports are 0): the replays
         # service owns its partitions (above), the matches wait for the others' answers
-        await play(argparse.Namespace(hands=hands, timeout=1800, wait=60.0, house=None),
+        await play(argparse.Namespace(hands=hands, timeout=1800, wait=60.0, house=houses),
                    bootstrap, prefix, [], Console(force_terminal=False))
-        await wait_caught_up(bootstrap, prefix, "okey-replays", topics.PARTITIONS, 60)
+        await wait_caught_up(bootstrap, prefix, f"{prefix}-replays", topics.PARTITIONS, 60)
     finally:
-        for service in services:
-            service.stop()
+        stack.stop()
     events = await records_of(bootstrap, topics.EVENTS.name(prefix))
     written = await records_of(bootstrap, topics.DIRECTORY.name(prefix))
     # per table: (last_offset, record time) of each directory write, in write order
@@ -309,21 +292,22 @@ async def main_async(args: argparse.Namespace) -> None:
     del by_partition
     port = free_port()
     started = time.perf_counter()
-    service = Service("replays", ["--bootstrap", bootstrap, "--prefix", prefix,
-                                  "--metrics-port", "0", "--http-port", str(port)])
+    stack = Stack(bootstrap, prefix, ROOT / ".cache", log_stem="bench-")
+    stack.launch("replays", "--http-port", str(port), port=0)
     try:
-        await wait_caught_up(bootstrap, prefix, "okey-replays", partitions, 1800)
+        await wait_caught_up(bootstrap, prefix, f"{prefix}-replays", partitions, 1800)
         built = time.perf_counter() - started
         writes = [r.timestamp for _, r in await records_of(bootstrap,
                                                            topics.DIRECTORY.name(prefix))]
-        span = (max(writes) - min(writes)) / 1000
+        span = max((max(writes) - min(writes)) / 1000, 0.001)  # a tiny run: one instant
         print(f"directory: {len(tables)} tables indexed from {total} events: {span:.1f} s from "
               f"its first write to its last ({total / span:,.0f} events/s); {built:.1f} s with "
               "the service's start and group join", flush=True)
         directory = await load_directory(bootstrap, topics.DIRECTORY.name(prefix))
         spans = [e.last_offset - e.first_offset + 1 for e in directory.values()]
         drawn = random.Random(args.seed).sample(tables, min(args.samples + 5, len(tables)))
-        warm, sample = drawn[:5], drawn[5:]  # the service keeps finished tables read: others
+        # the service keeps finished tables read: others are measured
+        warm, sample = drawn[:min(5, len(drawn) // 2)], drawn[min(5, len(drawn) // 2):]
         await replay_latencies(f"http://127.0.0.1:{port}", warm)
         lat = await replay_latencies(f"http://127.0.0.1:{port}", sample)
         scans = [await full_scan(bootstrap, topics.EVENTS.name(prefix), partitions, t)
@@ -335,7 +319,7 @@ async def main_async(args: argparse.Namespace) -> None:
               f"full scan {scan:,.0f} ms (mean of {len(scans)}): p95 is {scan / p95:.0f}x "
               "faster", flush=True)
     finally:
-        service.stop()
+        stack.stop()
     out = Path(tempfile.mkdtemp(prefix="okey-export-"))
     try:
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
@@ -357,8 +341,9 @@ async def main_async(args: argparse.Namespace) -> None:
         shutil.rmtree(out, ignore_errors=True)
         os.sched_setaffinity(0, set(range(os.cpu_count() or 1)))
     if args.hands:
-        lags = await lag_under_demo(bootstrap, args.hands)
-        print(f"directory lag under the demo's load ({len(profiles.HOUSES)} bot tables, "
+        lags = await lag_under_demo(bootstrap, args.hands, args.house)
+        print(f"directory lag under the demo's load ({len(args.house or profiles.HOUSES)} "
+              "bot tables, "
               f"{args.hands} hand(s) a "
               f"match, {len(lags)} events): p50 {percentile(lags, 0.5) * 1000:.0f} ms  "
               f"p99 {percentile(lags, 0.99) * 1000:.0f} ms  max {max(lags) * 1000:.0f} ms")
@@ -375,6 +360,9 @@ def main() -> None:
     parser.add_argument("--hands", type=int, default=3,
                         help="hands a match for the lag under the demo's load (0: skip)")
     parser.add_argument("--seed", type=int, default=101)
+    parser.add_argument("--house", action="append", choices=sorted(profiles.HOUSES),
+                        help="the demo's load: only this house's table (repeat for more; "
+                             "default: one table per house)")
     scratch.run(main_async(parser.parse_args()))
 
 

@@ -22,9 +22,7 @@ import argparse
 import asyncio
 import json
 import os
-import socket
 import subprocess
-import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -35,6 +33,8 @@ import msgspec
 from okey101.app import topics
 from okey101.standings import Ledger
 from services.common.kafka import bootstrap_servers, provision
+from services.common.ports import free_port
+from services.common.stack import Stack
 from services.leaderboards.reading import read_records
 from tools.bench import scratch
 from tools.bench.stats import percentile
@@ -53,17 +53,13 @@ _head = msgspec.json.Decoder(_Head)
 
 
 class Service:
+    """The leaderboards service, started as the demo starts it (`services.common.stack`),
+    its HTTP reads on a free port."""
+
     def __init__(self, bootstrap: str, prefix: str) -> None:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = int(s.getsockname()[1])
-        log = ROOT / ".cache" / f"bench-leaderboards-{prefix}.log"
-        log.parent.mkdir(parents=True, exist_ok=True)
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "services.leaderboards", "--bootstrap", bootstrap,
-             "--prefix", prefix, "--metrics-port", "0", "--http-port", str(self.port)],
-            cwd=ROOT, stdout=log.open("ab"), stderr=subprocess.STDOUT,
-            env=dict(os.environ, OKEY_LOG_LEVEL="warning"))
+        self.port = free_port()
+        self.stack = Stack(bootstrap, prefix, ROOT / ".cache", log_stem=f"bench-{prefix}-")
+        self.stack.launch("leaderboards", "--http-port", str(self.port), port=0)
 
     def health(self) -> dict[str, Any]:
         try:
@@ -82,8 +78,7 @@ class Service:
         raise TimeoutError(f"not {matches} matches in {timeout:.0f} s")
 
     def stop(self) -> None:
-        self.proc.terminate()
-        self.proc.wait(30)
+        self.stack.stop()
 
 
 async def live(bootstrap: str, rate: float, seconds: float, seed: int) -> None:

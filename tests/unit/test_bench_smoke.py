@@ -1,0 +1,49 @@
+"""Every benchmark command that needs no broker runs at a tiny size and prints its figures
+(tests/benchsmoke.py; the broker's benches: tests/kafka/test_bench_smoke.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.benchsmoke import NUMBER as N
+from tests.benchsmoke import Runs, Smoke, check, collected
+
+SMOKES = [
+    Smoke("solver", ("--racks", "20"),
+          (rf"warm \(12-13-1 valid\)\s+n=20\s+wall p50 {N}",)),
+    Smoke("engine", ("--matches", "1", "--repeat", "1"), (rf"Draw\s+\d+\s+{N} us each",)),
+    Smoke("bots", ("--hands", "4", "--match-hands", "1", "--workers", "1", "--pairing", "L2"),
+          (rf"level 2 match wins: {N} / 4", rf"level 2 decision \(\d+\): wall p50 {N} ms")),
+    Smoke("audit", ("--pairs", "1", "--shared", "1", "--honest-matches", "2", "--workers", "1"),
+          (r"hands verified \d+, failed \d+", r"bot_timing\s+\d+/\d+\s+\d+%")),
+    Smoke("ratings", ("--accounts", "8", "--rounds", "2", "--calibration", "2", "--seeds", "1",
+                      "--jobs", "1", "--hands", "1"),
+          (rf"hand mean\s+{N}% of \d+ matches with a unique favourite",)),
+    Smoke("shuffle", ("--deals", "1000", "--workers", "1"),
+          (rf"chi-square {N} with \d+ degrees of freedom .*p-value {N}",)),
+    Smoke("exports", ("--events", "2000", "--distinct", "2", "--runs", "1"),
+          (rf"in all {N} us: {N} events per CPU second",)),
+    Smoke("footprint", ("--tables", "5", "--at", "20", "--hands", "1"),
+          (rf"live:\s+{N} KB memory", rf"views service: {N} KB a live table")),
+    Smoke("views", ("--tables", "4", "--hands", "1", "--batches", "1"),
+          (r"processor\s+\d+ commands/s; views service\s+\d+ commands/s",)),
+    *(Smoke("soak", ("--service", service, "--commands", "2000", "--every", "1000",
+                     "--live", "5", "--distinct", "2"),
+            (rf"soak {service}: rss after \d+ commands {N} MB, at the end {N} MB",))
+      for service in ("processor", "timers", "bots")),
+]
+
+
+@pytest.fixture(scope="module")
+def runs(request: pytest.FixtureRequest) -> Iterator[Runs]:
+    started = Runs(collected(request), timeout=300)
+    yield started
+    started.stop()
+
+
+@pytest.mark.parametrize("smoke", SMOKES, ids=lambda s: s.id)
+def test_the_bench_runs_at_a_tiny_size_and_prints_its_figures(runs: Runs, smoke: Smoke
+                                                              ) -> None:
+    check(runs, smoke)
