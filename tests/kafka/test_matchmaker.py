@@ -1,0 +1,169 @@
+"""The matchmaker on the real broker, run as production runs it (a subprocess): a kill -9
+loses no waiting player and seats nobody twice; a 64-entrant bot tournament is played from
+its schedule to its final standings by the processor and the bots."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from collections import Counter
+from collections.abc import Mapping
+
+import msgspec
+from aiokafka import AIOKafkaProducer
+
+from okey101.app import topics
+from okey101.app.matchmaker import records as R
+from okey101.table import messages as E
+from tests.kafka.support import BotsProcess, ProcessorProcess, fresh_tag, read_all
+
+NS = "north-sultan"
+
+
+class MatchmakerProcess(ProcessorProcess):
+    def __init__(self, bootstrap: str, prefix: str, group: str, name: str = "mm",
+                 args: tuple[str, ...] = (), env: Mapping[str, str] | None = None) -> None:
+        super().__init__(bootstrap, prefix, group, name, env)
+        self.args = [sys.executable, "-m", "services.matchmaker", "--bootstrap", bootstrap,
+                     "--prefix", prefix, "--group", group, "--metrics-port", "0",
+                     "--tick-ms", "50", *args]
+
+
+async def send(bootstrap: str, prefix: str, requests: list[R.AnyRequest],
+               rate: float | None = None) -> None:
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, enable_idempotence=True,
+                                acks="all", linger_ms=2)
+    await producer.start()
+    try:
+        for request in requests:
+            await producer.send(topics.MATCHMAKING.name(prefix), R.encode(request),
+                                key=request.house.encode())
+            if rate:
+                await asyncio.sleep(1 / rate)
+        await producer.flush()
+    finally:
+        await producer.stop()
+
+
+def quick(player: str) -> R.QuickPlay:
+    return R.QuickPlay(request_id=f"{player}/q", house=NS, player_id=player)
+
+
+async def decisions(bootstrap: str, prefix: str, until: int | None = None,
+                    timeout: float = 60) -> list[R.AnyDecision]:
+    values = await read_all(bootstrap, topics.MATCHMAKER.name(prefix), until=until,
+                            timeout=timeout)
+    return [R.decision_decoder.decode(v) for v in values]
+
+
+async def test_four_quick_plays_seat_one_table_the_processor_starts(
+        kafka_bootstrap: str) -> None:
+    """The whole path once: four requests, one `seated`, and the processor accepts every
+    command the seating wrote (create, four sits, start): the match has started."""
+    prefix = f"m1{fresh_tag()}"
+    processor = ProcessorProcess(kafka_bootstrap, prefix, f"{prefix}-p")
+    mm = MatchmakerProcess(kafka_bootstrap, prefix, f"{prefix}-mm",
+                           args=("--bot-wait-ms", "3600000", "--window-base", "100"))
+    for proc in (processor, mm):
+        proc.start()
+    try:
+        await mm.wait_for("partition_rebuilt", timeout=90)
+        players = [f"one{n}" for n in range(4)]
+        await send(kafka_bootstrap, prefix, [quick(p) for p in players])
+        await mm.wait_for('"seated"', timeout=60)
+        log = await decisions(kafka_bootstrap, prefix, until=5, timeout=60)
+        (seated,) = [d for d in log if isinstance(d, R.Seated)]
+        outcomes = [E.outcome_decoder.decode(v) for v in await read_all(
+            kafka_bootstrap, topics.OUTCOMES.name(prefix), until=6, timeout=90)]
+        events = [E.event_decoder.decode(v) for v in await read_all(
+            kafka_bootstrap, topics.EVENTS.name(prefix), until=6, timeout=60)]
+    finally:
+        for proc in (mm, processor):
+            proc.terminate()
+    assert sorted(s.player_id for s in seated.seats) == players, mm.tail()
+    assert [w.player_id for w in log if isinstance(w, R.Waiting)] == players
+    mine = [o for o in outcomes if o.table_id == seated.table_id]
+    assert len(mine) == 6 and all(o.accepted for o in mine), (mine, processor.tail())
+    kinds = [type(e).__struct_config__.tag for e in events if e.table_id == seated.table_id]
+    assert kinds[:6] == ["table_created", *["player_sat"] * 4, "match_started"], kinds
+
+
+async def test_a_kill_9_loses_no_waiting_player_and_seats_nobody_twice(
+        kafka_bootstrap: str) -> None:
+    prefix = f"mm{fresh_tag()}"
+    # no bots: a table is four players; the window takes anyone at once
+    mm = MatchmakerProcess(kafka_bootstrap, prefix, f"{prefix}-mm",
+                           args=("--bot-wait-ms", "3600000", "--window-base", "100"))
+    mm.start()
+    try:
+        await mm.wait_for("partition_rebuilt", timeout=90)
+        first = [f"p{n:03d}" for n in range(42)]
+        await send(kafka_bootstrap, prefix, [quick(p) for p in first], rate=400)
+        await mm.wait_for('"seated"', times=3, timeout=60)
+        mm.kill()  # mid-stream: some of the 42 decided, maybe a transaction open
+        second = [f"q{n:03d}" for n in range(42)]
+        await send(kafka_bootstrap, prefix, [quick(p) for p in second]
+                   + [quick(p) for p in first[:5]])  # retried requests too
+        mm.start()
+        # 84 players: 21 tables
+        log = await decisions(kafka_bootstrap, prefix, timeout=90)
+        for _ in range(60):
+            if sum(isinstance(d, R.Seated) for d in log) >= 21:
+                break
+            await asyncio.sleep(0.5)
+            log = await decisions(kafka_bootstrap, prefix, timeout=10)
+    finally:
+        mm.terminate()
+    seated = [d for d in log if isinstance(d, R.Seated)]
+    players = Counter(s.player_id for d in seated for s in d.seats)
+    assert set(players) == set(first) | set(second), mm.tail()
+    assert set(players.values()) == {1}  # nobody seated twice
+    waits = Counter(d.player_id for d in log if isinstance(d, R.Waiting))
+    assert set(waits.values()) == {1}  # a retried request is decided once
+    commands = [E.command_decoder.decode(v) for v in await read_all(
+        kafka_bootstrap, topics.COMMANDS.name(prefix), until=len(seated) * 6, timeout=30)]
+    creates = Counter(c.table_id for c in commands if isinstance(c, E.CreateTable))
+    assert set(creates) == {d.table_id for d in seated} and set(creates.values()) == {1}
+    sits = Counter(c.player_id for c in commands if isinstance(c, E.Sit))
+    assert sits == players
+
+
+async def test_a_64_entrant_bot_tournament_is_played_to_its_final_standings(
+        kafka_bootstrap: str) -> None:
+    prefix = f"mt{fresh_tag()}"
+    processor = ProcessorProcess(kafka_bootstrap, prefix, f"{prefix}-p")
+    bots = BotsProcess(kafka_bootstrap, prefix, f"{prefix}-bots")
+    mm = MatchmakerProcess(kafka_bootstrap, prefix, f"{prefix}-mm")
+    started = time.monotonic()
+    for proc in (processor, bots, mm):
+        proc.start()
+    try:
+        await mm.wait_for("partition_rebuilt", timeout=90)
+        await processor.wait_for("partition", timeout=90)
+        await send(kafka_bootstrap, prefix, [
+            R.ScheduleTournament(request_id="ops/cup", house=NS, tournament_id="cup",
+                                 starts_at=int(time.time() * 1000) + 2000, size=64, hands=1,
+                                 fill_with_bots=True, bot_level=1),
+            R.Register(request_id="late/r", house=NS, player_id="late", tournament_id="nope")])
+        await mm.wait_for("tournament_ended", timeout=240)
+        log = await decisions(kafka_bootstrap, prefix, timeout=20)
+    finally:
+        for proc in (mm, bots, processor):
+            proc.terminate()
+    wall = time.monotonic() - started
+    ended = [d for d in log if isinstance(d, R.TournamentEnded)]
+    assert len(ended) == 1, mm.tail()
+    (result,) = ended
+    tables = [d for d in log if isinstance(d, R.Seated) and d.tournament_id == "cup"]
+    results = [d for d in log if isinstance(d, R.TableResult)]
+    assert result.matches == len(tables) == len(results) >= 16 + 4 + 1  # every match counted
+    assert {d.table_id for d in tables} == {d.table_id for d in results}
+    assert len(result.standings) == 64
+    assert sorted(p.place for p in result.standings)[:1] == [1]
+    assert all(p.bot and not p.title and not p.league_points for p in result.standings)
+    refused = [d for d in log if isinstance(d, R.Refused)]
+    assert [d.code for d in refused] == ["unknown_tournament"]
+    print(f"64-entrant bot tournament: {len(tables)} matches, {wall:.1f} s wall "
+          f"(services started included)")
+    assert msgspec.json.encode(result)  # the standings are a published record
