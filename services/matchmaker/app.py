@@ -32,7 +32,7 @@ from collections.abc import Sequence
 import msgspec
 import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
-from aiokafka.errors import KafkaError
+from aiokafka.errors import IllegalStateError, KafkaError
 
 from okey101.app import topics
 from okey101.app.matchmaker import core
@@ -211,10 +211,17 @@ class Matchmaker:
 
     async def _step(self, batches: dict[TopicPartition, list[object]]) -> None:
         now = now_ms()
+        consumer = self.consumer
+        assert consumer is not None
         work: dict[int, tuple[list[R.AnyDecision], int | None]] = {}
         for tp, records in batches.items():
             mm = self.owned.get(tp.partition)
             if mm is None:
+                # fetched while its assignment was still being rebuilt (aiokafka fetches a
+                # new assignment before the listener returns): read these again later
+                if records:
+                    with contextlib.suppress(IllegalStateError):
+                        consumer.seek(tp, records[0].offset)  # type: ignore[attr-defined]
                 continue
             decisions: list[R.AnyDecision] = []
             last = None
