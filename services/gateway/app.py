@@ -33,6 +33,7 @@ from okey101.app.gateway import identity
 from okey101.app.gateway import websocket as W
 from okey101.app.gateway.ratelimit import FloodGuard, TokenBucket
 from okey101.app.gateway.viewcache import ViewCache
+from okey101.app.matchmaker import records as MR
 from okey101.errors import MalformedInput
 from okey101.table import messages as E
 from okey101.table.views import SPECTATOR
@@ -49,6 +50,7 @@ STATIC = Path(__file__).resolve().parent / "static"
 CLIENT_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 CLOSE_AUTH, CLOSE_TOO_MANY, CLOSE_TOO_SLOW = 4001, 4003, 4008
 FORGET_AFTER = 600.0  # seconds a finished, unwatched table stays in memory
+RECENT_DECISIONS = 20_000  # matchmaker decisions a partition re-read at start (wait states)
 
 
 @dataclass(frozen=True)
@@ -150,6 +152,11 @@ class Gateway:
         self.commands = topics.COMMANDS.name(settings.prefix)
         self.player_views = topics.PLAYER_VIEWS.name(settings.prefix)
         self.outcomes = topics.OUTCOMES.name(settings.prefix)
+        # quick play (services/matchmaker): requests out, decisions in
+        self.matchmaking = topics.MATCHMAKING.name(settings.prefix)
+        self.decisions = topics.MATCHMAKER.name(settings.prefix)
+        self.roles: dict[str, list[str]] = {}  # player -> the roles their token carried
+        self.quick: dict[tuple[str, str], W.QuickPlayState] = {}  # (player, house) waiting
         self.port = settings.port
         self._stopping = asyncio.Event()
         self.ready = asyncio.Event()
@@ -205,9 +212,11 @@ class Gateway:
         try:
             views = [TopicPartition(self.player_views, p) for p in range(partitions)]
             outcomes = [TopicPartition(self.outcomes, p) for p in range(partitions)]
-            consumer.assign(views + outcomes)
+            decided = [TopicPartition(self.decisions, p) for p in range(partitions)]
+            consumer.assign(views + outcomes + decided)
             await consumer.seek_to_beginning(*views)
             await consumer.seek_to_end(*outcomes)
+            await self._recent_decisions(consumer, decided)
             await self._catch_up(consumer, views)
             await runner.setup()
             site = web.TCPSite(runner, s.host, s.port)
@@ -260,6 +269,8 @@ class Gateway:
                 for record in records:
                     if tp.topic == self.player_views:
                         self.dead.apply(record, self._ingest_live)
+                    elif tp.topic == self.decisions:
+                        self.dead.apply(record, self._decision_record)
                     else:
                         self.dead.apply(record, self._outcome_record)
             await self.dead.flush()
@@ -394,6 +405,9 @@ class Gateway:
         self.accounts.setdefault(player_id, set()).add(conn)
         metrics.CONNECTIONS.inc()
         conn.send(W.Welcome(player_id=player_id, limits=s.limits()))
+        for (player, _), state in self.quick.items():
+            if player == player_id:
+                conn.send(state)  # the wait state: still waiting for a seat
         try:
             async for msg in ws:
                 if conn.closed:
@@ -433,8 +447,8 @@ class Gateway:
                                          hello.id if isinstance(hello, W.SendCommand) else None)
             return None
         try:
-            player_id = identity.verify(s.secret, hello.token, int(time.time()),
-                                        s.token_max_seconds)
+            player_id, roles = identity.verify_roles(s.secret, hello.token, int(time.time()),
+                                                     s.token_max_seconds)
         except identity.TokenRefused as exc:
             await self._refuse_and_close(ws, exc.code, exc.message)
             return None
@@ -445,6 +459,7 @@ class Gateway:
                 f"{s.connections_per_account} connections")).decode())
             await ws.close(code=CLOSE_TOO_MANY, message=b"too_many_connections")
             return None
+        self.roles[player_id] = roles
         return player_id
 
     async def _refuse_and_close(self, ws: web.WebSocketResponse, code: str, message: str,
@@ -481,6 +496,8 @@ class Gateway:
                 self.watchers.get(message.table_id, set()).discard(conn)
             case W.ListTables():
                 conn.send(W.Tables(tables=self.cache.lobby(message.house)))
+            case W.QuickPlay() | W.CancelQuickPlay():
+                self._quick_play(conn, message)
             case W.Hello():
                 self._refuse(conn, "malformed", "hello: this connection is already "
                              f"authenticated as {conn.player_id}")
@@ -576,6 +593,97 @@ class Gateway:
             self.sent.pop((conn.player_id, client_id), None)  # never published: free again
             log.warning("publish_failed", error=repr(exc))
             self._refuse(conn, "unavailable", f"command not published: {exc}", client_id)
+
+    # ------------------------------------------------------------ quick play
+    def _quick_play(self, conn: Connection, message: W.QuickPlay | W.CancelQuickPlay) -> None:
+        """A request to the matchmaker (okey.matchmaking, keyed by the house), its id the
+        player's and the client's: the decisions it calls for come back as
+        `quick_play_state` frames."""
+        if conn.flood.take(time.monotonic()) != "pass":
+            self._refuse(conn, "rate_limited", "too many frames", message.id)
+            return
+        if not CLIENT_ID.match(message.id):
+            self._refuse(conn, "malformed", f"id {message.id!r}: 1-64 of A-Z a-z 0-9 _ . : -",
+                         message.id)
+            return
+        request_id, now = f"{conn.player_id}/{message.id}", int(time.time() * 1000)
+        request: MR.AnyRequest = MR.QuickPlay(
+            request_id=request_id, house=message.house, player_id=conn.player_id,
+            hall=message.hall, roles=self.roles.get(conn.player_id, []), at=now) \
+            if isinstance(message, W.QuickPlay) else MR.CancelQuickPlay(
+                request_id=request_id, house=message.house, player_id=conn.player_id, at=now)
+        asyncio.get_running_loop().create_task(self._publish_request(conn, request, message.id))
+
+    async def _publish_request(self, conn: Connection, request: MR.AnyRequest,
+                               client_id: str) -> None:
+        assert self.producer is not None
+        try:
+            await self.producer.send(self.matchmaking, MR.encode(request),
+                                     key=request.house.encode())
+        except Exception as exc:  # any producer failure: the client must hear of it
+            log.warning("publish_failed", error=repr(exc))
+            self._refuse(conn, "unavailable", f"request not published: {exc}", client_id)
+
+    async def _recent_decisions(self, consumer: AIOKafkaConsumer,
+                                decided: list[TopicPartition]) -> None:
+        """The waits still open, from the last RECENT_DECISIONS decisions of each
+        partition (a wait older than those is not shown after a gateway restart)."""
+        ends = await consumer.end_offsets(decided)
+        for tp in decided:
+            consumer.seek(tp, max(0, ends[tp] - RECENT_DECISIONS))
+        pending = {tp for tp in decided if ends[tp] > 0}
+        while pending:
+            batch = await consumer.getmany(*pending, timeout_ms=500, max_records=5000)
+            for records in batch.values():
+                for record in records:
+                    with contextlib.suppress(msgspec.DecodeError, msgspec.ValidationError):
+                        self._decision(record.value, fan_out=False)
+            for tp in list(pending):
+                if await consumer.position(tp) >= ends[tp]:
+                    pending.discard(tp)
+
+    def _decision_record(self, record: Any) -> None:
+        self._decision(record.value, fan_out=True)
+
+    def _decision(self, value: bytes | None, fan_out: bool) -> None:
+        """A matchmaker decision about a player: their wait state kept, and sent to their
+        connections; raises for a record that is no decision."""
+        if value is None:
+            return
+        d = MR.decision_decoder.decode(value)
+        states: list[tuple[str, W.QuickPlayState]] = []
+        match d:
+            case MR.Waiting():
+                states.append((d.player_id, W.QuickPlayState(
+                    id=self._client_id(d.player_id, d.request_id), house=d.house,
+                    hall=d.hall, status="waiting", since=d.at)))
+            case MR.Cancelled():
+                states.append((d.player_id, W.QuickPlayState(
+                    id=self._client_id(d.player_id, d.request_id), house=d.house,
+                    hall=d.hall, status="cancelled", since=d.at)))
+            case MR.Refused() if d.player_id:
+                states.append((d.player_id, W.QuickPlayState(
+                    id=self._client_id(d.player_id, d.request_id), house=d.house,
+                    status="refused", code=d.code, message=d.message, since=d.at)))
+            case MR.Seated():
+                states += [(seat.player_id, W.QuickPlayState(
+                    id=self._client_id(seat.player_id, seat.request_id), house=d.house,
+                    hall=d.hall, status="seated", table_id=d.table_id, seat=n, since=d.at))
+                    for n, seat in enumerate(d.seats) if not seat.bot]
+        for player, state in states:
+            key = (player, state.house)
+            if state.status == "waiting":
+                self.quick[key] = state
+            elif state.status != "refused":
+                self.quick.pop(key, None)
+            if fan_out:
+                for conn in list(self.accounts.get(player, ())):
+                    conn.send(state)
+
+    @staticmethod
+    def _client_id(player: str, request_id: str) -> str | None:
+        head = f"{player}/"
+        return request_id[len(head):] if request_id.startswith(head) else None
 
     # ------------------------------------------------------------ HTTP
     def web_app(self) -> web.Application:

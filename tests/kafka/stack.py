@@ -1,5 +1,5 @@
 """The services a person plays through, as subprocesses: processor, views, timers, bots,
-gateway."""
+matchmaker, gateway."""
 
 from __future__ import annotations
 
@@ -45,8 +45,12 @@ class Stack:
         path = self.logs / f"{self.prefix}-{name}.log"
         return path.read_text(errors="replace") if path.exists() else ""
 
-    async def start(self, bots: bool = True, timers: bool = True) -> str:
+    async def start(self, bots: bool = True, timers: bool = True,
+                    matchmaker: tuple[str, ...] | None = None) -> str:
+        """`matchmaker`: its flags, to run services/matchmaker too (None: not run)."""
         self._start("processor", *self.processor_args)
+        if matchmaker is not None:
+            self._start("matchmaker", "--tick-ms", "50", *matchmaker)
         self._start("views")
         if timers:
             self._start("timers")

@@ -167,3 +167,68 @@ async def test_a_64_entrant_bot_tournament_is_played_to_its_final_standings(
     print(f"64-entrant bot tournament: {len(tables)} matches, {wall:.1f} s wall "
           f"(services started included)")
     assert msgspec.json.encode(result)  # the standings are a published record
+
+
+async def test_a_person_presses_quick_play_in_the_gateway_and_is_seated_with_bots(
+        kafka_bootstrap: str) -> None:
+    """Through the gateway as the browser does it: `quick_play` answered `waiting` in the
+    hall of the player's level, then `seated` (bots in the seats nobody took after the
+    wait) at a table the player watches and plays; Has Oda refused without the token's
+    role and open with it; a cancel with nothing waiting refused; a cancel answered."""
+    import aiohttp
+
+    from okey101.app.gateway import identity
+    from tests.kafka.stack import SECRET, Stack
+    from tests.kafka.test_gateway import Client
+
+    stack = Stack(kafka_bootstrap)
+    try:
+        url = await stack.start(bots=True, timers=False,
+                                matchmaker=("--bot-wait-ms", "1500"))
+        async with aiohttp.ClientSession() as session:
+            async def person(name: str, roles: tuple[str, ...] = ()) -> Client:
+                client = Client(await session.ws_connect(f"{url}ws"))
+                await client.send(type="hello", token=identity.mint(
+                    SECRET, name, int(time.time()), 3600, roles=roles))
+                await client.next("welcome")
+                return client
+
+            ayse = await person("ayse")
+            await ayse.send(type="cancel_quick_play", id="c0", house=NS)
+            nothing = await ayse.next("quick_play_state", id="c0", timeout=90)
+            assert (nothing["status"], nothing["code"]) == ("refused", "nothing_waiting")
+            await ayse.send(type="quick_play", id="q0", house=NS, hall="Has Oda")
+            vip_only = await ayse.next("quick_play_state", id="q0")
+            assert (vip_only["status"], vip_only["code"]) == ("refused", "role_missing")
+            await ayse.send(type="quick_play", id="q1", house=NS)
+            waiting = await ayse.next("quick_play_state", id="q1", status="waiting")
+            assert waiting["hall"] == "Acemi"  # a new account: level 1
+            await ayse.send(type="quick_play", id="q2", house=NS)
+            twice = await ayse.next("quick_play_state", id="q2")
+            assert (twice["status"], twice["code"]) == ("refused", "already_waiting")
+
+            vip = await person("mehmet", roles=("vip",))
+            await vip.send(type="quick_play", id="v1", house=NS, hall="Has Oda")
+            assert (await vip.next("quick_play_state", id="v1"))["status"] == "waiting"
+            await vip.send(type="cancel_quick_play", id="v2", house=NS)
+            cancelled = await vip.next("quick_play_state", id="v2")
+            assert (cancelled["status"], cancelled["hall"]) == ("cancelled", "Has Oda")
+
+            seated = await ayse.next("quick_play_state", id="q1", status="seated", timeout=60)
+            table = seated["table_id"]
+            await ayse.send(type="watch", table_id=table)
+            update = await ayse.next("update", table_id=table, timeout=60)
+            assert update["seat"] == seated["seat"]
+            view = update["view"]
+            assert view["players"][seated["seat"]] == "ayse" and view["status"] != "new"
+            # the lobby shows the wait state again on a new connection while waiting: none now
+            again = await person("ayse")
+            await again.send(type="tables", house=NS)
+            await again.next("tables")
+            assert not [f for f in again.seen if f["type"] == "quick_play_state"]
+    finally:
+        stack.stop()
+    log = await decisions(kafka_bootstrap, stack.prefix, timeout=20)
+    (table_seated,) = [d for d in log if isinstance(d, R.Seated)]
+    assert [s.bot for s in table_seated.seats] == [False, True, True, True]
+    assert table_seated.table_id == table
