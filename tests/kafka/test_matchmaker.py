@@ -5,17 +5,22 @@ its schedule to its final standings by the processor and the bots."""
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 import time
 from collections import Counter
 from collections.abc import Mapping
+from typing import Any
 
+import aiohttp
 import msgspec
 from aiokafka import AIOKafkaProducer
 
 from okey101.app import topics
+from okey101.app.gateway import identity
 from okey101.app.matchmaker import records as R
 from okey101.table import messages as E
+from tests.kafka.stack import SECRET, Stack
 from tests.kafka.support import BotsProcess, ProcessorProcess, fresh_tag, read_all
 
 NS = "north-sultan"
@@ -169,18 +174,47 @@ async def test_a_64_entrant_bot_tournament_is_played_to_its_final_standings(
     assert msgspec.json.encode(result)  # the standings are a published record
 
 
+class Client:
+    def __init__(self, ws: aiohttp.ClientWebSocketResponse) -> None:
+        self.ws = ws
+        self.seen: list[dict[str, Any]] = []
+
+    async def send(self, **message: Any) -> None:
+        await self.ws.send_str(json.dumps(message))
+
+    async def next(self, kind: str, timeout: float = 30, **match: Any) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            assert left > 0, f"no {kind} {match}; saw {self.seen[-6:]}"
+            msg = await self.ws.receive(timeout=left)
+            assert msg.type == aiohttp.WSMsgType.TEXT, f"socket ended: {msg}"
+            frame = json.loads(msg.data)
+            self.seen.append(frame)
+            if frame["type"] == kind and all(frame.get(k) == v for k, v in match.items()):
+                return frame
+
+
+async def watch_when_known(client: Client, table: str) -> dict[str, Any]:
+    """The first update of `table`, watched again while the gateway does not know it yet."""
+    while True:
+        await client.send(type="watch", table_id=table)
+        while True:
+            frame = json.loads((await client.ws.receive(timeout=10)).data)
+            client.seen.append(frame)
+            if frame["type"] == "update" and frame["table_id"] == table:
+                return frame  # type: ignore[no-any-return]
+            if frame["type"] == "error" and frame["code"] == "unknown_table":
+                break
+        await asyncio.sleep(0.2)
+
+
 async def test_a_person_presses_quick_play_in_the_gateway_and_is_seated_with_bots(
         kafka_bootstrap: str) -> None:
     """Through the gateway as the browser does it: `quick_play` answered `waiting` in the
     hall of the player's level, then `seated` (bots in the seats nobody took after the
     wait) at a table the player watches and plays; Has Oda refused without the token's
     role and open with it; a cancel with nothing waiting refused; a cancel answered."""
-    import aiohttp
-
-    from okey101.app.gateway import identity
-    from tests.kafka.stack import SECRET, Stack
-    from tests.kafka.test_gateway import Client
-
     stack = Stack(kafka_bootstrap)
     try:
         url = await stack.start(bots=True, timers=False,
@@ -216,8 +250,7 @@ async def test_a_person_presses_quick_play_in_the_gateway_and_is_seated_with_bot
 
             seated = await ayse.next("quick_play_state", id="q1", status="seated", timeout=60)
             table = seated["table_id"]
-            await ayse.send(type="watch", table_id=table)
-            update = await ayse.next("update", table_id=table, timeout=60)
+            update = await asyncio.wait_for(watch_when_known(ayse, table), 60)
             assert update["seat"] == seated["seat"]
             view = update["view"]
             assert view["players"][seated["seat"]] == "ayse" and view["status"] != "new"
