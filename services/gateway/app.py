@@ -496,7 +496,7 @@ class Gateway:
                 self.watchers.get(message.table_id, set()).discard(conn)
             case W.ListTables():
                 conn.send(W.Tables(tables=self.cache.lobby(message.house)))
-            case W.QuickPlay() | W.CancelQuickPlay():
+            case W.AskQuickPlay() | W.WithdrawQuickPlay():
                 self._quick_play(conn, message)
             case W.Hello():
                 self._refuse(conn, "malformed", "hello: this connection is already "
@@ -595,7 +595,7 @@ class Gateway:
             self._refuse(conn, "unavailable", f"command not published: {exc}", client_id)
 
     # ------------------------------------------------------------ quick play
-    def _quick_play(self, conn: Connection, message: W.QuickPlay | W.CancelQuickPlay) -> None:
+    def _quick_play(self, conn: Connection, message: W.AskQuickPlay | W.WithdrawQuickPlay) -> None:
         """A request to the matchmaker (okey.matchmaking, keyed by the house), its id the
         player's and the client's: the decisions it calls for come back as
         `quick_play_state` frames."""
@@ -610,7 +610,7 @@ class Gateway:
         request: MR.AnyRequest = MR.QuickPlay(
             request_id=request_id, house=message.house, player_id=conn.player_id,
             hall=message.hall, roles=self.roles.get(conn.player_id, []), at=now) \
-            if isinstance(message, W.QuickPlay) else MR.CancelQuickPlay(
+            if isinstance(message, W.AskQuickPlay) else MR.CancelQuickPlay(
                 request_id=request_id, house=message.house, player_id=conn.player_id, at=now)
         asyncio.get_running_loop().create_task(self._publish_request(conn, request, message.id))
 

@@ -187,7 +187,7 @@ class ListTables(ClientMessage, tag="tables", frozen=True, kw_only=True):
     house: str | None = None
 
 
-class QuickPlay(ClientMessage, tag="quick_play", frozen=True, kw_only=True):
+class AskQuickPlay(ClientMessage, tag="quick_play", frozen=True, kw_only=True):
     """Ask the matchmaker for a seat in `house`: in `hall`, or ("") the hall of your level.
     Answered by `quick_play_state` frames under the same `id` (waiting, then seated with
     the table to watch; or refused with a code from `okey101.codes.MATCHMAKING`)."""
@@ -197,7 +197,7 @@ class QuickPlay(ClientMessage, tag="quick_play", frozen=True, kw_only=True):
     hall: str = ""
 
 
-class CancelQuickPlay(ClientMessage, tag="cancel_quick_play", frozen=True, kw_only=True):
+class WithdrawQuickPlay(ClientMessage, tag="cancel_quick_play", frozen=True, kw_only=True):
     """Stop waiting for a seat in `house` (answered `cancelled`, or refused
     `nothing_waiting`)."""
 
@@ -205,8 +205,8 @@ class CancelQuickPlay(ClientMessage, tag="cancel_quick_play", frozen=True, kw_on
     house: str
 
 
-AnyClientMessage = (Hello | Watch | Unwatch | SendCommand | ListTables | QuickPlay
-                    | CancelQuickPlay)
+AnyClientMessage = (Hello | Watch | Unwatch | SendCommand | ListTables | AskQuickPlay
+                    | WithdrawQuickPlay)
 
 
 # ---------------------------------------------------------------- gateway -> client
