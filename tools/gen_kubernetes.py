@@ -72,6 +72,8 @@ SERVICES = (
     Service("replays", 9105, ("100m", "500m"), ("256Mi", "512Mi"), 1, http=9180,
             args=("--http-host", "0.0.0.0")),
     Service("auditor", 9107, ("250m", "1"), ("256Mi", "512Mi"), 1),
+    Service("matchmaker", 9109, ("100m", "500m"), ("256Mi", "512Mi"), 1,
+            why="quick play and tournaments: one instance holds every house's partition"),
 )
 PDB = ("processor", "views")
 

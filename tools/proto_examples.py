@@ -264,4 +264,9 @@ def _websocket(update: PlayerUpdate) -> dict[str, msgspec.Struct]:
             table_id=T, house="north-sultan", status="seating", version=3,
             players=["ayse-01", "", "", ""], free_seats=[1, 2, 3], hands_total=0,
             bots_allowed=True, turn_seconds=45)]),
+        "ws.quick_play": W.AskQuickPlay(id="q1", house="north-sultan"),
+        "ws.cancel_quick_play": W.WithdrawQuickPlay(id="q2", house="north-sultan"),
+        "ws.quick_play_state": W.QuickPlayState(
+            id="q1", house="north-sultan", hall="Acemi", status="seated",
+            since=1_767_225_600_000, table_id="mm.north-sultan.4404c1146bb519a6", seat=0),
     }

@@ -16,6 +16,11 @@
 #   User:leaderboards read events and standings; write standings; describe <prefix>.*
 #   User:replays     read events and directory; write directory; its consumer group;
 #                    describe <prefix>.*
+#   User:matchmaker  read matchmaking, matchmaker, standings, events; write matchmaker,
+#                    commands, matchmaking (the relay), deadletters; its groups <group>*;
+#                    the transactional ids <group>-* (one per matchmaking partition);
+#                    describe <prefix>.*
+#   (gateways also write matchmaking and read matchmaker: quick play and its wait state)
 #   (processor, timers, bots and gateways may also describe the <prefix>.* topics: they
 #   check the topics' partition counts at start-up; no data is readable that way)
 #
@@ -37,6 +42,8 @@
 #   OKEY_LEADERBOARDS_USER (default leaderboards; it reads without a consumer group)
 #   OKEY_REPLAYS_USER, OKEY_REPLAYS_GROUP: the replays service's (default replays,
 #                         okey-replays)
+#   OKEY_MATCHMAKER_USER, OKEY_MATCHMAKER_GROUP: the matchmaker's (default matchmaker,
+#                         okey-matchmaker)
 set -euo pipefail
 
 dry_run=false
@@ -62,6 +69,7 @@ auditor="User:${OKEY_AUDITOR_USER:-auditor}"
 views="User:${OKEY_VIEWS_USER:-views}"
 leaderboards="User:${OKEY_LEADERBOARDS_USER:-leaderboards}"
 replays="User:${OKEY_REPLAYS_USER:-replays}"
+matchmaker="User:${OKEY_MATCHMAKER_USER:-matchmaker}"
 read -r -a acls <<<"${KAFKA_ACLS:-kafka-acls.sh}"
 base=("${acls[@]}" --bootstrap-server "$KAFKA_BOOTSTRAP")
 [[ -n "${KAFKA_COMMAND_CONFIG:-}" ]] && base+=(--command-config "$KAFKA_COMMAND_CONFIG")
@@ -133,5 +141,20 @@ allow "$replays" -- --operation Read --group "${OKEY_REPLAYS_GROUP:-okey-replays
 allow "$leaderboards" "$replays" -- --operation Describe --resource-pattern-type prefixed \
     --topic "$P."
 
+# The matchmaker: its requests and its own decisions (read back at a restart), the
+# standings (levels and skill), the events (the relay of its tables' ends); writes its
+# decisions and the table commands in transactions whose ids start with its group.
+mm_group="${OKEY_MATCHMAKER_GROUP:-okey-matchmaker}"
+allow "$matchmaker" -- --operation Read --topic "$P.matchmaking" --topic "$P.matchmaker" \
+    --topic "$P.standings" --topic "$P.events"
+allow "$matchmaker" -- --operation Write --topic "$P.matchmaker" --topic "$P.commands" \
+    --topic "$P.matchmaking" --topic "$P.deadletters"
+allow "$matchmaker" -- --operation Read --resource-pattern-type prefixed --group "$mm_group"
+allow "$matchmaker" -- --operation Write --operation Describe \
+    --resource-pattern-type prefixed --transactional-id "$mm_group-"
+allow "$matchmaker" -- --operation Describe --resource-pattern-type prefixed --topic "$P."
+allow "$gateway" -- --operation Write --topic "$P.matchmaking"
+allow "$gateway" -- --operation Read --topic "$P.matchmaker"
+
 $dry_run || echo "ACLs for $P.* in place for $processor, $timers, $bots, $gateway, $views, $auditor," \
-    "$leaderboards, $replays" >&2
+    "$leaderboards, $replays, $matchmaker" >&2

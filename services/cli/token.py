@@ -41,7 +41,7 @@ def _token(args: argparse.Namespace) -> int:
                              "--token-max-hours)")
     try:
         print(identity.mint(secret, args.player, int(time.time()), int(hours * 3600),
-                            max_lifetime=int(limit * 3600)))
+                            max_lifetime=int(limit * 3600), roles=tuple(args.role)))
     except ValueError as exc:
         raise MalformedInput(str(exc)) from None
     return 0
@@ -54,4 +54,6 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     token.add_argument("--hours", type=float, default=None, help="valid for this long "
                        f"(default and most: the gateway's token lifetime, "
                        f"{MAX_HOURS_VARIABLE}, 24 h unless set)")
+    token.add_argument("--role", action="append", default=[], help="a role the token "
+                       "carries (repeatable): vip opens Has Oda (north-sultan)")
     token.set_defaults(run=_token)

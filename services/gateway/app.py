@@ -33,6 +33,7 @@ from okey101.app.gateway import websocket as W
 from okey101.app.gateway.bookkeeping import Bookkeeping
 from okey101.app.gateway.ratelimit import FloodGuard, TokenBucket
 from okey101.app.gateway.viewcache import ViewCache
+from okey101.app.matchmaker import records as MR
 from okey101.errors import IllegalMove, MalformedInput
 from okey101.table import messages as E
 from okey101.table.views import SPECTATOR
@@ -47,6 +48,7 @@ log = structlog.get_logger("gateway")
 STATIC = Path(__file__).resolve().parent / "static"
 CLIENT_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 CLOSE_AUTH, CLOSE_TOO_MANY, CLOSE_TOO_SLOW = 4001, 4003, 4008
+RECENT_DECISIONS = 20_000  # matchmaker decisions a partition re-read at start (wait states)
 
 
 class Connection:
@@ -101,6 +103,11 @@ class Gateway(Lifecycle):
         self.commands = topics.COMMANDS.name(settings.prefix)
         self.player_views = topics.PLAYER_VIEWS.name(settings.prefix)
         self.outcomes = topics.OUTCOMES.name(settings.prefix)
+        # quick play (services/matchmaker): requests out, decisions in
+        self.matchmaking = topics.MATCHMAKING.name(settings.prefix)
+        self.decisions = topics.MATCHMAKER.name(settings.prefix)
+        self.roles: dict[str, list[str]] = {}  # player -> the roles their token carried
+        self.quick: dict[tuple[str, str], W.QuickPlayState] = {}  # (player, house) waiting
         self.port = settings.port
         super().__init__()
         self.ready = asyncio.Event()
@@ -147,9 +154,11 @@ class Gateway(Lifecycle):
         try:
             views = [TopicPartition(self.player_views, p) for p in range(partitions)]
             outcomes = [TopicPartition(self.outcomes, p) for p in range(partitions)]
-            consumer.assign(views + outcomes)
+            decided = [TopicPartition(self.decisions, p) for p in range(partitions)]
+            consumer.assign(views + outcomes + decided)
             await consumer.seek_to_beginning(*views)
             await consumer.seek_to_end(*outcomes)
+            await self._recent_decisions(consumer, decided)
             await self._catch_up(consumer, views)
             await runner.setup()
             site = web.TCPSite(runner, s.host, s.port)
@@ -201,6 +210,8 @@ class Gateway(Lifecycle):
                 for record in records:
                     if tp.topic == self.player_views:
                         self.dead.apply(record, self._ingest_live)
+                    elif tp.topic == self.decisions:
+                        self.dead.apply(record, self._decision_record)
                     else:
                         self.dead.apply(record, self._outcome_record)
             await self.dead.flush()
@@ -311,6 +322,9 @@ class Gateway(Lifecycle):
         self.books.connected(player_id, conn)
         metrics.CONNECTIONS.inc()
         conn.send(W.Welcome(player_id=player_id, limits=s.limits()))
+        for (player, _), state in self.quick.items():
+            if player == player_id:
+                conn.send(state)  # the wait state: still waiting for a seat
         try:
             async for msg in ws:
                 if conn.closed:
@@ -350,8 +364,8 @@ class Gateway(Lifecycle):
                                          hello.id if isinstance(hello, W.SendCommand) else None)
             return None
         try:
-            player_id = identity.verify(s.secret, hello.token, int(time.time()),
-                                        s.token_max_seconds)
+            player_id, roles = identity.verify_roles(s.secret, hello.token, int(time.time()),
+                                                     s.token_max_seconds)
         except identity.TokenRefused as exc:
             await self._refuse_and_close(ws, exc.code, exc.message)
             return None
@@ -362,6 +376,7 @@ class Gateway(Lifecycle):
                 f"{s.connections_per_account} connections")).decode())
             await ws.close(code=CLOSE_TOO_MANY, message=b"too_many_connections")
             return None
+        self.roles[player_id] = roles
         return player_id
 
     async def _refuse_and_close(self, ws: web.WebSocketResponse, code: str, message: str,
@@ -397,6 +412,8 @@ class Gateway(Lifecycle):
                 self.books.unwatch(conn, message.table_id)
             case W.ListTables():
                 conn.send(W.Tables(tables=self.cache.lobby(message.house)))
+            case W.AskQuickPlay() | W.WithdrawQuickPlay():
+                self._quick_play(conn, message)
             case W.Hello():
                 self._refuse(conn, "malformed", "hello: this connection is already "
                              f"authenticated as {conn.player_id}")
@@ -484,6 +501,97 @@ class Gateway(Lifecycle):
                                      client_id)  # never published: the id is free again
             log.warning("publish_failed", error=repr(exc))
             self._refuse(conn, "unavailable", f"command not published: {exc}", client_id)
+
+    # ------------------------------------------------------------ quick play
+    def _quick_play(self, conn: Connection, message: W.AskQuickPlay | W.WithdrawQuickPlay) -> None:
+        """A request to the matchmaker (okey.matchmaking, keyed by the house), its id the
+        player's and the client's: the decisions it calls for come back as
+        `quick_play_state` frames."""
+        if conn.flood.take(time.monotonic()) != "pass":
+            self._refuse(conn, "rate_limited", "too many frames", message.id)
+            return
+        if not CLIENT_ID.match(message.id):
+            self._refuse(conn, "malformed", f"id {message.id!r}: 1-64 of A-Z a-z 0-9 _ . : -",
+                         message.id)
+            return
+        request_id, now = f"{conn.player_id}/{message.id}", int(time.time() * 1000)
+        request: MR.AnyRequest = MR.QuickPlay(
+            request_id=request_id, house=message.house, player_id=conn.player_id,
+            hall=message.hall, roles=self.roles.get(conn.player_id, []), at=now) \
+            if isinstance(message, W.AskQuickPlay) else MR.CancelQuickPlay(
+                request_id=request_id, house=message.house, player_id=conn.player_id, at=now)
+        asyncio.get_running_loop().create_task(self._publish_request(conn, request, message.id))
+
+    async def _publish_request(self, conn: Connection, request: MR.AnyRequest,
+                               client_id: str) -> None:
+        assert self.producer is not None
+        try:
+            await self.producer.send(self.matchmaking, MR.encode(request),
+                                     key=request.house.encode())
+        except Exception as exc:  # any producer failure: the client must hear of it
+            log.warning("publish_failed", error=repr(exc))
+            self._refuse(conn, "unavailable", f"request not published: {exc}", client_id)
+
+    async def _recent_decisions(self, consumer: AIOKafkaConsumer,
+                                decided: list[TopicPartition]) -> None:
+        """The waits still open, from the last RECENT_DECISIONS decisions of each
+        partition (a wait older than those is not shown after a gateway restart)."""
+        ends = await consumer.end_offsets(decided)
+        for tp in decided:
+            consumer.seek(tp, max(0, ends[tp] - RECENT_DECISIONS))
+        pending = {tp for tp in decided if ends[tp] > 0}
+        while pending:
+            batch = await consumer.getmany(*pending, timeout_ms=500, max_records=5000)
+            for records in batch.values():
+                for record in records:
+                    with contextlib.suppress(msgspec.DecodeError, msgspec.ValidationError):
+                        self._decision(record.value, fan_out=False)
+            for tp in list(pending):
+                if await consumer.position(tp) >= ends[tp]:
+                    pending.discard(tp)
+
+    def _decision_record(self, record: Any) -> None:
+        self._decision(record.value, fan_out=True)
+
+    def _decision(self, value: bytes | None, fan_out: bool) -> None:
+        """A matchmaker decision about a player: their wait state kept, and sent to their
+        connections; raises for a record that is no decision."""
+        if value is None:
+            return
+        d = MR.decision_decoder.decode(value)
+        states: list[tuple[str, W.QuickPlayState]] = []
+        match d:
+            case MR.Waiting():
+                states.append((d.player_id, W.QuickPlayState(
+                    id=self._client_id(d.player_id, d.request_id), house=d.house,
+                    hall=d.hall, status="waiting", since=d.at)))
+            case MR.Cancelled():
+                states.append((d.player_id, W.QuickPlayState(
+                    id=self._client_id(d.player_id, d.request_id), house=d.house,
+                    hall=d.hall, status="cancelled", since=d.at)))
+            case MR.Refused() if d.player_id:
+                states.append((d.player_id, W.QuickPlayState(
+                    id=self._client_id(d.player_id, d.request_id), house=d.house,
+                    status="refused", code=d.code, message=d.message, since=d.at)))
+            case MR.Seated():
+                states += [(seat.player_id, W.QuickPlayState(
+                    id=self._client_id(seat.player_id, seat.request_id), house=d.house,
+                    hall=d.hall, status="seated", table_id=d.table_id, seat=n, since=d.at))
+                    for n, seat in enumerate(d.seats) if not seat.bot]
+        for player, state in states:
+            key = (player, state.house)
+            if state.status == "waiting":
+                self.quick[key] = state
+            elif state.status != "refused":
+                self.quick.pop(key, None)
+            if fan_out:
+                for conn in list(self.books.accounts.get(player, ())):
+                    conn.send(state)
+
+    @staticmethod
+    def _client_id(player: str, request_id: str) -> str | None:
+        head = f"{player}/"
+        return request_id[len(head):] if request_id.startswith(head) else None
 
     # ------------------------------------------------------------ HTTP
     def web_app(self) -> web.Application:

@@ -1,6 +1,6 @@
-"""The services a person plays through (processor, views, timers, bots, gateway), as the
-demo and the benchmarks start them (`services.common.stack`), on a fresh topic prefix,
-logging to .cache/test-logs/."""
+"""The services a person plays through (processor, views, timers, bots, gateway; the
+matchmaker and the leaderboards when asked), as the demo and the benchmarks start them
+(`services.common.stack`), on a fresh topic prefix, logging to .cache/test-logs/."""
 
 from __future__ import annotations
 
@@ -32,13 +32,17 @@ class Stack(stack.Stack):
         return self.services[name].text() if name in self.services else ""
 
     async def start(self, bots: bool = True, timers: bool = True,
-                    leaderboards: bool = False) -> str:
+                    leaderboards: bool = False, matchmaker: tuple[str, ...] | None = None
+                    ) -> str:
+        """`matchmaker`: its flags, to run services/matchmaker too (None: not run)."""
         gateway_args = self.gateway_args
         if leaderboards:  # the boards' HTTP API, read by the gateway's /api/me/standing
             self.leaderboards_port = free_port()
             self.launch("leaderboards", "--http-port", str(self.leaderboards_port), port=0)
             gateway_args += ("--leaderboards-url",
                              f"http://127.0.0.1:{self.leaderboards_port}")
+        if matchmaker is not None:
+            self.launch("matchmaker", "--tick-ms", "50", *matchmaker, port=0)
         names = [n for n in stack.PLAYING
                  if (bots or n != "bots") and (timers or n != "timers")]
         self.start_playing(names, {"processor": self.processor_args,

@@ -38,6 +38,9 @@ SMOKES = [
                       "--scans", "1", "--hands", "1", "--house", "north-sultan"),
           (rf"single-table replay over HTTP .* p95 {N} ms", r"export: \d+ events",
            rf"directory lag under the demo's load .* p99 {N} ms")),
+    Smoke("matchmaker", ("--players", "8", "--size", "16", "--bot-wait-ms", "1000"),
+          (rf"request -> seated: p50 {N} ms", r"skill spread at a table",
+           rf"tournament of 16 \(bots, 1 hand a match\): {N} s")),
 ]
 
 

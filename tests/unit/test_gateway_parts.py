@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import jwt
 import msgspec
 import pytest
 
@@ -292,3 +293,15 @@ def test_the_processor_dead_letters_a_command_of_a_contract_version_it_does_not_
     out = tables.handle(b"t", future, "c", 0, lambda: "00" * 32)
     assert out.dead_letter is not None and "v=2" in out.dead_letter.reason
     assert out.outcome is None and tables.tables == {}
+
+
+def test_a_token_carries_its_roles_and_a_malformed_roles_claim_is_refused() -> None:
+    """Has Oda is open to the `vip` role the token carries (okey101.app.matchmaker.halls)."""
+    vip = identity.mint(SECRET, "ayse", NOW, roles=("vip", "vip"))
+    assert identity.verify_roles(SECRET, vip, NOW + 1) == ("ayse", ["vip"])
+    assert identity.verify_roles(SECRET, identity.mint(SECRET, "ayse", NOW), NOW) == ("ayse", [])
+    forged = jwt.encode({"sub": "ayse", "iat": NOW, "exp": NOW + 60, "roles": "vip"}, SECRET,
+                        algorithm=identity.ALGORITHM)
+    with pytest.raises(identity.TokenRefused) as refused:
+        identity.verify_roles(SECRET, forged, NOW)
+    assert refused.value.code == "bad_token"

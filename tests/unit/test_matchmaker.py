@@ -8,6 +8,8 @@ from okey101 import codes
 from okey101.app.matchmaker import core, halls
 from okey101.app.matchmaker import records as R
 from okey101.table import messages as E
+from okey101.table.decide import decide
+from okey101.table.evolve import NEW_TABLE, evolve
 
 NS = "north-sultan"
 
@@ -141,6 +143,30 @@ def test_the_table_commands_seat_the_four_in_order_and_start_with_the_seatings_i
     assert [c.seq for c in cmds] == [0, 1, 2, 3, 4, 5]
     assert len({c.command_id for c in cmds}) == 6
     assert core.commands(seated) == cmds  # derived again: the same ids
+
+
+def test_the_table_engine_accepts_every_command_a_seating_writes() -> None:
+    """create, four sits (players and bots), start: each accepted by the table's own
+    decide (a start from seat -1 was refused as not_your_seat on the real broker)."""
+    for humans in (4, 2, 1):
+        m = core.Matchmaker(core.Policy(bot_wait_ms=0, window_base=100))
+        for p in "abcd"[:humans]:
+            ask(m, p)
+        (seated,) = m.tick(1)
+        assert isinstance(seated, R.Seated)
+        state = NEW_TABLE
+        kinds = []
+        for command in core.commands(seated):
+            if isinstance(command, E.StartMatch):  # as the processor does (its entropy)
+                assert not command.seed
+                command = msgspec.structs.replace(command, seed="ab" * 16)
+            decision = decide(state, command)
+            assert isinstance(decision, list), (command, decision)
+            for event in decision:
+                state = evolve(state, event)
+                kinds.append(type(event).__struct_config__.tag)
+        assert kinds[:6] == ["table_created", *["player_sat"] * 4, "match_started"], kinds
+        assert [s.bot for s in seated.seats].count(True) == 4 - humans
 
 
 def test_a_rebuilt_matchmaker_holds_the_same_waits_as_the_live_one() -> None:

@@ -39,7 +39,8 @@ def _keys_the_page_uses() -> set[str]:
 def test_every_code_in_codes_json_has_words_in_each_language(lang: str) -> None:
     codes = json.loads((ROOT / "proto" / "codes.json").read_text())
     words = _dict(lang)
-    missing = [c for group in ("gateway", "rejections") for c in codes[group]
+    missing = [c for group in ("gateway", "rejections", "matchmaking")
+               for c in codes[group]
                if not words.get(c, "").strip()]
     assert missing == []
 

@@ -412,6 +412,54 @@ def views() -> Dashboard:
     )
 
 
+def matchmaker() -> Dashboard:
+    sel = '{job="okey101-matchmaker"}'
+    return service_board(
+        "matchmaker", "matchmaker",
+        "The matchmaker: halls, quick play and tournaments; its decisions and the table "
+        "commands they call for go out in one transaction.",
+        Row("Quick play", (
+            panel("Players waiting",
+                  Target(f"sum by (house, hall) (okey_matchmaker_waiting{sel})",
+                         "{{house}} {{hall}}"), stack=True),
+            panel("Longest wait", Target(f"max by (house) (okey_matchmaker_oldest_wait_seconds"
+                                         f"{sel})", "{{house}}"), unit="s",
+                  description="MatchmakerWaitLong: over 2 minutes for 5 minutes."),
+            panel("Request to seat", *quantiles("okey_matchmaker_wait_seconds", sel), unit="s"),
+            panel("Tables seated",
+                  Target(f"sum by (kind) (rate(okey_matchmaker_tables_seated_total{sel}"
+                         f"[{RATE}]))", "{{kind}}"),
+                  Target(f"sum(rate(okey_matchmaker_bot_seats_total{sel}[{RATE}]))",
+                         "bot seats"), unit="ops"),
+            panel("Skill spread at a table", *quantiles("okey_matchmaker_table_spread", sel),
+                  description="Highest minus lowest ordinal of the humans at a table."),
+            panel("Requests refused",
+                  Target(f"sum by (code) (rate(okey_matchmaker_refused_total{sel}[{RATE}]))",
+                         "{{code}}"), unit="ops"),
+        )),
+        Row("Tournaments and the log", (
+            panel("Tournaments",
+                  Target(f"sum by (status) (okey_matchmaker_tournaments{sel})", "{{status}}")),
+            panel("Tournament tables ended",
+                  Target(f"sum(rate(okey_matchmaker_tournament_results_total{sel}[{RATE}]))",
+                         "results"), unit="ops"),
+            panel("Transactions",
+                  Target(f"sum by (result) (rate(okey_matchmaker_transactions_total{sel}"
+                         f"[{RATE}]))", "{{result}}"), unit="ops",
+                  description="MatchmakerTransactionsAborted: any abort for 10 minutes."),
+            panel("Transaction time", *quantiles("okey_matchmaker_transaction_seconds", sel),
+                  unit="s"),
+            panel("Undecodable records",
+                  Target(f"sum by (topic) (rate(okey_matchmaker_bad_records_total{sel}"
+                         f"[{RATE}]))", "{{topic}}"), unit="ops",
+                  description="Dead-lettered and skipped: never stop the service."),
+            panel("Table ends relayed",
+                  Target(f"sum(rate(okey_matchmaker_relayed_total{sel}[{RATE}]))", "relayed"),
+                  unit="ops"),
+        )),
+    )
+
+
 BOARDS: tuple[Callable[[], Dashboard], ...] = (overview, processor, timers, bots, leaderboards,
-                                               replays, gateway, auditor, views)
+                                               replays, gateway, auditor, views, matchmaker)
 

@@ -103,6 +103,7 @@ function receive(m) {
     case "update": onUpdate(m); break;
     case "synced": break;
     case "tables": renderLobby(m.tables); break;
+    case "quick_play_state": onQuickPlay(m); break;
     case "outcome": {
       const done = state.pending.get(m.id);
       state.pending.delete(m.id);
@@ -117,6 +118,24 @@ function receive(m) {
       break;
     }
   }
+}
+
+// quick play (services/matchmaker): the house chosen in the create form; the hall of the
+// player's level; the wait state until seated, then the table is watched
+function quickPlay() {
+  send({ type: "quick_play", id: `qp${Date.now().toString(36)}`, house: $("create-house").value });
+}
+function cancelQuickPlay() {
+  send({ type: "cancel_quick_play", id: `qc${Date.now().toString(36)}`, house: $("create-house").value });
+}
+function onQuickPlay(m) {
+  const waiting = m.status === "waiting";
+  $("quick-play-button").hidden = waiting;
+  $("quick-play-cancel").hidden = !waiting;
+  if (waiting) $("quick-play-state").textContent = t("ui.quick_play_waiting", { hall: m.hall || m.house });
+  else if (m.status === "refused") $("quick-play-state").textContent = reason(m.code, m.message);
+  else $("quick-play-state").textContent = "";
+  if (m.status === "seated" && m.table_id) watch(m.table_id);
 }
 
 function reason(code, message) {
@@ -948,6 +967,8 @@ $("token-button").onclick = () => login($("login-token").value.trim(), "");
 $("create-form").onsubmit = createTable;
 $("create-house").onchange = () => { updateHouse(); loadStanding(); };
 $("lobby-refresh").onclick = refreshLobby;
+$("quick-play-button").onclick = quickPlay;
+$("quick-play-cancel").onclick = cancelQuickPlay;
 $("lobby-house").onchange = refreshLobby;
 $("back-to-lobby").onclick = showLobby;
 $("to-lobby").onclick = showLobby;

@@ -30,7 +30,7 @@ class TokenRefused(Exception):
 
 
 def mint(secret: str, player_id: str, now: int, ttl: int = MAX_LIFETIME,
-         max_lifetime: int = MAX_LIFETIME) -> str:
+         max_lifetime: int = MAX_LIFETIME, roles: tuple[str, ...] = ()) -> str:
     """A token for `player_id`, valid `ttl` seconds from `now` (seconds since the epoch);
     ValueError for a ttl past `max_lifetime` (no gateway would accept it)."""
     if not 0 < ttl <= max_lifetime:
@@ -38,12 +38,21 @@ def mint(secret: str, player_id: str, now: int, ttl: int = MAX_LIFETIME,
     if not PLAYER_ID.match(player_id):
         raise ValueError(f"player id {player_id!r}: 1-64 letters, digits, _ . @ -, "
                          "starting with a letter or digit")
-    return jwt.encode({"sub": player_id, "iat": now, "exp": now + ttl}, secret,
-                      algorithm=ALGORITHM)
+    claims: dict[str, object] = {"sub": player_id, "iat": now, "exp": now + ttl}
+    if roles:  # e.g. "vip": opens Has Oda (okey101.app.matchmaker.halls)
+        claims["roles"] = sorted(set(roles))
+    return jwt.encode(claims, secret, algorithm=ALGORITHM)
 
 
 def verify(secret: str, token: str, now: int, max_lifetime: int = MAX_LIFETIME) -> str:
-    """The player a token names, or TokenRefused. Its lifetime is `exp` - `iat` (`iat` is
+    """The player a token names, or TokenRefused (`verify_roles` says how)."""
+    return verify_roles(secret, token, now, max_lifetime)[0]
+
+
+def verify_roles(secret: str, token: str, now: int, max_lifetime: int = MAX_LIFETIME
+                 ) -> tuple[str, list[str]]:
+    """The player a token names and the roles it carries (`roles`, a list of strings;
+    none when absent), or TokenRefused. Its lifetime is `exp` - `iat` (`iat` is
     required), and `exp` may not lie further ahead than `max_lifetime` either (an `iat`
     set in the future)."""
     try:
@@ -56,6 +65,9 @@ def verify(secret: str, token: str, now: int, max_lifetime: int = MAX_LIFETIME) 
     if not isinstance(exp, int) or not isinstance(iat, int) or not isinstance(sub, str) \
             or not PLAYER_ID.match(sub):
         raise TokenRefused("bad_token", "token refused: exp, iat or sub is malformed")
+    roles = claims.get("roles", [])
+    if not isinstance(roles, list) or not all(isinstance(r, str) for r in roles):
+        raise TokenRefused("bad_token", "token refused: roles must be a list of strings")
     if exp <= now:
         raise TokenRefused("token_expired", f"token expired {now - exp} s ago")
     lifetime = max(exp - iat, exp - now)
@@ -63,4 +75,4 @@ def verify(secret: str, token: str, now: int, max_lifetime: int = MAX_LIFETIME) 
         raise TokenRefused("token_lifetime", f"token valid for {lifetime / 3600:g} h: this "
                            f"gateway accepts at most {max_lifetime / 3600:g} h; mint a "
                            "shorter one")
-    return sub
+    return sub, roles

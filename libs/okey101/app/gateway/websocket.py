@@ -8,7 +8,9 @@ player from the token and ignores any player a payload names. Then:
 - `command` with the client's own `id`: answered by one `outcome` (a retry with the same
   id and the same command gets the same outcome, never a second move; the id reused for
   another command is refused as `id_reused`);
-- `tables`: the lobby, the open tables by house (each says whether it is `ranked`).
+- `tables`: the lobby, the open tables by house (each says whether it is `ranked`);
+- `quick_play` / `cancel_quick_play`: ask the matchmaker for a seat (or stop waiting);
+  `quick_play_state` frames say where the request stands, and which table to watch.
 A frame the gateway refuses gets an `error` with a code from `okey101.codes.GATEWAY`, and
 with the frame's `id` whenever its top level has a string one (`id_of`), however wrong the
 rest is; a frame nested deeper than 32 levels (`MAX_DEPTH`) is refused as `malformed`
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -185,7 +187,26 @@ class ListTables(ClientMessage, tag="tables", frozen=True, kw_only=True):
     house: str | None = None
 
 
-AnyClientMessage = Hello | Watch | Unwatch | SendCommand | ListTables
+class AskQuickPlay(ClientMessage, tag="quick_play", frozen=True, kw_only=True):
+    """Ask the matchmaker for a seat in `house`: in `hall`, or ("") the hall of your level.
+    Answered by `quick_play_state` frames under the same `id` (waiting, then seated with
+    the table to watch; or refused with a code from `okey101.codes.MATCHMAKING`)."""
+
+    id: str
+    house: str
+    hall: str = ""
+
+
+class WithdrawQuickPlay(ClientMessage, tag="cancel_quick_play", frozen=True, kw_only=True):
+    """Stop waiting for a seat in `house` (answered `cancelled`, or refused
+    `nothing_waiting`)."""
+
+    id: str
+    house: str
+
+
+AnyClientMessage = (Hello | Watch | Unwatch | SendCommand | ListTables | AskQuickPlay
+                    | WithdrawQuickPlay)
 
 
 # ---------------------------------------------------------------- gateway -> client
@@ -267,7 +288,24 @@ class Tables(ServerMessage, tag="tables", frozen=True, kw_only=True):
     tables: list[TableSummary]
 
 
-AnyServerMessage = Welcome | ErrorReply | CommandOutcome | Update | Synced | Tables
+class QuickPlayState(ServerMessage, tag="quick_play_state", frozen=True, kw_only=True):
+    """Where your quick play stands (also sent after `welcome` while you wait): `waiting` in
+    `hall`, `seated` at `table_id` in `seat` (watch it), `cancelled`, or `refused` with
+    `code` and `message`. `id` is the quick play's (or the cancel's) own."""
+
+    id: str | None = None
+    house: str
+    hall: str = ""
+    status: Literal["waiting", "seated", "cancelled", "refused"]
+    since: int = 0  # ms since the epoch: when the wait began (or the state was decided)
+    table_id: str = ""
+    seat: int = -1
+    code: str = ""
+    message: str = ""
+
+
+AnyServerMessage = (Welcome | ErrorReply | CommandOutcome | Update | Synced | Tables
+                    | QuickPlayState)
 
 client_decoder = msgspec.json.Decoder(AnyClientMessage)
 encoder = msgspec.json.Encoder()

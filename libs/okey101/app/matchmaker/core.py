@@ -322,7 +322,8 @@ def commands(d: R.Seated) -> list[E.Command]:
     start. Command ids and seqs are the seating's, so a command sent again is answered as a
     duplicate and changes nothing."""
     options = {"hands_per_match": d.hands} if d.hands else {}
-    first = next((s.player_id for s in d.seats if not s.bot), d.seats[0].player_id)
+    at = next((n for n, s in enumerate(d.seats) if not s.bot), 0)
+    first = d.seats[at].player_id
     out: list[E.Command] = [E.CreateTable(table_id=d.table_id, command_id=f"{d.table_id}/create",
                                           player_id=first, profile=d.house, options=options,
                                           at=d.at)]
@@ -332,5 +333,5 @@ def commands(d: R.Seated) -> list[E.Command]:
                          bot_level=seat.bot_level if seat.bot else DEFAULT_BOT_LEVEL,
                          at=d.at))
     out.append(E.StartMatch(table_id=d.table_id, command_id=f"{d.table_id}/start",
-                            player_id=first, seq=1 + len(d.seats), at=d.at))
+                            player_id=first, seat=at, seq=1 + len(d.seats), at=d.at))
     return out

@@ -1,0 +1,278 @@
+"""The matchmaker on the real broker, run as production runs it (a subprocess): a kill -9
+loses no waiting player and seats nobody twice; a 64-entrant bot tournament is played from
+its schedule to its final standings by the processor and the bots."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+import aiohttp
+import msgspec
+from aiokafka import AIOKafkaProducer
+
+from okey101.app import topics
+from okey101.app.gateway import identity
+from okey101.app.matchmaker import records as R
+from okey101.table import messages as E
+from tests.kafka.stack import SECRET, Stack
+from tests.kafka.support import (
+    BotsProcess,
+    ProcessorProcess,
+    ViewsProcess,
+    fresh_tag,
+    read_all,
+)
+
+NS = "north-sultan"
+
+
+class MatchmakerProcess(ProcessorProcess):
+    """`python -m services.matchmaker` in a subprocess, ticking every 50 ms."""
+
+    SERVICE = "matchmaker"
+
+    def __init__(self, bootstrap: str, prefix: str, group: str, name: str = "mm",
+                 args: tuple[str, ...] = (), env: Mapping[str, str] | None = None) -> None:
+        self.extra = ["--tick-ms", "50", *args]
+        super().__init__(bootstrap, prefix, group, name, env)
+
+    def arguments(self, name: str) -> list[str]:
+        return self.extra
+
+
+async def send(bootstrap: str, prefix: str, requests: list[R.AnyRequest],
+               rate: float | None = None) -> None:
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, enable_idempotence=True,
+                                acks="all", linger_ms=2)
+    await producer.start()
+    try:
+        for request in requests:
+            await producer.send(topics.MATCHMAKING.name(prefix), R.encode(request),
+                                key=request.house.encode())
+            if rate:
+                await asyncio.sleep(1 / rate)
+        await producer.flush()
+    finally:
+        await producer.stop()
+
+
+def quick(player: str) -> R.QuickPlay:
+    return R.QuickPlay(request_id=f"{player}/q", house=NS, player_id=player)
+
+
+async def decisions(bootstrap: str, prefix: str, until: int | None = None,
+                    timeout: float = 60) -> list[R.AnyDecision]:
+    values = await read_all(bootstrap, topics.MATCHMAKER.name(prefix), until=until,
+                            timeout=timeout)
+    return [R.decision_decoder.decode(v) for v in values]
+
+
+async def test_four_quick_plays_seat_one_table_the_processor_starts(
+        kafka_bootstrap: str) -> None:
+    """The whole path once: four requests, one `seated`, and the processor accepts every
+    command the seating wrote (create, four sits, start): the match has started."""
+    prefix = f"m1{fresh_tag()}"
+    processor = ProcessorProcess(kafka_bootstrap, prefix, f"{prefix}-p")
+    mm = MatchmakerProcess(kafka_bootstrap, prefix, f"{prefix}-mm",
+                           args=("--bot-wait-ms", "3600000", "--window-base", "100"))
+    for proc in (processor, mm):
+        proc.start()
+    try:
+        await mm.wait_for("partition_rebuilt", timeout=90)
+        players = [f"one{n}" for n in range(4)]
+        await send(kafka_bootstrap, prefix, [quick(p) for p in players])
+        await mm.wait_for('"seated"', timeout=60)
+        log = await decisions(kafka_bootstrap, prefix, until=5, timeout=60)
+        (seated,) = [d for d in log if isinstance(d, R.Seated)]
+        outcomes = [E.outcome_decoder.decode(v) for v in await read_all(
+            kafka_bootstrap, topics.OUTCOMES.name(prefix), until=6, timeout=90)]
+        events = [E.event_decoder.decode(v) for v in await read_all(
+            kafka_bootstrap, topics.EVENTS.name(prefix), until=6, timeout=60)]
+    finally:
+        for proc in (mm, processor):
+            proc.stop()
+    assert sorted(s.player_id for s in seated.seats) == players, mm.tail()
+    assert [w.player_id for w in log if isinstance(w, R.Waiting)] == players
+    mine = [o for o in outcomes if o.table_id == seated.table_id]
+    assert len(mine) == 6 and all(o.accepted for o in mine), (mine, processor.tail())
+    kinds = [type(e).__struct_config__.tag for e in events if e.table_id == seated.table_id]
+    assert kinds[:6] == ["table_created", *["player_sat"] * 4, "match_started"], kinds
+
+
+async def test_a_kill_9_loses_no_waiting_player_and_seats_nobody_twice(
+        kafka_bootstrap: str) -> None:
+    prefix = f"mm{fresh_tag()}"
+    # no bots: a table is four players; the window takes anyone at once
+    mm = MatchmakerProcess(kafka_bootstrap, prefix, f"{prefix}-mm",
+                           args=("--bot-wait-ms", "3600000", "--window-base", "100"))
+    mm.start()
+    try:
+        await mm.wait_for("partition_rebuilt", timeout=90)
+        first = [f"p{n:03d}" for n in range(42)]
+        await send(kafka_bootstrap, prefix, [quick(p) for p in first], rate=400)
+        await mm.wait_for('"seated"', times=3, timeout=60)
+        mm.kill()  # mid-stream: some of the 42 decided, maybe a transaction open
+        second = [f"q{n:03d}" for n in range(42)]
+        await send(kafka_bootstrap, prefix, [quick(p) for p in second]
+                   + [quick(p) for p in first[:5]])  # retried requests too
+        mm.start()
+        # 84 players: 21 tables
+        log = await decisions(kafka_bootstrap, prefix, timeout=90)
+        for _ in range(60):
+            if sum(isinstance(d, R.Seated) for d in log) >= 21:
+                break
+            await asyncio.sleep(0.5)
+            log = await decisions(kafka_bootstrap, prefix, timeout=10)
+    finally:
+        mm.stop()
+    seated = [d for d in log if isinstance(d, R.Seated)]
+    players = Counter(s.player_id for d in seated for s in d.seats)
+    assert set(players) == set(first) | set(second), mm.tail()
+    assert set(players.values()) == {1}  # nobody seated twice
+    waits = Counter(d.player_id for d in log if isinstance(d, R.Waiting))
+    assert set(waits.values()) == {1}  # a retried request is decided once
+    commands = [E.command_decoder.decode(v) for v in await read_all(
+        kafka_bootstrap, topics.COMMANDS.name(prefix), until=len(seated) * 6, timeout=30)]
+    creates = Counter(c.table_id for c in commands if isinstance(c, E.CreateTable))
+    assert set(creates) == {d.table_id for d in seated} and set(creates.values()) == {1}
+    sits = Counter(c.player_id for c in commands if isinstance(c, E.Sit))
+    assert sits == players
+
+
+async def test_a_64_entrant_bot_tournament_is_played_to_its_final_standings(
+        kafka_bootstrap: str) -> None:
+    prefix = f"mt{fresh_tag()}"
+    processor = ProcessorProcess(kafka_bootstrap, prefix, f"{prefix}-p")
+    views = ViewsProcess(kafka_bootstrap, prefix, f"{prefix}-views")  # what the bots read
+    bots = BotsProcess(kafka_bootstrap, prefix, f"{prefix}-bots")
+    mm = MatchmakerProcess(kafka_bootstrap, prefix, f"{prefix}-mm")
+    started = time.monotonic()
+    for proc in (processor, views, bots, mm):
+        proc.start()
+    try:
+        await mm.wait_for("partition_rebuilt", timeout=90)
+        await processor.wait_for("partition", timeout=90)
+        await send(kafka_bootstrap, prefix, [
+            R.ScheduleTournament(request_id="ops/cup", house=NS, tournament_id="cup",
+                                 starts_at=int(time.time() * 1000) + 2000, size=64, hands=1,
+                                 fill_with_bots=True, bot_level=1),
+            R.Register(request_id="late/r", house=NS, player_id="late", tournament_id="nope")])
+        await mm.wait_for("tournament_ended", timeout=240)
+        log = await decisions(kafka_bootstrap, prefix, timeout=20)
+    finally:
+        for proc in (mm, bots, views, processor):
+            proc.stop()
+    wall = time.monotonic() - started
+    ended = [d for d in log if isinstance(d, R.TournamentEnded)]
+    assert len(ended) == 1, mm.tail()
+    (result,) = ended
+    tables = [d for d in log if isinstance(d, R.Seated) and d.tournament_id == "cup"]
+    results = [d for d in log if isinstance(d, R.TableResult)]
+    assert result.matches == len(tables) == len(results) >= 16 + 4 + 1  # every match counted
+    assert {d.table_id for d in tables} == {d.table_id for d in results}
+    assert len(result.standings) == 64
+    assert sorted(p.place for p in result.standings)[:1] == [1]
+    assert all(p.bot and not p.title and not p.league_points for p in result.standings)
+    refused = [d for d in log if isinstance(d, R.Refused)]
+    assert [d.code for d in refused] == ["unknown_tournament"]
+    print(f"64-entrant bot tournament: {len(tables)} matches, {wall:.1f} s wall "
+          f"(services started included)")
+    assert msgspec.json.encode(result)  # the standings are a published record
+
+
+class Client:
+    def __init__(self, ws: aiohttp.ClientWebSocketResponse) -> None:
+        self.ws = ws
+        self.seen: list[dict[str, Any]] = []
+
+    async def send(self, **message: Any) -> None:
+        await self.ws.send_str(json.dumps(message))
+
+    async def next(self, kind: str, timeout: float = 30, **match: Any) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            assert left > 0, f"no {kind} {match}; saw {self.seen[-6:]}"
+            msg = await self.ws.receive(timeout=left)
+            assert msg.type == aiohttp.WSMsgType.TEXT, f"socket ended: {msg}"
+            frame = json.loads(msg.data)
+            self.seen.append(frame)
+            if frame["type"] == kind and all(frame.get(k) == v for k, v in match.items()):
+                return frame
+
+
+async def watch_when_known(client: Client, table: str) -> dict[str, Any]:
+    """The first update of `table`, watched again while the gateway does not know it yet."""
+    while True:
+        await client.send(type="watch", table_id=table)
+        while True:
+            frame = json.loads((await client.ws.receive(timeout=10)).data)
+            client.seen.append(frame)
+            if frame["type"] == "update" and frame["table_id"] == table:
+                return frame  # type: ignore[no-any-return]
+            if frame["type"] == "error" and frame["code"] == "unknown_table":
+                break
+        await asyncio.sleep(0.2)
+
+
+async def test_a_person_presses_quick_play_in_the_gateway_and_is_seated_with_bots(
+        kafka_bootstrap: str) -> None:
+    """Through the gateway as the browser does it: `quick_play` answered `waiting` in the
+    hall of the player's level, then `seated` (bots in the seats nobody took after the
+    wait) at a table the player watches and plays; Has Oda refused without the token's
+    role and open with it; a cancel with nothing waiting refused; a cancel answered."""
+    stack = Stack(kafka_bootstrap)
+    try:
+        url = await stack.start(bots=True, timers=False,
+                                matchmaker=("--bot-wait-ms", "1500"))
+        async with aiohttp.ClientSession() as session:
+            async def person(name: str, roles: tuple[str, ...] = ()) -> Client:
+                client = Client(await session.ws_connect(f"{url}ws"))
+                await client.send(type="hello", token=identity.mint(
+                    SECRET, name, int(time.time()), 3600, roles=roles))
+                await client.next("welcome")
+                return client
+
+            ayse = await person("ayse")
+            await ayse.send(type="cancel_quick_play", id="c0", house=NS)
+            nothing = await ayse.next("quick_play_state", id="c0", timeout=90)
+            assert (nothing["status"], nothing["code"]) == ("refused", "nothing_waiting")
+            await ayse.send(type="quick_play", id="q0", house=NS, hall="Has Oda")
+            vip_only = await ayse.next("quick_play_state", id="q0")
+            assert (vip_only["status"], vip_only["code"]) == ("refused", "role_missing")
+            await ayse.send(type="quick_play", id="q1", house=NS)
+            waiting = await ayse.next("quick_play_state", id="q1", status="waiting")
+            assert waiting["hall"] == "Acemi"  # a new account: level 1
+            await ayse.send(type="quick_play", id="q2", house=NS)
+            twice = await ayse.next("quick_play_state", id="q2")
+            assert (twice["status"], twice["code"]) == ("refused", "already_waiting")
+
+            vip = await person("mehmet", roles=("vip",))
+            await vip.send(type="quick_play", id="v1", house=NS, hall="Has Oda")
+            assert (await vip.next("quick_play_state", id="v1"))["status"] == "waiting"
+            await vip.send(type="cancel_quick_play", id="v2", house=NS)
+            cancelled = await vip.next("quick_play_state", id="v2")
+            assert (cancelled["status"], cancelled["hall"]) == ("cancelled", "Has Oda")
+
+            seated = await ayse.next("quick_play_state", id="q1", status="seated", timeout=60)
+            table = seated["table_id"]
+            update = await asyncio.wait_for(watch_when_known(ayse, table), 60)
+            assert update["seat"] == seated["seat"]
+            view = update["view"]
+            assert view["players"][seated["seat"]] == "ayse" and view["status"] != "new"
+            # the lobby shows the wait state again on a new connection while waiting: none now
+            again = await person("ayse")
+            await again.send(type="tables", house=NS)
+            await again.next("tables")
+            assert not [f for f in again.seen if f["type"] == "quick_play_state"]
+    finally:
+        stack.stop()
+    log = await decisions(kafka_bootstrap, stack.prefix, timeout=20)
+    (table_seated,) = [d for d in log if isinstance(d, R.Seated)]
+    assert [s.bot for s in table_seated.seats] == [False, True, True, True]
+    assert table_seated.table_id == table
