@@ -70,6 +70,8 @@ class MatchResult:
     latencies: list[float] = field(default_factory=list)  # the strong bot's decisions, s
     cpu: list[float] = field(default_factory=list)  # the same decisions' CPU time, s
     partners: bool = False
+    search: tuple[int, int, int, int] = (0, 0, 0, 0)  # level 4's decisions searched,
+    # overruled (a candidate replaced level 3's move), worlds and playouts in them
 
     def won(self) -> float:
         """The strong seat's share of the match win (its team's, with partners)."""
@@ -137,7 +139,10 @@ def play_one(task: Task) -> MatchResult:
     return MatchResult(hands=per_hand, totals=totals, rejections=record.rejections,
                        codes=record.rejection_codes, capped=record.capped, strong_seat=seat,
                        penalties=by_reason, latencies=latencies,
-                       cpu=cpu, partners=partners)
+                       cpu=cpu, partners=partners,
+                       search=(strong_bot.searched, strong_bot.overruled, strong_bot.worlds,
+                               strong_bot.playouts_run) if isinstance(strong_bot, Level4)
+                       else (0, 0, 0, 0))
 
 
 @dataclass
@@ -213,6 +218,8 @@ def report(r: PairingResult) -> list[str]:
                 f"p99 {pct(wall, 0.99):.2f} ms, max {pct(wall, 1.0):.1f} ms; "
                 f"CPU p50 {pct(cpu, 0.5):.2f} ms, p99 {pct(cpu, 0.99):.2f} ms, "
                 f"max {pct(cpu, 1.0):.1f} ms")
+    searched, overruled, worlds, playouts = (sum(m.search[i] for m in r.matches)
+                                             for i in range(4))
     parity = "50% (teams)" if r.partners else "25%"
     lines = [
         f"{r.name}  ({r.house}{' partners' if r.partners else ''}, {n} matches of "
@@ -227,6 +234,10 @@ def report(r: PairingResult) -> list[str]:
         pen_line,
         lat_line,
     ]
+    if searched:
+        lines.append(f"  level 4 search: {searched} decisions searched, {overruled} overruled "
+                     f"level 3's move ({overruled / searched:.1%}); a search "
+                     f"{worlds / searched:.1f} worlds, {playouts / searched:.1f} playouts")
     if r.baseline:
         pairs = list(zip(r.matches, r.baseline, strict=True))
         base = sum(b.won() for b in r.baseline)

@@ -70,8 +70,9 @@ BUDGET = 0.035  # seconds of the injected clock a decision (level 3's own move i
 DUZ_SHARE = 0.6  # of the budget in düz: its playouts (the whole deck) run longest and
 # the most over the budget (CPU p99 53 ms at 35 ms); in 200 paired düz matches the
 # search changed no match result
-CANDIDATES = 3  # discards weighed (level 3's among them)
-MIN_WORLDS = 3  # worlds before a candidate may replace level 3's move
+CANDIDATES = 3  # discards weighed: level 3's own best three (`Level3Play.ranking`)
+MIN_WORLDS = 4  # worlds before a candidate may replace level 3's move
+MIN_APART = 2  # ... of which at least this many where it scored differently from it
 Z = 1.0  # standard errors by which it must be better
 PLAYOUT_CAP = 400  # commands a playout may take (a hand takes about 60)
 
@@ -88,9 +89,12 @@ class Level4:
         self.budget = budget
         self.seed = seed
         self.level3 = Level3()
+        self.search_draws = False  # weigh a take where level 3 draws
         self.longest = 0.0  # by the clock: about the longest playout of late
         self.searched = 0  # decisions searched
         self.overruled = 0  # ... where a candidate replaced level 3's move
+        self.worlds = 0  # worlds sampled in them, all told
+        self.playouts_run = 0  # playouts run in them, all told
 
     def forget(self, table_id: str) -> None:
         self.level3.forget(table_id)
@@ -103,7 +107,8 @@ class Level4:
         start = self.clock() if self.clock is not None else 0.0
         default = self.level3(v)
         s = Seat(v)
-        candidates = self.candidates(s, default)
+        last = self.level3.last
+        candidates = self.candidates(s, default, last.ranking if last is not None else None)
         if len(candidates) < 2 or self.playouts < 2:
             return default
         memory = self.level3._memory.get((v.table_id, v.seat))
@@ -112,6 +117,8 @@ class Level4:
         budget = self.budget * (DUZ_SHARE if s.p.game == "duz" else 1.0)
         search = Search(v, s, candidates, pinned, self.seed)
         best = search.run(self.playouts, self.clock, start, budget, self.longest)
+        self.worlds += len(search.scores[0])
+        self.playouts_run += search.playouts
         # the next decision's first playout may take as long as this one's longest
         self.longest = max(search.longest, 0.5 * self.longest)
         if best != 0:
@@ -128,19 +135,27 @@ class Level4:
             return plays.can_open_with(s, top, pairs=s.pairs_open_to_me())
         return s.opened == "points" and not s.p.opened_take_must_use and top != s.okey
 
-    def candidates(self, s: Seat, default: E.Command) -> list[E.Command]:
-        """Level 3's move first, then the alternatives worth a search (none: no search)."""
+    def candidates(self, s: Seat, default: E.Command,
+                   ranking: Sequence[Tile] | None = None) -> list[E.Command]:
+        """Level 3's move first, then the alternatives worth a search (none: no search).
+        A discard's alternatives are level 3's next best (`ranking`, its discards best
+        first, when given), else the highest loose tiles. A draw is not searched (a take
+        instead lost by far in the playouts: ~70 points a hand, 3 standard errors)."""
         if s.drawing:
             if isinstance(default, E.TakeDiscard) and "draw" in s.allowed:
                 return [default, E.Draw(**BLANK)]
-            if isinstance(default, E.Draw) and s.may_take() and s.top is not None and \
-                    self.may_take(s, s.top):
+            if self.search_draws and isinstance(default, E.Draw) and s.may_take() and \
+                    s.top is not None and self.may_take(s, s.top):
                 return [default, E.TakeDiscard(**BLANK)]
             return [default]
         if not isinstance(default, E.Discard) or "discard" not in s.allowed or \
                 len(s.rack) < 3:
             return [default]
         chosen = tiles.parse(default.tile)
+        if ranking is not None and ranking and ranking[0] == chosen:
+            ranked = [t for t in ranking[1:] if t != s.owed and not s.penalised(t)]
+            return [default, *(E.Discard(**BLANK, tile=tiles.name(t))
+                               for t in ranked[:CANDIDATES - 1])]
         loose = list(s.arrange(s.rack).leftover)
         pool = sorted({t for t in safe_choice(s, loose) if not s.penalised(t)},
                       key=lambda t: (-s.value(t), t))
@@ -344,6 +359,8 @@ class Search:
             if n < MIN_WORLDS:
                 continue
             diffs = [self.scores[k][i] - base[i] for i in range(n)]
+            if sum(1 for d in diffs if d) < MIN_APART:
+                continue
             mean = sum(diffs) / n
             sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1))
             if mean < -Z * sd / math.sqrt(n) and mean < best_mean:
