@@ -11,11 +11,12 @@ the search cannot tell the candidates apart, it plays level 3's move.
   knows to sit in the next player's rack (its discards the next player took and has not
   shown: level 3's memory) are put there first. A world's own view for this seat is the
   seat's view itself (`world`, tested).
-- **Candidates.** Level 3's move first (the reference), then: in the draw phase the other
-  of draw and take (a take only where level 3, which plays the rest of the turn, can carry
-  it through: unopened, a tile it can open with; opened by points, a free take); for a
-  discard, `CANDIDATES` tiles in all of the rack's loose tiles that the engine would not
-  penalise (the highest, the highest without a partner, the next). Only moves the view's
+- **Candidates.** Level 3's move first (the reference), then: in the draw phase, where
+  level 3 takes the previous discard, a draw (a take where level 3 draws is not weighed:
+  in the playouts it lost by about 70 points a hand, 3 standard errors, and was never
+  chosen); for a discard, level 3's own next best (`Level3Play.ranking`, its discards best
+  first), `CANDIDATES` in all, less any tile the engine would penalise (without a ranking:
+  the highest loose tile, the highest without a partner, the next). Only moves the view's
   `rules` allow are offered.
 - **Playouts.** In each world every candidate is played on the pure engine
   (`decide_and_fold`), then the hand is played out by level 0 in every seat (each from its
@@ -26,7 +27,17 @@ the search cannot tell the candidates apart, it plays level 3's move.
   match standing (`standing.rivals`); with partners, the team's change less the other
   team's. The candidates are compared paired by world (the same deal for each); one
   replaces level 3's move only when its mean advantage exceeds `Z` standard errors after at
-  least `MIN_WORLDS` worlds.
+  least `MIN_WORLDS` worlds, in `MIN_APART` of which it scored differently (the paired
+  differences are mostly zero: two discards of junk lead to the same hand).
+- **Why it is not stronger than level 3 (measured 2026-12-02).** A playout on the engine
+  costs about 5 ms of CPU (level 0's solves and views in every seat), so the 35 ms budget
+  buys about 6 playouts: 1.8 worlds a searched decision on average, the median 1-2,
+  below `MIN_WORLDS`; it overrules level 3 in under 2% of them and, in 200 paired
+  north-sultan hands, changed no match result. In a discard search level 3's best and
+  its alternative differ by a median 1.6-3 points a hand in the playouts (one playout's
+  utility spreads 40), about one paired standard error or less over its few worlds.
+  Level 4 plays as level 3 does (the guarantee of the design) until a playout is about
+  ten times cheaper or the budget ten times larger.
 - **Budget.** At most `playouts` playouts a decision, and, with a `clock` (a callable the
   shell injects, e.g. `time.process_time`; the pure code reads none), no playout is started
   that could end past `budget` seconds (it may take as long as the longest yet): the search
