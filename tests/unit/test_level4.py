@@ -170,7 +170,8 @@ def test_level4_plays_whole_matches_against_level3_in_every_house(house: str) ->
         assert record.rejections == 0, record.rejection_codes
         assert not record.capped
         assert isinstance(record.events[-1], E.MatchEnded)
-    assert bot.searched > 0
+    # düz is played as level 3 plays it: a playout of the whole deck outlasts the budget
+    assert (bot.searched > 0) == (house != "okey-oyna-duz")
 
 
 def test_a_clock_stops_the_search_and_level3s_move_stands() -> None:
