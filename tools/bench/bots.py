@@ -21,6 +21,9 @@ For each pairing it prints:
 - the strong bot's penalty points a hand by reason (the weaker level's: a seat's mean), and
   its decision time per command: wall clock (which counts the waits of a shared machine)
   and the thread's CPU time (what the decision itself costs), p50, p99 and max.
+For level 4 it also prints what its search did: the decisions searched, how many of them
+overruled level 3's move, and the worlds and playouts a search (too few worlds, and the
+search cannot tell its candidates apart: level 4 then plays level 3's move).
 It also counts rejected commands (a bot must never send one) and capped matches.
 
 Defaults: 2000 hands per pairing in each of the four houses, 4-hand matches (okeygg: 7,
