@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from okey101 import tiles
 from okey101.bots import Level3, Level4, level0
 from okey101.bots.level4 import hidden_tiles, playout, utility, world
 from okey101.bots.seat import Seat
@@ -169,7 +170,8 @@ def test_level4_plays_whole_matches_against_level3_in_every_house(house: str) ->
         assert record.rejections == 0, record.rejection_codes
         assert not record.capped
         assert isinstance(record.events[-1], E.MatchEnded)
-    assert bot.searched > 0
+    # düz is played as level 3 plays it: a playout of the whole deck outlasts the budget
+    assert (bot.searched > 0) == (house != "okey-oyna-duz")
 
 
 def test_a_clock_stops_the_search_and_level3s_move_stands() -> None:
@@ -181,3 +183,32 @@ def test_a_clock_stops_the_search_and_level3s_move_stands() -> None:
     for v in views:
         assert stopped(v) == reference(v)
     assert stopped.overruled == 0 and stopped.searched == len(views)
+
+
+def test_level4_weighs_level3s_own_next_best_discards() -> None:
+    """A discard's candidates are level 3's move, then its next best (`ranking`, best
+    first: its first is the tile level 3 throws), never a tile the engine penalises."""
+    from okey101.bots import level4
+
+    l3 = Level3()
+    probe = Level4(playouts=0)
+    seen = 0
+
+    def spy(v: PlayerView) -> E.Command:
+        nonlocal seen
+        command = l3(v)
+        if isinstance(command, E.Discard) and l3.last is not None and l3.last.ranking:
+            s = Seat(v)
+            ranking = l3.last.ranking
+            assert tiles.name(ranking[0]) == command.tile
+            found = probe.candidates(s, command, ranking)
+            assert found[0] == command
+            alternatives = [tiles.parse(c.tile) for c in found[1:] if isinstance(c, E.Discard)]
+            assert alternatives == [t for t in ranking[1:] if not s.penalised(t)
+                                    and t != s.owed][:level4.CANDIDATES - 1]
+            seen += len(alternatives) > 0
+        return command
+
+    play_match(HOUSES["north-sultan"], match_seeds(28, 1)[0],
+               players=[spy, Level3(), Level3(), Level3()])
+    assert seen > 5

@@ -21,6 +21,9 @@ For each pairing it prints:
 - the strong bot's penalty points a hand by reason (the weaker level's: a seat's mean), and
   its decision time per command: wall clock (which counts the waits of a shared machine)
   and the thread's CPU time (what the decision itself costs), p50, p99 and max.
+For level 4 it also prints what its search did: the decisions searched, how many of them
+overruled level 3's move, and the worlds and playouts a search (too few worlds, and the
+search cannot tell its candidates apart: level 4 then plays level 3's move).
 It also counts rejected commands (a bot must never send one) and capped matches.
 
 Defaults: 2000 hands per pairing in each of the four houses, 4-hand matches (okeygg: 7,
@@ -70,6 +73,8 @@ class MatchResult:
     latencies: list[float] = field(default_factory=list)  # the strong bot's decisions, s
     cpu: list[float] = field(default_factory=list)  # the same decisions' CPU time, s
     partners: bool = False
+    search: tuple[int, int, int, int] = (0, 0, 0, 0)  # level 4's decisions searched,
+    # overruled (a candidate replaced level 3's move), worlds and playouts in them
 
     def won(self) -> float:
         """The strong seat's share of the match win (its team's, with partners)."""
@@ -137,7 +142,10 @@ def play_one(task: Task) -> MatchResult:
     return MatchResult(hands=per_hand, totals=totals, rejections=record.rejections,
                        codes=record.rejection_codes, capped=record.capped, strong_seat=seat,
                        penalties=by_reason, latencies=latencies,
-                       cpu=cpu, partners=partners)
+                       cpu=cpu, partners=partners,
+                       search=(strong_bot.searched, strong_bot.overruled, strong_bot.worlds,
+                               strong_bot.playouts_run) if isinstance(strong_bot, Level4)
+                       else (0, 0, 0, 0))
 
 
 @dataclass
@@ -213,6 +221,8 @@ def report(r: PairingResult) -> list[str]:
                 f"p99 {pct(wall, 0.99):.2f} ms, max {pct(wall, 1.0):.1f} ms; "
                 f"CPU p50 {pct(cpu, 0.5):.2f} ms, p99 {pct(cpu, 0.99):.2f} ms, "
                 f"max {pct(cpu, 1.0):.1f} ms")
+    searched, overruled, worlds, playouts = (sum(m.search[i] for m in r.matches)
+                                             for i in range(4))
     parity = "50% (teams)" if r.partners else "25%"
     lines = [
         f"{r.name}  ({r.house}{' partners' if r.partners else ''}, {n} matches of "
@@ -227,6 +237,10 @@ def report(r: PairingResult) -> list[str]:
         pen_line,
         lat_line,
     ]
+    if searched:
+        lines.append(f"  level 4 search: {searched} decisions searched, {overruled} overruled "
+                     f"level 3's move ({overruled / searched:.1%}); a search "
+                     f"{worlds / searched:.1f} worlds, {playouts / searched:.1f} playouts")
     if r.baseline:
         pairs = list(zip(r.matches, r.baseline, strict=True))
         base = sum(b.won() for b in r.baseline)

@@ -11,9 +11,11 @@ with a blank envelope that the driver fills (table, command id, seq, player, sea
   discards, lays off, takes okeys, cuts useless tiles, avoids the 101 penalties).
 - `Level3()`: level 2 plus inference from public information (live tiles, the next
   player's wants); a callable with a memory of the hand's earlier views, per seat.
-- `Level4()`: the strongest: level 3's moves, searched (a determinized Monte Carlo search:
-  the hidden tiles sampled from the view, each candidate played out to the hand's end on
-  the pure engine), within a budget of playouts or of an injected clock.
+- `Level4()`: the searching level: level 3's moves, searched (a determinized Monte Carlo
+  search: the hidden tiles sampled from the view, level 3's best candidates played out to
+  the hand's end on the pure engine), within a budget of playouts or of an injected clock;
+  it keeps level 3's move unless the search is sure, and measures no stronger than level 3
+  yet (README; `level4`'s docstring says why).
 
 Modules: `seat` (a view read once, with the engine's answers of what is legal), `plays`
 (the moves the levels share), `level0`, `levels` (levels 1 and 2), `level3`, `inference`

@@ -83,6 +83,7 @@ class Level3:
 
     def __init__(self) -> None:
         self._memory: dict[tuple[str, int], Memory] = {}
+        self.last: Level3Play | None = None  # the last decision's play (its `ranking`)
 
     def forget(self, table_id: str) -> None:
         """The table's match is over: its seats' memories leave (bounded memory)."""
@@ -101,9 +102,11 @@ class Level3:
         if memory is None or memory.key != key or v.turn < memory.turn:
             memory = self._memory[(v.table_id, v.seat)] = Memory(key)
         memory.see(s)
+        self.last = None
         if s.p.game == "duz":
             return duz_command(s, 3, Knowledge(s, memory))
-        return Level3Play(s, Knowledge(s, memory)).command()
+        self.last = Level3Play(s, Knowledge(s, memory))
+        return self.last.command()
 
 
 class Level3Play(Level2Play):
@@ -111,6 +114,7 @@ class Level3Play(Level2Play):
         super().__init__(s)
         self.k = k
         self._outs: tuple[int, list[tuple[Tile, int, solver.Solution]]] | None = None
+        self.ranking: list[Tile] = []  # the discard's candidates, best first (`discard`)
 
     # ------------------------------------------------------------ pairs held back
     def open(self, s: Seat) -> E.Command | None:
@@ -256,27 +260,32 @@ class Level3Play(Level2Play):
 
     # ------------------------------------------------------------ the discard
     def discard(self) -> Tile:
+        """The best of `rank()`, which is kept as `ranking` (level 4's candidates)."""
+        self.ranking = self.rank()
+        return self.ranking[0]
+
+    def rank(self) -> list[Tile]:
         s = self.s
         if len(s.rack) == 1:
-            return s.rack[0]
+            return [s.rack[0]]
         if s.opened is None:
             return self.pairs_discard() if self.pairs_mode() else self.points_discard()
         if s.opened == "pairs":
             return self.pairs_discard()
         return self.opened_discard()
 
-    def points_discard(self) -> Tile:
+    def points_discard(self) -> list[Tile]:
         s = self.s
         rack = s.rack
         loose = solver.opening(rack, s.okey, s.wraps).leftover
         pool = sorted(set(safe_choice(s, loose)))
         if len(pool) == 1:
-            return pool[0]
+            return pool
         points = self.points_costs(pool)
         pairs = self.pairs_costs(pool)
         cost = {d: points[d] + pairs[d] + self.feed_cost(d) for d in pool}
-        return min(pool, key=lambda d: (round(cost[d], 9), bool(partners(s, d, rack)),
-                                        -s.value(d), d))
+        return sorted(pool, key=lambda d: (round(cost[d], 9), bool(partners(s, d, rack)),
+                                           -s.value(d), d))
 
     def points_costs(self, pool: Sequence[Tile]) -> dict[Tile, float]:
         """What discarding each tile of `pool` costs the points plan: the chance to open
@@ -330,7 +339,7 @@ class Level3Play(Level2Play):
                 out[d] = now - _at_least(gap, draws, (outs - live[d]) / unseen)
         return {d: out[d] * PAIRS_SWING for d in pool}
 
-    def pairs_discard(self) -> Tile:
+    def pairs_discard(self) -> list[Tile]:
         """A single: before opening the one whose twin is least live; after a pairs
         opening the one with the most doubled value at risk."""
         s = self.s
@@ -342,24 +351,24 @@ class Level3Play(Level2Play):
             scale = draws / self.k.unseen * OPEN_SWING / gap
             points = self.points_costs(pool)
             cost = {d: self.k.live[d] * scale + points[d] + self.feed_cost(d) for d in pool}
-            return min(pool, key=lambda d: (round(cost[d], 9), -s.value(d), d))
+            return sorted(pool, key=lambda d: (round(cost[d], 9), -s.value(d), d))
         flat = self.loose_flat
         score = {d: (2 * s.value(d) + flat) * float((1 - self.k.live[d] / self.k.unseen) ** draws)
                  - self.feed_cost(d) for d in pool}
-        return max(pool, key=lambda d: (round(score[d], 9), s.value(d), -d))
+        return sorted(pool, key=lambda d: (round(score[d], 9), s.value(d), -d), reverse=True)
 
-    def opened_discard(self) -> Tile:
+    def opened_discard(self) -> list[Tile]:
         s = self.s
         rack = s.rack
         loose = s.arrange(rack).leftover
         pool = sorted(set(safe_choice(s, loose)))
         if len(pool) == 1:
-            return pool[0]
+            return pool
         draws = self.k.draws_left()
         flat = self.loose_flat
         scores = {d: (s.value(d) + flat) * (1 - self.p_used(d, rack, draws))
                   - self.feed_cost(d) for d in pool}
-        return max(pool, key=lambda d: (round(scores[d], 9), s.value(d), -d))
+        return sorted(pool, key=lambda d: (round(scores[d], 9), s.value(d), -d), reverse=True)
 
     def feed_cost(self, d: Tile) -> float:
         """What discarding `d` may give the next player, in points of this seat's score:

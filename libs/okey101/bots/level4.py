@@ -11,11 +11,12 @@ the search cannot tell the candidates apart, it plays level 3's move.
   knows to sit in the next player's rack (its discards the next player took and has not
   shown: level 3's memory) are put there first. A world's own view for this seat is the
   seat's view itself (`world`, tested).
-- **Candidates.** Level 3's move first (the reference), then: in the draw phase the other
-  of draw and take (a take only where level 3, which plays the rest of the turn, can carry
-  it through: unopened, a tile it can open with; opened by points, a free take); for a
-  discard, `CANDIDATES` tiles in all of the rack's loose tiles that the engine would not
-  penalise (the highest, the highest without a partner, the next). Only moves the view's
+- **Candidates.** Level 3's move first (the reference), then: in the draw phase, where
+  level 3 takes the previous discard, a draw (a take where level 3 draws is not weighed:
+  in the playouts it lost by about 70 points a hand, 3 standard errors, and was never
+  chosen); for a discard, level 3's own next best (`Level3Play.ranking`, its discards best
+  first), `CANDIDATES` in all, less any tile the engine would penalise (without a ranking:
+  the highest loose tile, the highest without a partner, the next). Only moves the view's
   `rules` allow are offered.
 - **Playouts.** In each world every candidate is played on the pure engine
   (`decide_and_fold`), then the hand is played out by level 0 in every seat (each from its
@@ -26,7 +27,21 @@ the search cannot tell the candidates apart, it plays level 3's move.
   match standing (`standing.rivals`); with partners, the team's change less the other
   team's. The candidates are compared paired by world (the same deal for each); one
   replaces level 3's move only when its mean advantage exceeds `Z` standard errors after at
-  least `MIN_WORLDS` worlds.
+  least `MIN_WORLDS` worlds, in `MIN_APART` of which it scored differently (the paired
+  differences are mostly zero: two discards of junk lead to the same hand).
+- **Why it is not stronger than level 3 (measured 2026-12-02).** A playout on the engine
+  costs about 5 ms of CPU (level 0's solves and views in every seat), so the 35 ms budget
+  buys about 6 playouts: 1.8 worlds a searched decision on average, the median 1-2,
+  below `MIN_WORLDS`; it overrules level 3 in under 2% of them and, in 200 paired
+  north-sultan hands, changed no match result. In a discard search level 3's best and
+  its alternative differ by a median 1.6-3 points a hand in the playouts (one playout's
+  utility spreads 40), about one paired standard error or less over its few worlds.
+  Level 4 plays as level 3 does (the guarantee of the design). Nor is the cost the only
+  limit: with 60 playouts and no clock (about 20 worlds, the earlier candidates) it won
+  14% of 50 north-sultan matches against three level 3 where level 3 won 24% on the same
+  deals: level 0's playouts, this seat's own continuation included, misjudge the moves of
+  a seat that level 3 plays on. A playout policy near level 3's at a tenth of today's cost
+  is what the search lacks.
 - **Budget.** At most `playouts` playouts a decision, and, with a `clock` (a callable the
   shell injects, e.g. `time.process_time`; the pure code reads none), no playout is started
   that could end past `budget` seconds (it may take as long as the longest yet): the search
@@ -66,12 +81,12 @@ Clock = Callable[[], float]
 PLAYOUTS = 8  # most playouts a decision without a clock (about 40 ms of CPU here);
 # with one (the bots service), the clock stops it first: `services.bots` passes a cap of 200
 BUDGET = 0.035  # seconds of the injected clock a decision (level 3's own move included;
-# 40 left düz's CPU p99 at 50-54 ms here, its first playouts the longest)
-DUZ_SHARE = 0.6  # of the budget in düz: its playouts (the whole deck) run longest and
-# the most over the budget (CPU p99 53 ms at 35 ms); in 200 paired düz matches the
-# search changed no match result
-CANDIDATES = 3  # discards weighed (level 3's among them)
-MIN_WORLDS = 3  # worlds before a candidate may replace level 3's move
+# 40 left the CPU p99 at 50-54 ms here, its first playouts the longest)
+# düz is not searched: a playout there (the whole deck) outlasts the budget: 1,902 düz
+# searches ran 0.5 playouts each and hardly a world (CPU p99 65 ms at 0.6 of 35 ms)
+CANDIDATES = 3  # discards weighed: level 3's own best three (`Level3Play.ranking`)
+MIN_WORLDS = 4  # worlds before a candidate may replace level 3's move
+MIN_APART = 2  # ... of which at least this many where it scored differently from it
 Z = 1.0  # standard errors by which it must be better
 PLAYOUT_CAP = 400  # commands a playout may take (a hand takes about 60)
 
@@ -88,9 +103,12 @@ class Level4:
         self.budget = budget
         self.seed = seed
         self.level3 = Level3()
+        self.search_draws = False  # weigh a take where level 3 draws
         self.longest = 0.0  # by the clock: about the longest playout of late
         self.searched = 0  # decisions searched
         self.overruled = 0  # ... where a candidate replaced level 3's move
+        self.worlds = 0  # worlds sampled in them, all told
+        self.playouts_run = 0  # playouts run in them, all told
 
     def forget(self, table_id: str) -> None:
         self.level3.forget(table_id)
@@ -103,15 +121,19 @@ class Level4:
         start = self.clock() if self.clock is not None else 0.0
         default = self.level3(v)
         s = Seat(v)
-        candidates = self.candidates(s, default)
+        if s.p.game == "duz":
+            return default
+        last = self.level3.last
+        candidates = self.candidates(s, default, last.ranking if last is not None else None)
         if len(candidates) < 2 or self.playouts < 2:
             return default
         memory = self.level3._memory.get((v.table_id, v.seat))
         pinned = Knowledge(s, memory).hidden
         self.searched += 1
-        budget = self.budget * (DUZ_SHARE if s.p.game == "duz" else 1.0)
         search = Search(v, s, candidates, pinned, self.seed)
-        best = search.run(self.playouts, self.clock, start, budget, self.longest)
+        best = search.run(self.playouts, self.clock, start, self.budget, self.longest)
+        self.worlds += len(search.scores[0])
+        self.playouts_run += search.playouts
         # the next decision's first playout may take as long as this one's longest
         self.longest = max(search.longest, 0.5 * self.longest)
         if best != 0:
@@ -128,19 +150,27 @@ class Level4:
             return plays.can_open_with(s, top, pairs=s.pairs_open_to_me())
         return s.opened == "points" and not s.p.opened_take_must_use and top != s.okey
 
-    def candidates(self, s: Seat, default: E.Command) -> list[E.Command]:
-        """Level 3's move first, then the alternatives worth a search (none: no search)."""
+    def candidates(self, s: Seat, default: E.Command,
+                   ranking: Sequence[Tile] | None = None) -> list[E.Command]:
+        """Level 3's move first, then the alternatives worth a search (none: no search).
+        A discard's alternatives are level 3's next best (`ranking`, its discards best
+        first, when given), else the highest loose tiles. A draw is not searched (a take
+        instead lost by far in the playouts: ~70 points a hand, 3 standard errors)."""
         if s.drawing:
             if isinstance(default, E.TakeDiscard) and "draw" in s.allowed:
                 return [default, E.Draw(**BLANK)]
-            if isinstance(default, E.Draw) and s.may_take() and s.top is not None and \
-                    self.may_take(s, s.top):
+            if self.search_draws and isinstance(default, E.Draw) and s.may_take() and \
+                    s.top is not None and self.may_take(s, s.top):
                 return [default, E.TakeDiscard(**BLANK)]
             return [default]
         if not isinstance(default, E.Discard) or "discard" not in s.allowed or \
                 len(s.rack) < 3:
             return [default]
         chosen = tiles.parse(default.tile)
+        if ranking is not None and ranking and ranking[0] == chosen:
+            ranked = [t for t in ranking[1:] if t != s.owed and not s.penalised(t)]
+            return [default, *(E.Discard(**BLANK, tile=tiles.name(t))
+                               for t in ranked[:CANDIDATES - 1])]
         loose = list(s.arrange(s.rack).leftover)
         pool = sorted({t for t in safe_choice(s, loose) if not s.penalised(t)},
                       key=lambda t: (-s.value(t), t))
@@ -344,6 +374,8 @@ class Search:
             if n < MIN_WORLDS:
                 continue
             diffs = [self.scores[k][i] - base[i] for i in range(n)]
+            if sum(1 for d in diffs if d) < MIN_APART:
+                continue
             mean = sum(diffs) / n
             sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1))
             if mean < -Z * sd / math.sqrt(n) and mean < best_mean:
