@@ -21,6 +21,7 @@
 #                    the transactional ids <group>-* (one per matchmaking partition);
 #                    describe <prefix>.*
 #   (gateways also write matchmaking and read matchmaker: quick play and its wait state)
+#   (every service that reads a topic also writes deadletters: what it cannot take, and why)
 #   (processor, timers, bots and gateways may also describe the <prefix>.* topics: they
 #   check the topics' partition counts at start-up; no data is readable that way)
 #
@@ -155,6 +156,11 @@ allow "$matchmaker" -- --operation Write --operation Describe \
 allow "$matchmaker" -- --operation Describe --resource-pattern-type prefixed --topic "$P."
 allow "$gateway" -- --operation Write --topic "$P.matchmaking"
 allow "$gateway" -- --operation Read --topic "$P.matchmaker"
+
+# Every service that reads a topic dead-letters what it cannot take (with its reason) and
+# goes on: without this, one hostile record would stop it at the write of its dead letter.
+allow "$timers" "$bots" "$gateway" "$views" "$auditor" "$leaderboards" "$replays" -- \
+    --operation Write --topic "$P.deadletters"
 
 $dry_run || echo "ACLs for $P.* in place for $processor, $timers, $bots, $gateway, $views, $auditor," \
     "$leaderboards, $replays, $matchmaker" >&2

@@ -30,8 +30,8 @@ ROOT = Path(__file__).resolve().parents[2]
 # what a person plays through: the rules, the views people and bots see, the turn clock,
 # the bots and the WebSocket gateway (in the order they are started)
 PLAYING = ("processor", "views", "timers", "bots", "gateway")
-# what the demo runs besides
-OTHERS = ("leaderboards", "replays", "auditor")
+# what the demo runs besides (the matchmaker: the lobby's quick play)
+OTHERS = ("leaderboards", "replays", "auditor", "matchmaker")
 GATEWAY_URL = re.compile(r"gateway listening on (http://\S+)")
 
 

@@ -2,8 +2,8 @@
 
 Starts the local Kafka broker (tools/kafka/broker.sh, on KAFKA_PORT; unless
 KAFKA_BOOTSTRAP points elsewhere), creates its topics, then starts the rules
-processor, the turn timers, the bots, the leaderboards, the replays service and the
-gateway; prints the URL where a person can play in the browser while it runs; opens one
+processor, the views service, the turn timers, the bots, the leaderboards, the replays
+service, the auditor, the matchmaker (the lobby's quick play) and the gateway; prints the URL where a person can play in the browser while it runs; opens one
 table per house with four bots each; plays whole matches while showing each table's
 progress; prints the standings and every hand's outcome, then each house's board as the
 leaderboards service serves it (bots left off where the house ranks no bots), waits until
@@ -69,7 +69,7 @@ LEVELS = (3, 2, 2, 1)  # the bots at each table, by seat
 # metrics ports: the base, base + 1, ...; the leaderboards' HTTP reads on base + BOARDS_PORT
 # (the order of their metrics ports; every service of the stack, services.common.stack)
 SERVICES = ("processor", "timers", "bots", "leaderboards", "replays", "gateway",
-            "auditor", "views")
+            "auditor", "views", "matchmaker")
 assert set(SERVICES) == {*PLAYING, *OTHERS}
 BOARDS_PORT = 9  # the leaderboards' HTTP reads: base + 9 (9110)
 REPLAYS_PORT = 79  # the replays' HTTP: base + 79 (9180)

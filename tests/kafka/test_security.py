@@ -218,7 +218,8 @@ async def test_processor_timers_and_bots_play_a_bot_match_each_as_its_own_princi
 
 @pytest.mark.parametrize(("user", "suffix"), [
     ("gateway", "commands"), ("bots", "commands"), ("timers", "commands"),
-    ("views", "playerviews")])
+    ("views", "playerviews"), ("bots", "deadletters"), ("timers", "deadletters"),
+    ("gateway", "deadletters"), ("views", "deadletters")])
 async def test_gateways_bots_and_timers_may_write_commands_and_views_the_player_views(
         secure: Secure, user: str, suffix: str) -> None:
     await _write(secure, user, f"{PREFIX}.{suffix}")
@@ -227,7 +228,7 @@ async def test_gateways_bots_and_timers_may_write_commands_and_views_the_player_
 @pytest.mark.parametrize(("user", "suffix"), [
     ("gateway", "events"), ("gateway", "outcomes"), ("bots", "events"),
     ("bots", "playerviews"), ("timers", "events"), ("timers", "outcomes"),
-    ("timers", "deadletters"), ("gateway", "playerviews"), ("processor", "playerviews"),
+    ("gateway", "playerviews"), ("processor", "playerviews"),
     ("views", "events")])
 async def test_only_their_writers_write_events_outcomes_and_views(
         secure: Secure, user: str, suffix: str) -> None:
