@@ -1,15 +1,16 @@
 """`make demo`: the whole service playing itself, and a table a person can play at.
 
 Starts the local Kafka broker (tools/kafka/broker.sh, on KAFKA_PORT; unless
-KAFKA_BOOTSTRAP points elsewhere), creates its topics, then starts the rules
-processor, the views service, the turn timers, the bots, the leaderboards, the replays
-service, the auditor, the matchmaker (the lobby's quick play) and the gateway; prints the URL where a person can play in the browser while it runs; opens one
-table per house with four bots each; plays whole matches while showing each table's
-progress; prints the standings and every hand's outcome, then each house's board as the
-leaderboards service serves it (bots left off where the house ranks no bots), waits until
-the replays directory holds every table's end and prints where the tables can be replayed
-(with one example command), and where the metrics are; then stops everything it started
-(`--serve`: keeps the stack up until Ctrl-C, for people to play).
+KAFKA_BOOTSTRAP points elsewhere), creates its topics, then starts the rules processor,
+the views service, the turn timers, the bots, the leaderboards, the replays service, the
+auditor, the matchmaker (the lobby's quick play) and the gateway; prints the URL where a
+person can play in the browser while it runs; opens one table per house with four bots
+each; plays whole matches while showing each table's progress; prints the standings and
+every hand's outcome, then each house's board as the leaderboards service serves it (bots
+left off where the house ranks no bots), waits until the replays directory holds every
+table's end and prints where the tables can be replayed (with one example command), and
+where the metrics are; then stops everything it started (`--serve`: keeps the stack up
+until Ctrl-C, for people to play).
 
 Every wait for the broker and the services is bounded by `--wait` (OKEY_KAFKA_WAIT_S,
 default 180 s: a broker holding thousands of partitions on a loaded two-core machine is
