@@ -19,7 +19,7 @@ SMOKES = [
            rf"processor \+ views\s+sustained.* = {N}x / {N}x the bare loop's",
            rf"to the player view: p50\s+{N} ms",
            rf"saturation \(processor \+ views\): a backlog of \d+ commands drained at\s+{N}")),
-    Smoke("gateway", ("--players", "4", "--seconds", "1", "--frozen", "1", "--connections", "5",
+    Smoke("gateway", ("--players", "4", "--seconds", "4", "--frozen", "1", "--connections", "5",
                       "--reconnect", "2"),
           (rf"command -> own updated view: p50\s+{N} ms\s+p99\s+{N} ms",
            r"2 clients reconnecting at once: \d+ resumed with exactly what they missed",
