@@ -392,11 +392,28 @@ class Gateway(Lifecycle):
         conn.send(W.refuse(code, message, id))
 
     # ------------------------------------------------------------ frames in
+    def _flooded(self, conn: Connection, id: str | None) -> bool:
+        """A frame past the connection's rate, whatever it asks: refused (`rate_limited`),
+        and the connection closed at the `flood_strikes`-th refusal; True when refused."""
+        verdict = conn.flood.take(time.monotonic())
+        if verdict == "pass":
+            return False
+        self._refuse(conn, "rate_limited", f"at most {self.settings.commands_per_second:g}"
+                     f" frames a second (burst {self.settings.command_burst})", id)
+        if verdict == "close":
+            log.info("client_dropped", player_id=conn.player_id, reason="flood")
+            self.drop(conn, WSCloseCode.POLICY_VIOLATION, "rate_limited")
+        return True
+
     def _receive(self, conn: Connection, data: str | bytes) -> None:
         try:
             message = W.decode_client(data)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            self._refuse(conn, "malformed", str(exc), W.id_of(data))
+            if not self._flooded(conn, W.id_of(data)):
+                self._refuse(conn, "malformed", str(exc), W.id_of(data))
+            return
+        if not isinstance(message, W.SendCommand) and self._flooded(
+                conn, getattr(message, "id", None)):  # a command counts in `_command`
             return
         if message.v != W.VERSION:
             self._refuse(conn, "malformed", f"v={message.v}: this gateway speaks "
@@ -432,14 +449,8 @@ class Gateway(Lifecycle):
     def _command(self, conn: Connection, message: W.SendCommand) -> None:
         move, client_id = message.command, message.id
         kind = type(move).__struct_config__.tag
-        verdict = conn.flood.take(time.monotonic())
-        if verdict != "pass":
+        if self._flooded(conn, client_id):
             metrics.COMMANDS.labels(str(kind), "refused").inc()
-            self._refuse(conn, "rate_limited", f"at most {self.settings.commands_per_second:g}"
-                         f" commands a second (burst {self.settings.command_burst})", client_id)
-            if verdict == "close":
-                log.info("client_dropped", player_id=conn.player_id, reason="flood")
-                self.drop(conn, WSCloseCode.POLICY_VIOLATION, "rate_limited")
             return
         if not CLIENT_ID.match(client_id):
             self._refuse(conn, "malformed", f"command id {client_id!r}: 1-64 of "
@@ -507,9 +518,6 @@ class Gateway(Lifecycle):
         """A request to the matchmaker (okey.matchmaking, keyed by the house), its id the
         player's and the client's: the decisions it calls for come back as
         `quick_play_state` frames."""
-        if conn.flood.take(time.monotonic()) != "pass":
-            self._refuse(conn, "rate_limited", "too many frames", message.id)
-            return
         if not CLIENT_ID.match(message.id):
             self._refuse(conn, "malformed", f"id {message.id!r}: 1-64 of A-Z a-z 0-9 _ . : -",
                          message.id)

@@ -220,10 +220,12 @@ async def test_every_refusal_of_a_command_names_its_id_and_any_depth_is_malforme
                        "command": {"type": "draw"}},
         }
         for n, frame in enumerate(frames.values()):
-            await ayse.send(**frame)
+            await asyncio.sleep(0.25)  # within this stack's 5 frames a second: every frame
+            await ayse.send(**frame)  # counts, a malformed one too
             error = await ayse.next("error")
             assert (error["code"], error["id"]) == ("malformed", frame["id"]), (n, error)
         for n, depth in enumerate((977, 3_000, 7_000)):
+            await asyncio.sleep(0.25)
             options = '{"x":' + "[" * depth + "]" * depth + "}"
             await ayse.ws.send_str(f'{{"type":"command","id":"d{n}","command":{{"type":'
                                    f'"create_table","options":{options}}}}}')
@@ -265,8 +267,13 @@ async def test_a_command_id_reused_for_another_command_is_refused_as_id_reused(
     assert len(creates) == 2 and {c.table_id for c in creates} == {table}  # a retry
 
 
+@pytest.mark.parametrize("frame", [
+    {"type": "command", "command": {"type": "draw"}},
+    {"type": "tables"},  # the lobby: every table's entry, built for each frame
+    {"type": "dance"},  # malformed: refused, and counted all the same
+], ids=["commands", "lobby-lists", "malformed-frames"])
 async def test_a_connection_that_keeps_flooding_is_closed_after_bounded_refusals(
-        stack: Stack) -> None:
+        stack: Stack, frame: dict[str, Any]) -> None:
     async with aiohttp.ClientSession() as session:
         ayse = await connect(session, stack.url, "ayse")
         table = await seated_table(ayse)
@@ -285,8 +292,8 @@ async def test_a_connection_that_keeps_flooding_is_closed_after_bounded_refusals
             if reader.done():
                 break
             with contextlib.suppress(ConnectionError, RuntimeError):
-                await ayse.send(type="command", id=f"f{i}", table_id=table,
-                                command={"type": "draw"})
+                more = {"id": f"f{i}", "table_id": table} if frame["type"] == "command" else {}
+                await ayse.send(**frame, **more)
             await asyncio.sleep(0.001)  # about 1,000 a second: a token comes now and then
         msg = await reader
         assert (msg.type, msg.data, msg.extra) == (aiohttp.WSMsgType.CLOSE, 1008,
