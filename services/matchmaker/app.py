@@ -47,6 +47,7 @@ from services.common.kafka import (
     provision,
     read_partitions,
     record_lag,
+    start_group_clients,
 )
 from services.common.lifecycle import Lifecycle
 from services.matchmaker import metrics
@@ -117,21 +118,9 @@ class Matchmaker(Lifecycle):
     # ------------------------------------------------------------ Kafka
     async def connect(self) -> None:
         await provision(self.bootstrap, self.prefix)
-        consumer = AIOKafkaConsumer(
-            bootstrap_servers=self.bootstrap, group_id=self.group, enable_auto_commit=False,
-            isolation_level="read_committed", auto_offset_reset="earliest",
-            session_timeout_ms=10000, heartbeat_interval_ms=1000,
-            group_instance_id=self.instance_id, fetch_max_wait_ms=50, **client_security())
-        plain = AIOKafkaProducer(bootstrap_servers=self.bootstrap, enable_idempotence=True,
-                                 acks="all", linger_ms=5, **client_security())
-        try:
-            await plain.start()
-            await consumer.start()
-        except BaseException:
-            await close_quietly(consumer, plain)
-            raise
-        self.consumer, self.plain = consumer, plain
-        consumer.subscribe([self.requests], listener=Rebalance(self))
+        self.plain, self.consumer = await start_group_clients(
+            self.bootstrap, self.group, self.instance_id, self.requests, Rebalance(self),
+            linger_ms=5, fetch_max_wait_ms=50)
         log.info("matchmaker_started", group=self.group, prefix=self.prefix)
 
     async def assign(self, assigned: Sequence[TopicPartition]) -> None:
