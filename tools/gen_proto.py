@@ -218,10 +218,13 @@ def asyncapi(found: dict[str, Any]) -> dict[str, Any]:
                       (d.__doc__ or _tag(d)).strip().splitlines()[0], "house") for d in decisions]
     ws_in = [message(f"ws.{_tag(c)}", c.__name__, f"ws.{_tag(c)}",
                      (c.__doc__ or _tag(c)).strip().splitlines()[0], None) for c in client]
-    ws_out = [message(f"ws.{_tag(c)}-reply" if _tag(c) == "tables" else f"ws.{_tag(c)}",
-                      c.__name__, f"ws.{_tag(c)}-reply" if _tag(c) == "tables"
-                      else f"ws.{_tag(c)}", (c.__doc__ or _tag(c)).strip().splitlines()[0],
-                      None) for c in server]
+    asked = {_tag(c) for c in client}  # a reply named as its question: `<tag>-reply`
+
+    def out_name(c: type) -> str:
+        return f"ws.{_tag(c)}-reply" if _tag(c) in asked else f"ws.{_tag(c)}"
+
+    ws_out = [message(out_name(c), c.__name__, out_name(c),
+                      (c.__doc__ or _tag(c)).strip().splitlines()[0], None) for c in server]
     channels = {
         "commands": kafka_channel(topics.COMMANDS, command_names),
         "events": kafka_channel(topics.EVENTS, event_names),

@@ -23,6 +23,10 @@ from okey101.table.views import PlayerUpdate, player_updates
 
 SEED = "a1" * 32
 T = "t4f2a9c1e07b3"
+CUP = W.TournamentSummary(
+    tournament_id="aralik-kupasi", house="north-sultan", name="Aralık Kupası",
+    starts_at=1_767_225_600_000, size=64, hands=0, status="open", registered=2,
+    is_registered=True)
 AT = 1767225600000  # 2026-01-01T00:00:00Z
 
 
@@ -269,4 +273,14 @@ def _websocket(update: PlayerUpdate) -> dict[str, msgspec.Struct]:
         "ws.quick_play_state": W.QuickPlayState(
             id="q1", house="north-sultan", hall="Acemi", status="seated",
             since=1_767_225_600_000, table_id="mm.north-sultan.4404c1146bb519a6", seat=0),
+        "ws.tournaments": W.ListTournaments(house="north-sultan"),
+        "ws.tournament": W.ShowTournament(id="t1", tournament_id="aralik-kupasi"),
+        "ws.register": W.RegisterForTournament(id="t2", house="north-sultan",
+                                               tournament_id="aralik-kupasi"),
+        "ws.unregister": W.WithdrawFromTournament(id="t3", house="north-sultan",
+                                                  tournament_id="aralik-kupasi"),
+        "ws.tournaments-reply": W.Tournaments(tournaments=[CUP]),
+        "ws.tournament-reply": W.TournamentState(
+            id="t2", tournament=CUP, entrants=["ayse-01", "gokhan-02"], rounds=[],
+            standings=[]),
     }

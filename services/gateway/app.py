@@ -25,13 +25,14 @@ from aiohttp import WSCloseCode, WSMsgType, web
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.errors import KafkaError
 
-from okey101 import names, profiles, tiles
+from okey101 import codes, names, profiles, tiles
 from okey101.app import bounds, solve, topics
 from okey101.app import http_api as H
 from okey101.app.gateway import identity, sheet
 from okey101.app.gateway import websocket as W
 from okey101.app.gateway.bookkeeping import Bookkeeping
 from okey101.app.gateway.ratelimit import FloodGuard, TokenBucket
+from okey101.app.gateway.tournaments import TournamentBoard
 from okey101.app.gateway.viewcache import ViewCache
 from okey101.app.matchmaker import records as MR
 from okey101.errors import IllegalMove, MalformedInput
@@ -108,6 +109,7 @@ class Gateway(Lifecycle):
         self.decisions = topics.MATCHMAKER.name(settings.prefix)
         self.roles: dict[str, list[str]] = {}  # player -> the roles their token carried
         self.quick: dict[tuple[str, str], W.QuickPlayState] = {}  # (player, house) waiting
+        self.tournaments = TournamentBoard()
         self.port = settings.port
         super().__init__()
         self.ready = asyncio.Event()
@@ -431,6 +433,13 @@ class Gateway(Lifecycle):
                 conn.send(W.Tables(tables=self.cache.lobby(message.house)))
             case W.AskQuickPlay() | W.WithdrawQuickPlay():
                 self._quick_play(conn, message)
+            case W.ListTournaments():
+                conn.send(W.Tournaments(
+                    tournaments=self.tournaments.summaries(conn.player_id, message.house)))
+            case W.ShowTournament():
+                self._show_tournament(conn, message)
+            case W.RegisterForTournament() | W.WithdrawFromTournament():
+                self._register(conn, message)
             case W.Hello():
                 self._refuse(conn, "malformed", "hello: this connection is already "
                              f"authenticated as {conn.player_id}")
@@ -530,6 +539,53 @@ class Gateway(Lifecycle):
                 request_id=request_id, house=message.house, player_id=conn.player_id, at=now)
         asyncio.get_running_loop().create_task(self._publish_request(conn, request, message.id))
 
+    # ------------------------------------------------------------ tournaments
+    def _show_tournament(self, conn: Connection, message: W.ShowTournament) -> None:
+        state = self.tournaments.state(message.tournament_id, conn.player_id, message.id)
+        if state is None:
+            self._refuse(conn, "unknown_tournament",
+                         f"tournament {message.tournament_id!r}: "
+                         f"{codes.MATCHMAKING['unknown_tournament']}", message.id)
+        else:
+            conn.send(state)
+
+    def _register(self, conn: Connection,
+                  message: W.RegisterForTournament | W.WithdrawFromTournament) -> None:
+        """A registration (or its withdrawal) to the matchmaker; its decision comes back as
+        a `tournament` frame, or its refusal as `error`, under the client's id."""
+        if not CLIENT_ID.match(message.id):
+            self._refuse(conn, "malformed", f"id {message.id!r}: 1-64 of A-Z a-z 0-9 _ . : -",
+                         message.id)
+            return
+        request_id, now = f"{conn.player_id}/{message.id}", int(time.time() * 1000)
+        kind = MR.Register if isinstance(message, W.RegisterForTournament) else MR.Unregister
+        request = kind(request_id=request_id, house=message.house, player_id=conn.player_id,
+                       tournament_id=message.tournament_id, at=now)
+        self.tournaments.sent(request_id, message.tournament_id)
+        asyncio.get_running_loop().create_task(self._publish_request(conn, request, message.id))
+
+    def _tournament_decision(self, d: MR.AnyDecision, fan_out: bool) -> None:
+        changed = self.tournaments.apply(d)
+        if changed is None or not fan_out:
+            return
+        _, entry = changed
+        player, request_id = getattr(d, "player_id", ""), getattr(d, "request_id", "")
+        for account in self.tournaments.watchers(entry) | ({player} - {""}):
+            state = entry.state(account, self._client_id(account, request_id)
+                                if account == player else None)
+            for conn in list(self.books.accounts.get(account, ())):
+                conn.send(state)
+
+    def _tournament_refused(self, d: MR.Refused, fan_out: bool) -> bool:
+        """A refused registration answered as an `error` under the client's id."""
+        if self.tournaments.refused(d) is None:
+            return False
+        if fan_out:
+            reply = W.refuse(d.code, d.message, self._client_id(d.player_id, d.request_id))
+            for conn in list(self.books.accounts.get(d.player_id, ())):
+                conn.send(reply)
+        return True
+
     async def _publish_request(self, conn: Connection, request: MR.AnyRequest,
                                client_id: str) -> None:
         assert self.producer is not None
@@ -567,6 +623,9 @@ class Gateway(Lifecycle):
         if value is None:
             return
         d = MR.decision_decoder.decode(value)
+        if isinstance(d, MR.Refused) and self._tournament_refused(d, fan_out):
+            return
+        self._tournament_decision(d, fan_out)
         states: list[tuple[str, W.QuickPlayState]] = []
         match d:
             case MR.Waiting():

@@ -276,3 +276,63 @@ async def test_a_person_presses_quick_play_in_the_gateway_and_is_seated_with_bot
     (table_seated,) = [d for d in log if isinstance(d, R.Seated)]
     assert [s.bot for s in table_seated.seats] == [False, True, True, True]
     assert table_seated.table_id == table
+
+
+async def test_a_person_lists_registers_and_follows_a_tournament_through_the_gateway(
+        kafka_bootstrap: str) -> None:
+    """Through the gateway: an operator's tournament listed open; `register` answered by
+    the bracket with the player registered, a second one refused `already_registered`;
+    `unregister` answered with the player gone; the bots' tournament then played to its
+    final standings, which `tournament` shows round by round; a registration after the
+    start refused `registration_closed`; an unknown tournament refused."""
+    stack = Stack(kafka_bootstrap)
+    try:
+        url = await stack.start(bots=True, timers=False, matchmaker=())
+        starts = int(time.time() * 1000) + 8000
+        await send(kafka_bootstrap, stack.prefix, [R.ScheduleTournament(
+            request_id="ops/cup", house=NS, tournament_id="cup", name="Aralık Kupası",
+            starts_at=starts, size=16, hands=1, fill_with_bots=True, bot_level=1)])
+        async with aiohttp.ClientSession() as session:
+            ayse = Client(await session.ws_connect(f"{url}ws"))
+            await ayse.send(type="hello", token=identity.mint(SECRET, "ayse", int(time.time()),
+                                                             3600))
+            await ayse.next("welcome")
+            listed: list[dict[str, Any]] = []
+            while not listed:  # the gateway has read the schedule
+                await ayse.send(type="tournaments", house=NS)
+                listed = (await ayse.next("tournaments"))["tournaments"]
+                await asyncio.sleep(0.2)
+            assert [(t["tournament_id"], t["status"], t["name"]) for t in listed] == \
+                [("cup", "open", "Aralık Kupası")]
+            await ayse.send(type="register", id="r1", house=NS, tournament_id="cup")
+            registered = await ayse.next("tournament", id="r1")
+            assert registered["tournament"]["is_registered"]
+            assert registered["tournament"]["registered"] == 1
+            assert registered["entrants"] == ["ayse"]
+            await ayse.send(type="register", id="r2", house=NS, tournament_id="cup")
+            assert (await ayse.next("error", id="r2"))["code"] == "already_registered"
+            await ayse.send(type="unregister", id="u1", house=NS, tournament_id="cup")
+            gone = await ayse.next("tournament", id="u1")
+            assert not gone["tournament"]["is_registered"] and gone["entrants"] == []
+            await ayse.send(type="tournament", id="x", tournament_id="nope")
+            assert (await ayse.next("error", id="x"))["code"] == "unknown_tournament"
+
+            await asyncio.sleep(max(0.0, (starts - time.time() * 1000) / 1000) + 1)
+            await ayse.send(type="register", id="r3", house=NS, tournament_id="cup")
+            assert (await ayse.next("error", id="r3", timeout=60))["code"] == \
+                "registration_closed"
+            deadline = time.monotonic() + 240
+            while True:
+                await ayse.send(type="tournament", id="s", tournament_id="cup")
+                state = await ayse.next("tournament", id="s")
+                if state["tournament"]["status"] == "ended" or time.monotonic() > deadline:
+                    break
+                await asyncio.sleep(1)
+    finally:
+        stack.stop()
+    assert state["tournament"]["status"] == "ended", state
+    assert [len(r["tables"]) for r in state["rounds"]] == [4, 1]
+    assert all(t["places"] and len(t["players"]) == 4 for r in state["rounds"]
+               for t in r["tables"])
+    assert len(state["standings"]) == 16 and state["standings"][0]["place"] == 1
+    assert all(p["bot"] for p in state["standings"])

@@ -79,6 +79,7 @@ def test_the_pure_core_never_imports_a_service() -> None:
 
 
 def test_a_services_pure_package_never_imports_another_services() -> None:
+    """Except another's `records`: the schema of the topics it writes to or reads from."""
     graph = _graph()
     crossing = set()
     for m, ts in graph.items():
@@ -87,6 +88,8 @@ def test_a_services_pure_package_never_imports_another_services() -> None:
             continue
         for t in ts:
             other = t.split(".")
+            if len(other) == 3 or other[3:] == ["records"]:
+                continue  # the package itself (its docstring) or its published records
             if len(other) > 2 and other[:2] == ["okey101", "app"] and \
                     other[2] in SERVICES_APP and other[2] != own[2]:
                 crossing.add((m, t))

@@ -104,6 +104,8 @@ function receive(m) {
     case "synced": break;
     case "tables": renderLobby(m.tables); break;
     case "quick_play_state": onQuickPlay(m); break;
+    case "tournaments": renderTournaments(m.tournaments); break;
+    case "tournament": renderBracket(m); break;
     case "outcome": {
       const done = state.pending.get(m.id);
       state.pending.delete(m.id);
@@ -114,6 +116,7 @@ function receive(m) {
     case "error": {
       say(reason(m.code, m.message), true);
       if (m.id && state.pending.has(m.id)) { state.pending.get(m.id)({ accepted: false, code: m.code }); state.pending.delete(m.id); }
+      if (m.code === "unknown_table" && !m.id && seatedNotYetKnown()) break;
       if (m.code === "unknown_table" && !m.id) { state.tableId = null; sessionStorage.removeItem("okey.table"); showLobby(); }
       break;
     }
@@ -135,7 +138,20 @@ function onQuickPlay(m) {
   if (waiting) $("quick-play-state").textContent = t("ui.quick_play_waiting", { hall: m.hall || m.house });
   else if (m.status === "refused") $("quick-play-state").textContent = reason(m.code, m.message);
   else $("quick-play-state").textContent = "";
-  if (m.status === "seated" && m.table_id) watch(m.table_id);
+  if (m.status === "seated" && m.table_id) {
+    state.seated = { table: m.table_id, until: Date.now() + 30000 };
+    watch(m.table_id);
+  }
+}
+
+// the matchmaker seats the player before the table's first view reaches the gateway: a
+// watch of that table answered `unknown_table` is sent again for a while
+function seatedNotYetKnown() {
+  const s = state.seated;
+  if (!s || s.table !== state.tableId || Date.now() > s.until) return false;
+  say("");
+  setTimeout(() => { if (state.tableId === s.table && !state.view) watch(s.table); }, 300);
+  return true;
 }
 
 function reason(code, message) {
@@ -200,7 +216,74 @@ function showLobby() {
   loadStanding();
 }
 
-function refreshLobby() { send({ type: "tables", house: $("lobby-house").value || null }); }
+function refreshLobby() {
+  send({ type: "tables", house: $("lobby-house").value || null });
+  send({ type: "tournaments", house: $("lobby-house").value || null });
+}
+
+// tournaments (services/matchmaker): free entry while open; the bracket and the standings
+// of the one shown, sent again by the gateway as it changes for a registered player
+function renderTournaments(list) {
+  $("tournament-list").replaceChildren(...list.map((x) => {
+    const li = document.createElement("li");
+    li.innerHTML = `<span class="t-name"></span> <span class="t-status"></span><br><span class="t-when note"></span>`;
+    li.querySelector(".t-name").textContent = x.name || x.tournament_id;
+    li.querySelector(".t-status").textContent = t(`tournament.${x.status}`);
+    li.querySelector(".t-when").textContent = t("ui.tournament_when", {
+      when: new Date(x.starts_at).toLocaleString(state.lang), n: x.registered, size: x.size, house: x.house });
+    if (x.status === "open") {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.textContent = x.is_registered ? t("ui.unregister") : t("ui.register");
+      b.onclick = () => send({ type: x.is_registered ? "unregister" : "register",
+        id: `tr${Date.now().toString(36)}`, house: x.house, tournament_id: x.tournament_id });
+      li.append(b);
+    }
+    const v = document.createElement("button");
+    v.type = "button";
+    v.textContent = t("ui.bracket");
+    v.onclick = () => send({ type: "tournament", id: `tb${Date.now().toString(36)}`, tournament_id: x.tournament_id });
+    li.append(v);
+    return li;
+  }));
+  $("tournaments-empty").hidden = list.length > 0;
+}
+
+function renderBracket(m) {
+  const x = m.tournament;
+  $("bracket").hidden = false;
+  $("bracket-title").textContent = `${x.name || x.tournament_id}: ${t(`tournament.${x.status}`)}` +
+    (m.reason ? ` (${m.reason})` : "");
+  $("bracket-rounds").replaceChildren(...m.rounds.map((r) => {
+    const div = document.createElement("div");
+    const h = document.createElement("h5");
+    h.textContent = t("ui.round", { n: r.round });
+    const ol = document.createElement("ol");
+    for (const table of r.tables) {
+      const li = document.createElement("li");
+      li.textContent = table.players.map((p, i) => {
+        const who = table.entrants[i] ? displayName(p) || t("ui.bot") : t("ui.bot");
+        const place = table.places.length ? ` ${table.places[i]}.` : "";
+        return `${who}${place}${table.advancing.includes(p) ? " ✓" : ""}`;
+      }).join(" · ");
+      ol.append(li);
+    }
+    div.append(h, ol);
+    return div;
+  }));
+  const rows = m.standings.map((p) => {
+    const tr = document.createElement("tr");
+    for (const text of [`${p.place}.`, p.bot ? t("ui.bot") : displayName(p.player_id), p.title,
+      String(p.league_points)]) {
+      const td = document.createElement("td"); td.textContent = text; tr.append(td);
+    }
+    return tr;
+  });
+  $("bracket-standings").replaceChildren(...rows);
+  refreshTournamentRow(x);
+}
+
+function refreshTournamentRow() { send({ type: "tournaments", house: $("lobby-house").value || null }); }
 
 // the player's own place in the house chosen in the form: SP (or rating), this week's
 // league, level (XP) and place on the house's board (GET /api/me/standing)

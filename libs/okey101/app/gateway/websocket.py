@@ -205,8 +205,41 @@ class WithdrawQuickPlay(ClientMessage, tag="cancel_quick_play", frozen=True, kw_
     house: str
 
 
+class ListTournaments(ClientMessage, tag="tournaments", frozen=True, kw_only=True):
+    """The tournaments the gateway knows (of `house`, or every house): a `tournaments` frame."""
+
+    house: str | None = None
+
+
+class ShowTournament(ClientMessage, tag="tournament", frozen=True, kw_only=True):
+    """One tournament's bracket and results: a `tournament` frame under the same `id` (or
+    `error` `unknown_tournament`)."""
+
+    id: str | None = None
+    tournament_id: str
+
+
+class RegisterForTournament(ClientMessage, tag="register", frozen=True, kw_only=True):
+    """Enter a tournament (free entry) while its registration is open. Answered by a
+    `tournament` frame under the same `id` once the matchmaker has registered you, or by
+    `error` with a code from `okey101.codes.MATCHMAKING`."""
+
+    id: str
+    house: str
+    tournament_id: str
+
+
+class WithdrawFromTournament(ClientMessage, tag="unregister", frozen=True, kw_only=True):
+    """Leave a tournament before it starts; answered as `register` is."""
+
+    id: str
+    house: str
+    tournament_id: str
+
+
 AnyClientMessage = (Hello | Watch | Unwatch | SendCommand | ListTables | AskQuickPlay
-                    | WithdrawQuickPlay)
+                    | WithdrawQuickPlay | ListTournaments | ShowTournament
+                    | RegisterForTournament | WithdrawFromTournament)
 
 
 # ---------------------------------------------------------------- gateway -> client
@@ -228,7 +261,8 @@ class Welcome(ServerMessage, tag="welcome", frozen=True, kw_only=True):
 
 
 class ErrorReply(ServerMessage, tag="error", frozen=True, kw_only=True):
-    """A frame refused (`okey101.codes.GATEWAY`); `id` names the command it answers."""
+    """A frame refused (`okey101.codes.GATEWAY`; a tournament's registration refused by the
+    matchmaker: `okey101.codes.MATCHMAKING`); `id` names the frame it answers."""
 
     code: str
     message: str
@@ -304,8 +338,64 @@ class QuickPlayState(ServerMessage, tag="quick_play_state", frozen=True, kw_only
     message: str = ""
 
 
+class TournamentSummary(msgspec.Struct, frozen=True, kw_only=True):
+    tournament_id: str
+    house: str
+    name: str
+    starts_at: int  # ms since the epoch: registration closes, round 1 is seated
+    size: int
+    hands: int  # per match; 0: the house's own
+    status: Literal["open", "running", "ended", "cancelled"]
+    registered: int  # how many have registered
+    is_registered: bool  # whether you have
+    round: int = 0  # the round being played (0 before the start)
+
+
+class Tournaments(ServerMessage, tag="tournaments", frozen=True, kw_only=True):
+    tournaments: list[TournamentSummary]
+
+
+class BracketTable(msgspec.Struct, frozen=True, kw_only=True):
+    """A table of a round, by seat: `places` (1-4, ties share) and `advancing` once its
+    match has ended. A seat that is no entrant is a bot filling the table."""
+
+    table_id: str
+    players: list[str]
+    bots: list[bool]
+    entrants: list[bool]
+    places: list[int] = msgspec.field(default_factory=list)
+    advancing: list[str] = msgspec.field(default_factory=list)
+
+
+class BracketRound(msgspec.Struct, frozen=True, kw_only=True):
+    round: int
+    tables: list[BracketTable]
+
+
+class TournamentPlace(msgspec.Struct, frozen=True, kw_only=True):
+    player_id: str
+    place: int  # ties share
+    bot: bool
+    title: str
+    league_points: int
+    tournament_points: int
+    reached: int  # the last round played
+
+
+class TournamentState(ServerMessage, tag="tournament", frozen=True, kw_only=True):
+    """A tournament's bracket and results (also sent to its entrants as it changes):
+    the entrants, every round's tables, and the final standings once it has ended."""
+
+    id: str | None = None
+    tournament: TournamentSummary
+    reason: str = ""  # why it was cancelled
+    entrants: list[str]
+    rounds: list[BracketRound]
+    standings: list[TournamentPlace]
+
+
 AnyServerMessage = (Welcome | ErrorReply | CommandOutcome | Update | Synced | Tables
-                    | QuickPlayState)
+                    | QuickPlayState | Tournaments | TournamentState)
 
 client_decoder = msgspec.json.Decoder(AnyClientMessage)
 encoder = msgspec.json.Encoder()
