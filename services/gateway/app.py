@@ -523,15 +523,23 @@ class Gateway(Lifecycle):
             self._refuse(conn, "unavailable", f"command not published: {exc}", client_id)
 
     # ------------------------------------------------------------ quick play
+    def _request_id(self, conn: Connection, client_id: str) -> str | None:
+        """The matchmaker request's id, the player's and the client's (a retry carries the
+        same); None, and the frame refused, for a client id that is not one."""
+        if not CLIENT_ID.match(client_id):
+            self._refuse(conn, "malformed", f"id {client_id!r}: 1-64 of A-Z a-z 0-9 _ . : -",
+                         client_id)
+            return None
+        return f"{conn.player_id}/{client_id}"
+
     def _quick_play(self, conn: Connection, message: W.AskQuickPlay | W.WithdrawQuickPlay) -> None:
         """A request to the matchmaker (okey.matchmaking, keyed by the house), its id the
         player's and the client's: the decisions it calls for come back as
         `quick_play_state` frames."""
-        if not CLIENT_ID.match(message.id):
-            self._refuse(conn, "malformed", f"id {message.id!r}: 1-64 of A-Z a-z 0-9 _ . : -",
-                         message.id)
+        request_id = self._request_id(conn, message.id)
+        if request_id is None:
             return
-        request_id, now = f"{conn.player_id}/{message.id}", int(time.time() * 1000)
+        now = int(time.time() * 1000)
         request: MR.AnyRequest = MR.QuickPlay(
             request_id=request_id, house=message.house, player_id=conn.player_id,
             hall=message.hall, roles=self.roles.get(conn.player_id, []), at=now) \
@@ -553,11 +561,10 @@ class Gateway(Lifecycle):
                   message: W.RegisterForTournament | W.WithdrawFromTournament) -> None:
         """A registration (or its withdrawal) to the matchmaker; its decision comes back as
         a `tournament` frame, or its refusal as `error`, under the client's id."""
-        if not CLIENT_ID.match(message.id):
-            self._refuse(conn, "malformed", f"id {message.id!r}: 1-64 of A-Z a-z 0-9 _ . : -",
-                         message.id)
+        request_id = self._request_id(conn, message.id)
+        if request_id is None:
             return
-        request_id, now = f"{conn.player_id}/{message.id}", int(time.time() * 1000)
+        now = int(time.time() * 1000)
         kind = MR.Register if isinstance(message, W.RegisterForTournament) else MR.Unregister
         request = kind(request_id=request_id, house=message.house, player_id=conn.player_id,
                        tournament_id=message.tournament_id, at=now)
@@ -565,10 +572,9 @@ class Gateway(Lifecycle):
         asyncio.get_running_loop().create_task(self._publish_request(conn, request, message.id))
 
     def _tournament_decision(self, d: MR.AnyDecision, fan_out: bool) -> None:
-        changed = self.tournaments.apply(d)
-        if changed is None or not fan_out:
+        entry = self.tournaments.apply(d)
+        if entry is None or not fan_out:
             return
-        _, entry = changed
         player, request_id = getattr(d, "player_id", ""), getattr(d, "request_id", "")
         for account in self.tournaments.watchers(entry) | ({player} - {""}):
             state = entry.state(account, self._client_id(account, request_id)

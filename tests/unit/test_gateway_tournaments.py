@@ -79,7 +79,7 @@ def test_a_registration_sent_is_answered_once_by_its_decision() -> None:
     board.sent("r-ayse-1", "cup")
     [d] = register(m, "ayse")
     changed = board.apply(d)
-    assert changed is not None and changed[0] == "cup"
+    assert changed is board.entries["cup"]
     assert board.asked == {}
 
 

@@ -17,7 +17,7 @@ const state = {
   ws: null, tableId: sessionStorage.getItem("okey.table"), view: null, version: null, seat: -1,
   slots: [], selected: new Set(), nextId: 1, pending: new Map(), turnKey: "",
   deadline: 0, offset: null, backoff: 500, revealed: new Set(), seeding: false,
-  lang: localStorage.getItem("okey.lang") || "tr", dict: {}, houses: {}, lastCreate: null,
+  lang: localStorage.getItem("okey.lang") || "tr", dict: {}, houses: {}, lastCreate: null, tournaments: [],
   clickAt: 0, lastHand: null, lastMatch: null, sheetKey: "", handPenalties: {}, standing: undefined, handInfo: {},
 };
 window.okeyLatencies = []; // click to the view that shows the move, ms (the browser test reads it)
@@ -224,6 +224,7 @@ function refreshLobby() {
 // tournaments (services/matchmaker): free entry while open; the bracket and the standings
 // of the one shown, sent again by the gateway as it changes for a registered player
 function renderTournaments(list) {
+  state.tournaments = list;
   $("tournament-list").replaceChildren(...list.map((x) => {
     const li = document.createElement("li");
     li.innerHTML = `<span class="t-name"></span> <span class="t-status"></span><br><span class="t-when note"></span>`;
@@ -280,10 +281,11 @@ function renderBracket(m) {
     return tr;
   });
   $("bracket-standings").replaceChildren(...rows);
-  refreshTournamentRow(x);
+  // the bracket carries the tournament's summary: its row in the list is redrawn from it
+  const list = state.tournaments;
+  if (list.some((e) => e.tournament_id === x.tournament_id))
+    renderTournaments(list.map((e) => (e.tournament_id === x.tournament_id ? x : e)));
 }
-
-function refreshTournamentRow() { send({ type: "tournaments", house: $("lobby-house").value || null }); }
 
 // the player's own place in the house chosen in the form: SP (or rating), this week's
 // league, level (XP) and place on the house's board (GET /api/me/standing)

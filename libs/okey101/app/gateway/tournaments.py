@@ -85,19 +85,17 @@ class TournamentBoard:
         self.entries: dict[str, Entry] = {}  # by tournament id
         self.asked: dict[str, str] = {}  # request id -> tournament id, until answered
 
-    def apply(self, d: R.AnyDecision) -> tuple[str, Entry] | None:
-        """Fold one decision; the tournament it changed, with the request it answered
-        ("" for none), or None for a decision about no tournament."""
+    def apply(self, d: R.AnyDecision) -> Entry | None:
+        """Fold one decision (a request the board sent is answered by it); the tournament
+        it changed, or None for a decision about no tournament."""
+        self.asked.pop(getattr(d, "request_id", ""), None)
         if isinstance(d, R.TournamentScheduled):
             scheduled = self.entries[d.tournament_id] = Entry(d)
-            return self.asked.pop(d.request_id, ""), scheduled
-        tournament_id = getattr(d, "tournament_id", "")
-        entry = self.entries.get(tournament_id) if tournament_id else None
-        if entry is None:
-            return None
-        entry.apply(d)
-        request = getattr(d, "request_id", "")
-        return (self.asked.pop(request, "") if request in self.asked else ""), entry
+            return scheduled
+        entry = self.entries.get(getattr(d, "tournament_id", ""))
+        if entry is not None:
+            entry.apply(d)
+        return entry
 
     def sent(self, request_id: str, tournament_id: str) -> None:
         """A registration (or its withdrawal) published, awaiting the matchmaker's answer."""
@@ -118,10 +116,6 @@ class TournamentBoard:
               id: str | None = None) -> W.TournamentState | None:
         entry = self.entries.get(tournament_id)
         return None if entry is None else entry.state(player, id)
-
-    def is_registered(self, tournament_id: str, player: str) -> bool:
-        entry = self.entries.get(tournament_id)
-        return entry is not None and player in entry.registered
 
     def watchers(self, entry: Entry) -> set[str]:
         """The accounts a change of `entry` concerns: its registered players and entrants."""
