@@ -12,6 +12,8 @@ from typing import Any
 
 import msgspec
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from prometheus_client import REGISTRY
 
 from okey101.app import bounds
@@ -95,6 +97,80 @@ def test_a_command_with_an_integer_past_2_53_is_a_dead_letter() -> None:
     raw = raw.replace(b"9007199254740992", b"9007199254740993")
     out = tables.handle(b"t1", raw, COMMANDS, 1, _entropy)
     assert out.dead_letter is not None and out.dead_letter.kind == "number_range"
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**20, 10**20)
+    | st.text(st.characters(codec="utf-8"), max_size=40),
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.text(max_size=6), inner, max_size=4), max_leaves=40)
+
+
+def _depth(value: Any) -> int:
+    if isinstance(value, list):
+        return 1 + max(map(_depth, value), default=0)
+    if isinstance(value, dict):
+        return 1 + max(map(_depth, value.values()), default=0)
+    return 0
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    if isinstance(value, dict):
+        return [*value, *(s for v in value.values() for s in _strings(v))]
+    return [value] if isinstance(value, str) else []
+
+
+def _integers(value: Any) -> list[int]:
+    if isinstance(value, list):
+        return [i for v in value for i in _integers(v)]
+    if isinstance(value, dict):
+        return [i for v in value.values() for i in _integers(v)]
+    return [value] if type(value) is int else []
+
+
+@settings(max_examples=400, deadline=None)
+@given(_JSON, st.booleans())
+def test_the_bounds_refuse_a_json_value_exactly_when_its_decoded_form_is_outside_them(
+        value: Any, ascii_only: bool) -> None:
+    """Whatever the escapes: too deep, a string token too long or an integer of 17 digits
+    or more, in that order; nothing else."""
+    limits = bounds.Limits(max_bytes=1 << 20, max_depth=3, max_string=24)
+    raw = json.dumps(value, ensure_ascii=ascii_only).encode()
+    tokens = [len(json.dumps(s, ensure_ascii=ascii_only).encode()) for s in _strings(value)]
+    if max(tokens, default=0) > limits.max_string:
+        expected = "too_long"
+    elif _depth(value) > limits.max_depth:
+        expected = "too_deep"
+    elif any(len(str(abs(i))) >= 17 for i in _integers(value)):
+        expected = "number_range"
+    else:
+        expected = ""
+    try:
+        bounds.check(raw, limits)
+        kind = ""
+    except bounds.HostileRecord as refused:
+        kind = refused.kind
+    assert kind == expected, raw
+
+
+@pytest.mark.parametrize("body", ["x" * 22, "\\" + "x" * 20, '"' + "x" * 20])
+def test_a_string_token_of_exactly_the_limit_passes_and_one_byte_more_is_too_long(
+        body: str) -> None:
+    limits = bounds.Limits(max_bytes=1 << 20, max_depth=3, max_string=24)
+    token = json.dumps(body)
+    assert len(token) == 24
+    bounds.check(f'{{"a":{token},"b":1}}'.encode(), limits)
+    with pytest.raises(bounds.HostileRecord) as refused:
+        bounds.check(f'{{"a":{json.dumps(body + "x")},"b":1}}'.encode(), limits)
+    assert refused.value.kind == "too_long"
+
+
+def test_an_unclosed_quote_hides_nothing_from_the_depth_count() -> None:
+    with pytest.raises(bounds.HostileRecord) as refused:
+        bounds.check(b'{"a":' + b"[" * 40 + b'"x', bounds.DERIVED)
+    assert refused.value.kind == "too_deep"
 
 
 def test_kind_of_names_every_exception() -> None:
