@@ -148,6 +148,7 @@ bench: $(STAMP)
 	$(BIN)/python -m tools.bench.disk --compression gzip
 	nice $(BIN)/python -m tools.bench.replays
 	$(BIN)/python -m tools.bench.views
+	$(BIN)/python -m tools.bench.bounds
 	$(BIN)/python -m tools.bench.gateway
 	$(BIN)/python -m tools.bench.audit
 	$(BIN)/python -m tools.bench.shuffle
@@ -163,6 +164,7 @@ bench-quick: $(STAMP)
 	$(BIN)/python -m tools.bench.standings --rate 20 --seconds 10 --rebuild 5000
 	nice $(BIN)/python -m tools.bench.replays --events 100000 --samples 50 --scans 2 --hands 1
 	$(BIN)/python -m tools.bench.views --tables 30 --batches 1 250
+	$(BIN)/python -m tools.bench.bounds --tables 5
 	$(BIN)/python -m tools.bench.gateway --quick
 	$(BIN)/python -m tools.bench.audit --pairs 1 --shared 30 --honest-matches 40
 	$(BIN)/python -m tools.bench.shuffle --deals 100000

@@ -27,6 +27,8 @@ SMOKES = [
           (rf"in all {N} us: {N} events per CPU second",)),
     Smoke("footprint", ("--tables", "5", "--at", "20", "--hands", "1"),
           (rf"live:\s+{N} KB memory", rf"views service: {N} KB a live table")),
+    Smoke("bounds", ("--tables", "2"),
+          (rf"views\s+\(\s*\d+ bytes a record\): check\s+{N} µs, generic decode\s+{N} µs",)),
     Smoke("views", ("--tables", "4", "--hands", "1", "--batches", "1"),
           (r"processor\s+\d+ commands/s; views service\s+\d+ commands/s",)),
     *(Smoke("soak", ("--service", service, "--commands", "2000", "--every", "1000",

@@ -1,0 +1,133 @@
+"""Benchmark: what the bounds cost a consumed record (`okey101.app.bounds.check`, issue 26),
+by record kind, as a ratio to decoding the same bytes with msgspec's generic JSON decoder
+in the same run (what any reader does next), in CPU time on one core.
+
+The records are real: recorded matches' commands, the events the processor's logic
+decides for them and the player views the views service's logic publishes for those
+events (every seat's and the spectators'), as tools.bench.views builds them. Every reader
+of a derived topic checks each record; the gateways and the bots service check every
+player view (about 4 KB each, five a command).
+
+With `--against REF` (a git commit) the same benchmark runs in subprocesses, the code at
+REF (its libs/) and the working tree's, in alternating rounds, and prints the best of each.
+
+Run: .venv/bin/python -m tools.bench.bounds [--tables N] [--against REF [--rounds K]]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import msgspec
+
+from okey101.app import bounds
+from okey101.app.processor.processing import PartitionTables
+from okey101.app.views.playerviews import PlayerViews
+from okey101.table import messages as E
+from tools.bench.kafka import interleave, record
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def records(tables: int, hands: int) -> dict[str, list[bytes]]:
+    """The commands, events and player views of `tables` recorded matches, encoded."""
+    per_table = record(tables, tables, hands, 101)
+    commands = [E.encode(c) for c in interleave(per_table)]
+    decided = PartitionTables(0, 1, allow_stacked_deals=True)
+    views = PlayerViews()
+    out: dict[str, list[bytes]] = {"commands": commands, "events": [], "views": []}
+    for offset, value in enumerate(commands):
+        key = msgspec.json.decode(value)["table_id"].encode()
+        events = decided.handle(key, value, "c", offset, lambda: "00" * 32).events
+        out["events"] += [E.encode(e) for e in events]
+        published, _ = views.publish(list(events))
+        out["views"] += [u.value for u in published]
+    return out
+
+
+def _per_record(values: list[bytes], read: object, limits: bounds.Limits | None) -> float:
+    """CPU µs a record of `read(value)` (or `read(value, limits)`), best of three passes."""
+    best = float("inf")
+    for _ in range(3):
+        started = time.process_time()
+        if limits is None:
+            for value in values:
+                read(value)  # type: ignore[operator]
+        else:
+            for value in values:
+                read(value, limits)  # type: ignore[operator]
+        best = min(best, time.process_time() - started)
+    return best / len(values) * 1e6
+
+
+def measure(tables: int, hands: int) -> dict[str, float]:
+    figures: dict[str, float] = {}
+    decode = msgspec.json.Decoder().decode
+    for kind, values in records(tables, hands).items():
+        limits = bounds.COMMANDS if kind == "commands" else bounds.DERIVED
+        figures[f"{kind} bytes"] = sum(map(len, values)) / len(values)
+        figures[f"{kind} check"] = _per_record(values, bounds.check, limits)
+        figures[f"{kind} decode"] = _per_record(values, decode, None)
+    return figures
+
+
+def _print(figures: dict[str, float], label: str = "") -> None:
+    for kind in ("commands", "events", "views"):
+        check, decode = figures[f"{kind} check"], figures[f"{kind} decode"]
+        print(f"  {label}{kind:<8} ({figures[f'{kind} bytes']:5.0f} bytes a record): "
+              f"check {check:7.1f} µs, generic decode {decode:6.1f} µs: "
+              f"{check / decode:5.2f}x the decode")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--tables", type=int, default=20)
+    parser.add_argument("--hands", type=int, default=1)
+    parser.add_argument("--against", metavar="REF", help="compare with the code at git REF")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds (--against)")
+    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.against:
+        compare(args)
+        return
+    figures = measure(args.tables, args.hands)
+    if args.json:
+        print(json.dumps(figures))
+        return
+    print(f"bounds: {args.tables} tables' records, CPU time a record, best of three passes")
+    _print(figures)
+
+
+def compare(args: argparse.Namespace) -> None:
+    """Before (the libs at `args.against`) and after (the working tree's), alternating;
+    the lower time of each."""
+    with tempfile.TemporaryDirectory(prefix="okey-bench-") as tmp:
+        archive = subprocess.run(["git", "archive", args.against, "libs"], cwd=ROOT,
+                                 check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+        libs = {"before": Path(tmp) / "libs", "after": ROOT / "libs"}
+        best: dict[str, dict[str, float]] = {name: {} for name in libs}
+        for _ in range(args.rounds):
+            for name, path in libs.items():
+                env = dict(os.environ, PYTHONPATH=f"{path}{os.pathsep}{ROOT}")
+                out = subprocess.run(
+                    [sys.executable, "-m", "tools.bench.bounds", "--json", "--tables",
+                     str(args.tables), "--hands", str(args.hands)],
+                    cwd=ROOT, env=env, check=True, capture_output=True, text=True).stdout
+                for key, value in json.loads(out.splitlines()[-1]).items():
+                    best[name][key] = min(best[name].get(key, float("inf")), value)
+    print(f"bounds before ({args.against}) and after (working tree): best of {args.rounds} "
+          "alternating rounds, CPU time a record")
+    for name in libs:
+        _print(best[name], f"{name:<7}")
+
+
+if __name__ == "__main__":
+    main()
