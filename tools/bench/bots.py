@@ -50,6 +50,7 @@ from okey101.profiles import house
 from okey101.simulate import Player, match_seeds, play_match
 from okey101.table import messages as E
 from okey101.table.views import PlayerView
+from tools.bench.stats import percentile
 
 HOUSES = ("north-sultan", "okeygg", "classic", "okey-oyna", "okey-oyna-duz")
 PARTNER_HOUSES = ("okeygg", "classic", "okey-oyna-duz")  # partners_allowed
@@ -212,11 +213,11 @@ def report(r: PairingResult) -> list[str]:
         f"{reason} L{strong_level} {strong_pen[reason] / hands:.1f} "
         f"L{weak_level} {weak_pen[reason] / hands / 3:.1f}"
         for reason in sorted(set(strong_pen) | set(weak_pen))) or "none")
-    def pct(times: list[float], q: float) -> float:
-        return times[min(len(times) - 1, int(q * len(times)))] * 1000 if times else 0.0
+    def pct(times: list[float], q: float) -> float:  # seconds in, ms out
+        return percentile(times, q) * 1000
 
-    wall = sorted(t for m in r.matches for t in m.latencies)
-    cpu = sorted(t for m in r.matches for t in m.cpu)
+    wall = [t for m in r.matches for t in m.latencies]
+    cpu = [t for m in r.matches for t in m.cpu]
     lat_line = (f"  level {strong_level} decision ({len(wall)}): wall p50 {pct(wall, 0.5):.2f} ms, "
                 f"p99 {pct(wall, 0.99):.2f} ms, max {pct(wall, 1.0):.1f} ms; "
                 f"CPU p50 {pct(cpu, 0.5):.2f} ms, p99 {pct(cpu, 0.99):.2f} ms, "
