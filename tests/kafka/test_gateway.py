@@ -26,6 +26,7 @@ from okey101.app.gateway import identity
 from okey101.table import messages as E
 from tests.kafka.stack import SECRET, Stack
 from tests.kafka.support import publish, read_all, record_timeout_match
+from tests.kafka.wsclient import Client, connect, token
 
 
 @pytest.fixture
@@ -40,44 +41,6 @@ async def stack(kafka_bootstrap: str) -> AsyncIterator[Stack]:
         yield running
     finally:
         running.stop()
-
-
-def token(player: str, ttl: int = 3600) -> str:
-    return identity.mint(SECRET, player, int(time.time()), ttl)
-
-
-class Client:
-    def __init__(self, ws: aiohttp.ClientWebSocketResponse) -> None:
-        self.ws = ws
-        self.seen: list[dict[str, Any]] = []
-
-    async def send(self, **message: Any) -> None:
-        await self.ws.send_str(json.dumps(message))
-
-    async def next(self, kind: str, timeout: float = 20, **match: Any) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout
-        while True:
-            left = deadline - time.monotonic()
-            assert left > 0, f"no {kind} {match}; saw {[m.get('type') for m in self.seen][-8:]}"
-            msg = await self.ws.receive(timeout=left)
-            assert msg.type == aiohttp.WSMsgType.TEXT, f"socket ended: {msg}"
-            frame = json.loads(msg.data)
-            self.seen.append(frame)
-            if frame["type"] == kind and all(frame.get(k) == v for k, v in match.items()):
-                return frame
-
-    async def command(self, id: str, move: dict[str, Any], table_id: str = "",
-                      **extra: Any) -> dict[str, Any]:
-        await self.send(type="command", id=id, table_id=table_id, command=move, **extra)
-        return await self.next("outcome", id=id)
-
-
-async def connect(session: aiohttp.ClientSession, url: str, player: str) -> Client:
-    ws = await session.ws_connect(f"{url}ws")
-    client = Client(ws)
-    await client.send(type="hello", token=token(player))
-    await client.next("welcome")
-    return client
 
 
 async def seated_table(client: Client) -> str:
@@ -343,7 +306,7 @@ async def test_a_socket_that_never_reads_is_dropped_and_the_others_are_not_slowe
     await publish(stack.bootstrap, stack.prefix, commands[:1])  # the table exists
     async with asyncio.timeout(240), aiohttp.ClientSession() as session:
         watcher = await connect(session, stack.url, "watcher")
-        await _watch_when_known(watcher, table)
+        await watcher.watch_when_known(table)
         frozen = await _frozen_socket(stack.url, table)
         started = time.monotonic()
         # one at a time, so that each is its own transaction and its own update; the
@@ -358,21 +321,6 @@ async def test_a_socket_that_never_reads_is_dropped_and_the_others_are_not_slowe
     frozen.close()
     assert metrics_dropped, "the frozen client was never dropped"
     assert took < 60
-
-
-async def _watch_when_known(client: Client, table: str, timeout: float = 30) -> None:
-    """Watch `table` as soon as the gateway has seen it."""
-    deadline = time.monotonic() + timeout
-    while True:
-        await client.send(type="watch", table_id=table)
-        while True:
-            frame = json.loads((await client.ws.receive(timeout=10)).data)
-            if frame["type"] == "update":
-                return
-            if frame["type"] == "error" and frame["code"] == "unknown_table":
-                break
-        assert time.monotonic() < deadline, f"the gateway never saw {table}"
-        await asyncio.sleep(0.2)
 
 
 async def _frozen_socket(url: str, table: str) -> socket.socket:

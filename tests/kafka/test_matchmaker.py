@@ -5,7 +5,6 @@ its schedule to its final standings by the processor and the bots."""
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections import Counter
 from collections.abc import Mapping
@@ -16,10 +15,9 @@ import msgspec
 from aiokafka import AIOKafkaProducer
 
 from okey101.app import topics
-from okey101.app.gateway import identity
 from okey101.app.matchmaker import records as R
 from okey101.table import messages as E
-from tests.kafka.stack import SECRET, Stack
+from tests.kafka.stack import Stack
 from tests.kafka.support import (
     BotsProcess,
     ProcessorProcess,
@@ -27,6 +25,7 @@ from tests.kafka.support import (
     fresh_tag,
     read_all,
 )
+from tests.kafka.wsclient import Client, connect
 
 NS = "north-sultan"
 
@@ -185,41 +184,6 @@ async def test_a_64_entrant_bot_tournament_is_played_to_its_final_standings(
     assert msgspec.json.encode(result)  # the standings are a published record
 
 
-class Client:
-    def __init__(self, ws: aiohttp.ClientWebSocketResponse) -> None:
-        self.ws = ws
-        self.seen: list[dict[str, Any]] = []
-
-    async def send(self, **message: Any) -> None:
-        await self.ws.send_str(json.dumps(message))
-
-    async def next(self, kind: str, timeout: float = 30, **match: Any) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout
-        while True:
-            left = deadline - time.monotonic()
-            assert left > 0, f"no {kind} {match}; saw {self.seen[-6:]}"
-            msg = await self.ws.receive(timeout=left)
-            assert msg.type == aiohttp.WSMsgType.TEXT, f"socket ended: {msg}"
-            frame = json.loads(msg.data)
-            self.seen.append(frame)
-            if frame["type"] == kind and all(frame.get(k) == v for k, v in match.items()):
-                return frame
-
-
-async def watch_when_known(client: Client, table: str) -> dict[str, Any]:
-    """The first update of `table`, watched again while the gateway does not know it yet."""
-    while True:
-        await client.send(type="watch", table_id=table)
-        while True:
-            frame = json.loads((await client.ws.receive(timeout=10)).data)
-            client.seen.append(frame)
-            if frame["type"] == "update" and frame["table_id"] == table:
-                return frame  # type: ignore[no-any-return]
-            if frame["type"] == "error" and frame["code"] == "unknown_table":
-                break
-        await asyncio.sleep(0.2)
-
-
 async def test_a_person_presses_quick_play_in_the_gateway_and_is_seated_with_bots(
         kafka_bootstrap: str) -> None:
     """Through the gateway as the browser does it: `quick_play` answered `waiting` in the
@@ -232,11 +196,7 @@ async def test_a_person_presses_quick_play_in_the_gateway_and_is_seated_with_bot
                                 matchmaker=("--bot-wait-ms", "1500"))
         async with aiohttp.ClientSession() as session:
             async def person(name: str, roles: tuple[str, ...] = ()) -> Client:
-                client = Client(await session.ws_connect(f"{url}ws"))
-                await client.send(type="hello", token=identity.mint(
-                    SECRET, name, int(time.time()), 3600, roles=roles))
-                await client.next("welcome")
-                return client
+                return await connect(session, url, name, roles)
 
             ayse = await person("ayse")
             await ayse.send(type="cancel_quick_play", id="c0", house=NS)
@@ -261,7 +221,7 @@ async def test_a_person_presses_quick_play_in_the_gateway_and_is_seated_with_bot
 
             seated = await ayse.next("quick_play_state", id="q1", status="seated", timeout=60)
             table = seated["table_id"]
-            update = await asyncio.wait_for(watch_when_known(ayse, table), 60)
+            update = await ayse.watch_when_known(table)
             assert update["seat"] == seated["seat"]
             view = update["view"]
             assert view["players"][seated["seat"]] == "ayse" and view["status"] != "new"
@@ -293,10 +253,7 @@ async def test_a_person_lists_registers_and_follows_a_tournament_through_the_gat
             request_id="ops/cup", house=NS, tournament_id="cup", name="Aralık Kupası",
             starts_at=starts, size=16, hands=1, fill_with_bots=True, bot_level=1)])
         async with aiohttp.ClientSession() as session:
-            ayse = Client(await session.ws_connect(f"{url}ws"))
-            await ayse.send(type="hello", token=identity.mint(SECRET, "ayse", int(time.time()),
-                                                             3600))
-            await ayse.next("welcome")
+            ayse = await connect(session, url, "ayse")
             listed: list[dict[str, Any]] = []
             while not listed:  # the gateway has read the schedule
                 await ayse.send(type="tournaments", house=NS)
