@@ -18,12 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
-import sys
-import tempfile
 import time
-from pathlib import Path
 
 import msgspec
 
@@ -31,9 +26,8 @@ from okey101.app import bounds
 from okey101.app.processor.processing import PartitionTables
 from okey101.app.views.playerviews import PlayerViews
 from okey101.table import messages as E
+from tools.bench.against import best_of_rounds
 from tools.bench.kafka import interleave, record
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def records(tables: int, hands: int) -> dict[str, list[bytes]]:
@@ -108,24 +102,12 @@ def main() -> None:
 def compare(args: argparse.Namespace) -> None:
     """Before (the libs at `args.against`) and after (the working tree's), alternating;
     the lower time of each."""
-    with tempfile.TemporaryDirectory(prefix="okey-bench-") as tmp:
-        archive = subprocess.run(["git", "archive", args.against, "libs"], cwd=ROOT,
-                                 check=True, capture_output=True).stdout
-        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
-        libs = {"before": Path(tmp) / "libs", "after": ROOT / "libs"}
-        best: dict[str, dict[str, float]] = {name: {} for name in libs}
-        for _ in range(args.rounds):
-            for name, path in libs.items():
-                env = dict(os.environ, PYTHONPATH=f"{path}{os.pathsep}{ROOT}")
-                out = subprocess.run(
-                    [sys.executable, "-m", "tools.bench.bounds", "--json", "--tables",
-                     str(args.tables), "--hands", str(args.hands)],
-                    cwd=ROOT, env=env, check=True, capture_output=True, text=True).stdout
-                for key, value in json.loads(out.splitlines()[-1]).items():
-                    best[name][key] = min(best[name].get(key, float("inf")), value)
+    best = best_of_rounds("tools.bench.bounds", ["--tables", str(args.tables), "--hands",
+                                                 str(args.hands)], args.against, args.rounds,
+                          better=min)
     print(f"bounds before ({args.against}) and after (working tree): best of {args.rounds} "
           "alternating rounds, CPU time a record")
-    for name in libs:
+    for name in best:
         _print(best[name], f"{name:<7}")
 
 

@@ -24,20 +24,17 @@ import argparse
 import cProfile
 import gc
 import json
-import os
 import pstats
-import subprocess
 import sys
-import tempfile
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable
-from pathlib import Path
 
 from okey101.simulate import MatchRecord, match_seeds, play_match
 from okey101.table import decide as D
 from okey101.table import messages as E
 from okey101.table.evolve import NEW_TABLE, evolve
+from tools.bench.against import best_of_rounds
 
 HOUSES = ("north-sultan", "okeygg", "classic", "okey-oyna")
 # issue 8's bar on this machine (was 30,000 and 200,000)
@@ -188,27 +185,11 @@ def main() -> None:
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
 
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 def compare(ref: str, matches: int, repeat: int, rounds: int) -> None:
     """Before (the code at `ref`) and after (the working tree), alternating rounds."""
-    with tempfile.TemporaryDirectory(prefix="okey-bench-") as tmp:
-        archive = subprocess.run(["git", "archive", ref], cwd=ROOT, check=True,
-                                 capture_output=True).stdout
-        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
-        # this benchmark's own code drives both; only the engine (libs/) differs
-        libs = {"before": Path(tmp) / "libs", "after": ROOT / "libs"}
-        best: dict[str, dict[str, float]] = {name: {} for name in libs}
-        for _ in range(rounds):
-            for name, path in libs.items():
-                env = dict(os.environ, PYTHONPATH=str(path))
-                out = subprocess.run(
-                    [sys.executable, "-m", "tools.bench.engine", "--json", "--matches",
-                     str(matches), "--repeat", str(repeat)],
-                    cwd=ROOT, env=env, check=True, capture_output=True, text=True).stdout
-                for key, value in json.loads(out.splitlines()[-1]).items():
-                    best[name][key] = max(best[name].get(key, 0.0), value)
+    best = best_of_rounds("tools.bench.engine", ["--matches", str(matches), "--repeat",
+                                                 str(repeat)], ref, rounds)
     print(f"engine before ({ref}) and after (working tree): {matches} matches, best of "
           f"{rounds} alternating rounds x {repeat} runs, CPU time, one core")
     for key, unit, goal in (("decide_then_fold", "commands/s", GOAL_COMMANDS),

@@ -24,18 +24,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
-import sys
-import tempfile
 import time
-from pathlib import Path
 
 import msgspec
 
 from okey101.app.processor.processing import PartitionTables
 from okey101.app.views.playerviews import PlayerViews
 from okey101.table import messages as E
+from tools.bench.against import best_of_rounds
 from tools.bench.engine import _cold_caches
 from tools.bench.kafka import interleave, record
 
@@ -112,27 +108,12 @@ def main() -> None:
         print(json.dumps(figures))
 
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 def compare(args: argparse.Namespace) -> None:
     """Before (the libs at `args.against`) and after (the working tree's), alternating."""
-    with tempfile.TemporaryDirectory(prefix="okey-bench-") as tmp:
-        archive = subprocess.run(["git", "archive", args.against, "libs"], cwd=ROOT,
-                                 check=True, capture_output=True).stdout
-        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
-        libs = {"before": Path(tmp) / "libs", "after": ROOT / "libs"}
-        best: dict[str, dict[str, float]] = {name: {} for name in libs}
-        for _ in range(args.rounds):
-            for name, path in libs.items():
-                env = dict(os.environ, PYTHONPATH=f"{path}{os.pathsep}{ROOT}")
-                out = subprocess.run(
-                    [sys.executable, "-m", "tools.bench.views", "--json", "--tables",
-                     str(args.tables), "--hands", str(args.hands), "--batches",
-                     *map(str, args.batches)],
-                    cwd=ROOT, env=env, check=True, capture_output=True, text=True).stdout
-                for key, value in json.loads(out.splitlines()[-1]).items():
-                    best[name][key] = max(best[name].get(key, 0.0), value)
+    best = best_of_rounds("tools.bench.views", [
+        "--tables", str(args.tables), "--hands", str(args.hands),
+        "--batches", *map(str, args.batches)], args.against, args.rounds)
     print(f"views before ({args.against}) and after (working tree): {args.tables} tables, "
           f"best of {args.rounds} alternating rounds, CPU time, one core, commands/s")
     for batch in args.batches:
