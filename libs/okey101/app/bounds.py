@@ -19,8 +19,6 @@ import msgspec
 
 from okey101.app import jsondepth
 
-# A JSON string token, escapes included (unrolled: one pass, no alternation per byte).
-_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
 # an integer part of 17 digits or more (not the digits after a point): past 2**53, the
 # integers a JavaScript client holds exactly
 _LONG_INTEGER = re.compile(rb"(?<![.\d])\d{17,}")
@@ -77,16 +75,15 @@ def check(raw: bytes, limits: Limits) -> None:
 def _without_strings(raw: bytes, measure: bool) -> tuple[bytes, int]:
     """`raw` with each string token emptied to `""`, and (when `measure`) the longest
     token's bytes, quotes included. Without a backslash every quote opens or closes a
-    string, so splitting at quotes finds them, in C; the regex is for escapes."""
-    if b"\\" in raw:
-        longest = max(map(len, _STRING.findall(raw)), default=0) if measure else 0
-        return _STRING.sub(b'""', raw), longest
-    parts = raw.split(b'"')
-    if len(parts) % 2 == 0:  # an unclosed quote: the regex leaves it and what follows
-        return _STRING.sub(b'""', raw), max(map(len, _STRING.findall(raw)), default=0) \
-            if measure else 0
-    longest = max(map(len, parts[1::2]), default=-2) + 2 if measure and len(parts) > 1 else 0
-    return b'""'.join(parts[::2]), longest
+    string, so splitting at quotes finds them, in C; the regex is for escapes and for an
+    unclosed quote (which it leaves, with what follows it)."""
+    if b"\\" not in raw:
+        parts = raw.split(b'"')
+        if len(parts) % 2:
+            longest = max(map(len, parts[1::2]), default=-2) + 2 if measure else 0
+            return b'""'.join(parts[::2]), longest
+    longest = max(map(len, jsondepth.STRING.findall(raw)), default=0) if measure else 0
+    return jsondepth.STRING.sub(b'""', raw), longest
 
 
 def check_integers(message: object) -> None:
