@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -106,44 +107,35 @@ _JSON = st.recursive(
     | st.dictionaries(st.text(max_size=6), inner, max_size=4), max_leaves=40)
 
 
-def _depth(value: Any) -> int:
+def _parts(value: Any, depth: int = 0) -> Iterator[tuple[int, Any]]:
+    """(depth, part) of `value` and of everything inside it, an object's keys included."""
+    yield depth, value
     if isinstance(value, list):
-        return 1 + max(map(_depth, value), default=0)
-    if isinstance(value, dict):
-        return 1 + max(map(_depth, value.values()), default=0)
-    return 0
-
-
-def _strings(value: Any) -> list[str]:
-    if isinstance(value, list):
-        return [s for v in value for s in _strings(v)]
-    if isinstance(value, dict):
-        return [*value, *(s for v in value.values() for s in _strings(v))]
-    return [value] if isinstance(value, str) else []
-
-
-def _integers(value: Any) -> list[int]:
-    if isinstance(value, list):
-        return [i for v in value for i in _integers(v)]
-    if isinstance(value, dict):
-        return [i for v in value.values() for i in _integers(v)]
-    return [value] if type(value) is int else []
+        for v in value:
+            yield from _parts(v, depth + 1)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield depth + 1, k
+            yield from _parts(v, depth + 1)
 
 
 @settings(max_examples=400, deadline=None)
 @given(_JSON, st.booleans())
 def test_the_bounds_refuse_a_json_value_exactly_when_its_decoded_form_is_outside_them(
         value: Any, ascii_only: bool) -> None:
-    """Whatever the escapes: too deep, a string token too long or an integer of 17 digits
+    """Whatever the escapes: a string token too long, too deep or an integer of 17 digits
     or more, in that order; nothing else."""
     limits = bounds.Limits(max_bytes=1 << 20, max_depth=3, max_string=24)
     raw = json.dumps(value, ensure_ascii=ascii_only).encode()
-    tokens = [len(json.dumps(s, ensure_ascii=ascii_only).encode()) for s in _strings(value)]
+    parts = list(_parts(value))
+    tokens = [len(json.dumps(p, ensure_ascii=ascii_only).encode()) for _, p in parts
+              if isinstance(p, str)]
+    depth = max((d + 1 for d, p in parts if isinstance(p, (list, dict))), default=0)
     if max(tokens, default=0) > limits.max_string:
         expected = "too_long"
-    elif _depth(value) > limits.max_depth:
+    elif depth > limits.max_depth:
         expected = "too_deep"
-    elif any(len(str(abs(i))) >= 17 for i in _integers(value)):
+    elif any(len(str(abs(p))) >= 17 for _, p in parts if type(p) is int):
         expected = "number_range"
     else:
         expected = ""
