@@ -19,6 +19,8 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Callable
+from functools import partial
 
 import msgspec
 
@@ -32,31 +34,27 @@ from tools.bench.kafka import interleave, record
 
 def records(tables: int, hands: int) -> dict[str, list[bytes]]:
     """The commands, events and player views of `tables` recorded matches, encoded."""
-    per_table = record(tables, tables, hands, 101)
-    commands = [E.encode(c) for c in interleave(per_table)]
     decided = PartitionTables(0, 1, allow_stacked_deals=True)
     views = PlayerViews()
-    out: dict[str, list[bytes]] = {"commands": commands, "events": [], "views": []}
-    for offset, value in enumerate(commands):
-        key = msgspec.json.decode(value)["table_id"].encode()
-        events = decided.handle(key, value, "c", offset, lambda: "00" * 32).events
+    out: dict[str, list[bytes]] = {"commands": [], "events": [], "views": []}
+    for offset, command in enumerate(interleave(record(tables, tables, hands, 101))):
+        value = E.encode(command)
+        events = decided.handle(command.table_id.encode(), value, "c", offset,
+                                lambda: "00" * 32).events
+        out["commands"].append(value)
         out["events"] += [E.encode(e) for e in events]
-        published, _ = views.publish(list(events))
+        published, _ = views.publish(events)
         out["views"] += [u.value for u in published]
     return out
 
 
-def _per_record(values: list[bytes], read: object, limits: bounds.Limits | None) -> float:
-    """CPU µs a record of `read(value)` (or `read(value, limits)`), best of three passes."""
+def _per_record(values: list[bytes], read: Callable[[bytes], object]) -> float:
+    """CPU µs a record of `read(value)`, best of three passes."""
     best = float("inf")
     for _ in range(3):
         started = time.process_time()
-        if limits is None:
-            for value in values:
-                read(value)  # type: ignore[operator]
-        else:
-            for value in values:
-                read(value, limits)  # type: ignore[operator]
+        for value in values:
+            read(value)
         best = min(best, time.process_time() - started)
     return best / len(values) * 1e6
 
@@ -67,8 +65,8 @@ def measure(tables: int, hands: int) -> dict[str, float]:
     for kind, values in records(tables, hands).items():
         limits = bounds.COMMANDS if kind == "commands" else bounds.DERIVED
         figures[f"{kind} bytes"] = sum(map(len, values)) / len(values)
-        figures[f"{kind} check"] = _per_record(values, bounds.check, limits)
-        figures[f"{kind} decode"] = _per_record(values, decode, None)
+        figures[f"{kind} check"] = _per_record(values, partial(bounds.check, limits=limits))
+        figures[f"{kind} decode"] = _per_record(values, decode)
     return figures
 
 
