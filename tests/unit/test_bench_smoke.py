@@ -30,7 +30,8 @@ SMOKES = [
     Smoke("bounds", ("--tables", "2"),
           (rf"views\s+\(\s*\d+ bytes a record\): check\s+{N} µs, generic decode\s+{N} µs",)),
     Smoke("views", ("--tables", "4", "--hands", "1", "--batches", "1"),
-          (r"processor\s+\d+ commands/s; views service\s+\d+ commands/s",)),
+          (r"processor\s+\d+ commands/s; views service\s+\d+ commands/s",
+           rf"the fold\s+\d+ \({N}\), the seat rules\s+\d+ \({N}\), the rest .*\s+\d+ \({N}\)")),
     *(Smoke("soak", ("--service", service, "--commands", "2000", "--every", "1000",
                      "--live", "5", "--distinct", "2"),
             (rf"soak {service}: rss after \d+ commands {N} MB, at the end {N} MB",))

@@ -31,6 +31,9 @@ import msgspec
 from okey101.app.processor.processing import PartitionTables
 from okey101.app.views.playerviews import PlayerViews
 from okey101.table import messages as E
+from okey101.table.evolve import NEW_TABLE, evolve
+from okey101.table.state import TableState
+from okey101.table.views import has_rules, seat_rules, update_seats
 from tools.bench.against import best_of_rounds
 from tools.bench.engine import _cold_caches
 from tools.bench.kafka import interleave, record
@@ -75,6 +78,33 @@ def project(batches: list[list[E.Event]], commands: int) -> tuple[float, int]:
     return commands / (time.process_time() - started), published
 
 
+def parts_alone(batches: list[list[E.Event]], commands: int) -> tuple[float, float]:
+    """Commands/s of two parts of the projection alone, each timed on its own over the
+    same batches: the fold of the events (`evolve`, which any projection must do) and the
+    seat rules (`table.views.seat_rules`) its updates carry, each changed table's built
+    once a batch for the seats that have any. Below these the projection cannot go while
+    it folds every event and every update carries its seat's whole rules."""
+    _cold_caches()
+    tables: dict[str, TableState] = {}
+    folding = ruling = 0.0
+    clock = time.process_time
+    for events in batches:
+        changed: dict[str, TableState] = {}
+        started = clock()
+        for event in events:
+            state = changed.get(event.table_id) or tables.get(event.table_id, NEW_TABLE)
+            changed[event.table_id] = evolve(state, event)
+        folding += clock() - started
+        started = clock()
+        for state in changed.values():
+            for seat in update_seats(state):
+                if has_rules(state, seat):
+                    seat_rules(state, seat)
+        ruling += clock() - started
+        tables |= changed
+    return commands / max(folding, 1e-9), commands / max(ruling, 1e-9)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--tables", type=int, default=60)
@@ -96,14 +126,21 @@ def main() -> None:
     for batch in args.batches:
         decided, batches = decide(stream, batch)
         projected, updates = project(batches, len(stream))
+        folded, rules = parts_alone(batches, len(stream))
         both = 1 / (1 / decided + 1 / projected)
-        figures |= {f"processor {batch}": decided, f"views {batch}": projected}
+        figures |= {f"processor {batch}": decided, f"views {batch}": projected,
+                    f"fold {batch}": folded, f"rules {batch}": rules}
         if args.json:
             continue
         print(f"batches of {batch:>4} records (~{max(batch / args.tables, 1):.1f} a table): "
               f"processor {decided:7.0f} commands/s; views service {projected:7.0f} "
               f"commands/s ({updates} updates; {projected / decided:.2f} of the processor);"
               f" both on one core {both:7.0f}")
+        rest = 1 / max(1 / projected - 1 / rules - 1 / folded, 1e-9)
+        print(f"  the views' parts alone, commands/s (of the processor): the fold "
+              f"{folded:7.0f} ({folded / decided:.2f}), the seat rules {rules:7.0f} "
+              f"({rules / decided:.2f}), the rest (building and encoding the views) "
+              f"{rest:7.0f} ({rest / decided:.2f})")
     if args.json:
         print(json.dumps(figures))
 
