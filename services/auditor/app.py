@@ -86,10 +86,13 @@ class AuditorService(Lifecycle):
         try:
             while not self.is_stopping:
                 batches = await self.consumer.getmany(timeout_ms=200, max_records=5000)
-                for tp, records in batches.items():
-                    await self._fold(tp, records)
-                await record_lag(self.consumer, self.events)
-                await self.reread.check(self.consumer)
+                epoch = self.reread.epoch
+                async with self.reread.turn:  # no partition taken or dropped meanwhile
+                    for tp, records in batches.items():
+                        if self.reread.is_fresh(tp.partition, epoch):
+                            await self._fold(tp, records)
+                    await record_lag(self.consumer, self.events)
+                    await self.reread.check(self.consumer)
         finally:
             await close_quietly(self.consumer, self.producer)
             log.info("auditor_stopped")
@@ -100,13 +103,15 @@ class AuditorService(Lifecycle):
     # ------------------------------------------------------------ partitions
     async def assign(self, assigned: Sequence[TopicPartition]) -> None:
         assert self.consumer is not None
-        await self.reread.assign(self.consumer, assigned)
+        async with self.reread.turn:
+            await self.reread.assign(self.consumer, assigned)
 
     async def revoke(self, revoked: Sequence[TopicPartition]) -> None:
-        self.reread.revoke(revoked)
-        # the tables of a revoked partition are audited by their new owner from the start
-        if revoked:
-            self.auditor = Auditor(self.auditor.collusion is not None, *self.limits)
+        async with self.reread.turn:
+            self.reread.revoke(revoked)
+            # the tables of a revoked partition are audited by their new owner from the start
+            if revoked:
+                self.auditor = Auditor(self.auditor.collusion is not None, *self.limits)
 
     # ------------------------------------------------------------ folding
     async def _fold(self, tp: TopicPartition, records: list[Any]) -> None:

@@ -4,6 +4,7 @@ assignment and publish only past their group's committed offset (the auditor, th
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,7 +22,17 @@ class Reread:
     its group's committed offset: each partition's first offset to publish for, the
     partitions still being re-read, and whether every one has caught up (`ready`).
     `catching_up` is the service's gauge of those partitions; `service` names its log
-    lines (`<service>_ready`)."""
+    lines (`<service>_ready`).
+
+    aiokafka starts fetching a newly assigned partition from the group's committed offset,
+    and `getmany` may return those records, before the rebalance listener returns: folded as
+    the start of the partition, they would stand on tables the service never read (each a
+    dead letter, its views lost). So `assign` pauses the partitions it takes until their
+    seek to the beginning is done (a paused partition's records are not returned, and the
+    seek drops what was fetched before it), and moves `epoch` on as it pauses them: records
+    that a poll returned before that are not folded (`is_fresh`) and are read again after
+    the seek. The listener takes and drops partitions holding `turn`, which the service
+    holds while it folds a poll's records."""
 
     def __init__(self, topic: str, catching_up: Gauge, service: str) -> None:
         self.topic = topic
@@ -30,6 +41,9 @@ class Reread:
         self.published_from: dict[int, int] = {}  # partition -> first offset to publish for
         self.catching_up: dict[int, int] = {}  # partition -> the end offset to reach
         self.ready = asyncio.Event()
+        self.turn = asyncio.Lock()  # a poll's fold, or a change of partitions
+        self.epoch = 0  # partitions taken so far, each time
+        self.taken_at: dict[int, int] = {}  # partition -> the epoch it was last taken in
         self.log = structlog.get_logger(service)
 
     async def assign(self, consumer: AIOKafkaConsumer,
@@ -38,17 +52,30 @@ class Reread:
         tps = [tp for tp in assigned if tp.topic == self.topic]
         if not tps:
             return
-        ends = await consumer.end_offsets(tps)
+        self.epoch += 1  # what a poll returned before this is not folded
         for tp in tps:
-            committed = await consumer.committed(tp)
-            self.published_from[tp.partition] = committed or 0
+            self.taken_at[tp.partition] = self.epoch
+        consumer.pause(*tps)  # nothing of theirs returned until the seek is done
+        try:
+            ends = await consumer.end_offsets(tps)
+            committed = {tp: await consumer.committed(tp) for tp in tps}
+            await consumer.seek_to_beginning(*tps)  # drops what was fetched from `committed`
+        finally:
+            with contextlib.suppress(IllegalStateError):  # unassigned meanwhile
+                consumer.resume(*tps)
+        for tp in tps:
+            self.published_from[tp.partition] = committed[tp] or 0
             if ends[tp] > 0:
                 self.catching_up[tp.partition] = ends[tp]
-        await consumer.seek_to_beginning(*tps)
         self.gauge.set(len(self.catching_up))
         self.log.info("partitions_assigned", partitions=sorted(tp.partition for tp in tps),
                       published_from={tp.partition: self.published_from[tp.partition]
                                       for tp in tps})
+
+    def is_fresh(self, partition: int, epoch: int) -> bool:
+        """Whether records of `partition` that a poll returned at `epoch` may be folded:
+        not if the partition was taken (again) since."""
+        return self.taken_at.get(partition, 0) <= epoch
 
     def revoke(self, revoked: Sequence[TopicPartition]) -> set[int]:
         """Drop the revoked partitions of the topic (and their lag series); the ones

@@ -86,10 +86,13 @@ class ViewsService(Lifecycle):
         try:
             while not self.is_stopping:
                 batches = await self.consumer.getmany(timeout_ms=100, max_records=5000)
-                await self._project(batches)
-                await record_lag(self.consumer, self.events)
-                if self.reread.catching_up or not self.ready.is_set():
-                    await self.reread.check(self.consumer, tables=len(self.views.tables))
+                epoch = self.reread.epoch
+                async with self.reread.turn:  # no partition taken or dropped meanwhile
+                    await self._project({tp: records for tp, records in batches.items()
+                                         if self.reread.is_fresh(tp.partition, epoch)})
+                    await record_lag(self.consumer, self.events)
+                    if self.reread.catching_up or not self.ready.is_set():
+                        await self.reread.check(self.consumer, tables=len(self.views.tables))
         finally:
             await close_quietly(self.consumer, self.producer)
             log.info("views_stopped")
@@ -100,13 +103,15 @@ class ViewsService(Lifecycle):
     # ------------------------------------------------------------ partitions
     async def assign(self, assigned: Sequence[TopicPartition]) -> None:
         assert self.consumer is not None
-        await self.reread.assign(self.consumer, assigned)
+        async with self.reread.turn:
+            await self.reread.assign(self.consumer, assigned)
 
     async def revoke(self, revoked: Sequence[TopicPartition]) -> None:
-        gone = self.reread.revoke(revoked)
-        self.views.forget(
-            lambda t: topics.partition_for(t.encode(), self.partitions) in gone)
-        metrics.TABLES.set(len(self.views.tables))
+        async with self.reread.turn:
+            gone = self.reread.revoke(revoked)
+            self.views.forget(
+                lambda t: topics.partition_for(t.encode(), self.partitions) in gone)
+            metrics.TABLES.set(len(self.views.tables))
 
     # ------------------------------------------------------------ projecting
     async def _project(self, batches: dict[TopicPartition, list[Any]]) -> None:

@@ -13,6 +13,7 @@ import pytest
 from okey101.app import topics
 from okey101.app.gateway.viewcache import ViewCache
 from okey101.table import messages as E
+from okey101.table.state import TableState
 from okey101.table.views import SPECTATOR, PlayerView, player_update_decoder, player_view
 from services.common.kafka import provision
 from tests.kafka.support import (
@@ -80,20 +81,71 @@ async def test_a_killed_views_service_restarts_and_every_seat_ends_at_its_tables
     finally:
         views.terminate()
         processor.terminate()
+    _assert_whole_chains(values, recorded)
+    assert "event_skipped" not in views.tail(400)
+
+
+def _assert_whole_chains(values: list[bytes],
+                         recorded: dict[str, tuple[list[E.Command], TableState]]) -> None:
+    """A reader that ignores the versions it holds sees an unbroken chain per seat, and
+    every seat's newest view is that of its table's last state."""
     cache = ViewCache()
     chained: dict[tuple[str, int], int] = {}
     for value in values:
         update, frame = cache.ingest(value)
         if frame is None:
-            continue  # published again after the kill: a version already held
+            continue  # published again (after a kill, or a partition's move): held
         key = (update.table_id, update.seat)
         assert update.previous == chained.get(key, update.previous), key
         chained[key] = update.version
     for table_id, (_, state) in recorded.items():
-        seats = [SPECTATOR, *range(4)]
-        for seat in seats:
+        for seat in [SPECTATOR, *range(4)]:
             log = cache.seats[table_id][seat]
             assert log.version == state.seq
             assert msgspec.json.decode(bytes(log.view), type=PlayerView) == \
                 player_view(state, seat)
-    assert "event_skipped" not in views.tail(400)
+
+
+async def test_two_views_instances_share_the_partitions_and_one_leaving_loses_no_update(
+        kafka_bootstrap: str) -> None:
+    """A second instance joining mid-stream and the first leaving (each a rebalance: the
+    partitions taken over are re-read from their beginning) leave every seat's chain
+    whole."""
+    tag = fresh_tag()
+    prefix = f"v{tag}"
+    await provision(kafka_bootstrap, prefix)
+    recorded = {f"{prefix}-t{i}": record_timeout_match(f"{prefix}-t{i}", 900 + i, hands=3)
+                for i in range(12)}
+    commands = interleave([c for c, _ in recorded.values()])
+    processor = ProcessorProcess(kafka_bootstrap, prefix, f"{prefix}-processor")
+    first = ViewsProcess(kafka_bootstrap, prefix, f"{prefix}-views", "va")
+    second = ViewsProcess(kafka_bootstrap, prefix, f"{prefix}-views", "vb")
+    processor.start()
+    first.start()
+    sending = asyncio.create_task(publish(kafka_bootstrap, prefix, commands, rate=100))
+    try:
+        await first.wait_for("views_ready")
+        second.start()
+        for _ in range(600):  # until both hold partitions
+            if all("partitions_assigned" in v.tail(400) for v in (first, second)) and \
+                    "views_ready" in second.tail(400):
+                break
+            await asyncio.sleep(0.1)
+        else:
+            pytest.fail("the two views instances never shared the partitions")
+        await asyncio.sleep(1)
+        assert not sending.done(), "the load ended before the first left: make it longer"
+        first.terminate()  # a graceful stop: it leaves the group mid-stream
+        await sending
+        await read_all(kafka_bootstrap, topics.OUTCOMES.name(prefix), until=len(commands))
+        values = await _until_versions(
+            kafka_bootstrap, topics.PLAYER_VIEWS.name(prefix),
+            {t: s.seq for t, (_, s) in recorded.items()})
+    finally:
+        sending.cancel()
+        first.terminate()
+        second.terminate()
+        processor.terminate()
+    _assert_whole_chains(values, recorded)
+    for views in (first, second):
+        assert "event_skipped" not in views.tail(400)
