@@ -89,8 +89,7 @@ async def serve_settings(settings: S, build: Callable[[S], Service]) -> int:
         service.stop()
 
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop)
+    on_stop_signals(loop, stop)
     probe = BrokerProbe(settings.bootstrap)
     server = HealthServer(service, probe)
     if settings.metrics_port:
@@ -122,6 +121,24 @@ async def serve_settings(settings: S, build: Callable[[S], Service]) -> int:
         logging.getLogger("aiokafka").removeHandler(client)
         await probe.stop()
         await server.stop()
+        after_stop_signals(loop)
+
+
+def on_stop_signals(loop: asyncio.AbstractEventLoop, stop: Callable[[], None]) -> None:
+    """SIGTERM and SIGINT call `stop` (a graceful stop)."""
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop)
+
+
+def after_stop_signals(loop: asyncio.AbstractEventLoop) -> None:
+    """Once the service has stopped, a SIGTERM is ignored: closing the loop would give it
+    back its default action, and a second SIGTERM (a supervisor that signals every process
+    again as it waits for each) would kill the interpreter's teardown, exit status -15
+    after a clean stop. SIGKILL still ends it; SIGINT (a person's Ctrl-C) is the
+    default again."""
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.remove_signal_handler(sig)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
 async def _run_watched(service: Service, stopping: asyncio.Event) -> int:
