@@ -88,9 +88,8 @@ class AuditorService(Lifecycle):
                 batches = await self.consumer.getmany(timeout_ms=200, max_records=5000)
                 epoch = self.reread.epoch
                 async with self.reread.turn:  # no partition taken or dropped meanwhile
-                    for tp, records in batches.items():
-                        if self.reread.is_fresh(tp.partition, epoch):
-                            await self._fold(tp, records)
+                    for tp, records in self.reread.fresh(batches, epoch).items():
+                        await self._fold(tp, records)
                     await record_lag(self.consumer, self.events)
                     await self.reread.check(self.consumer)
         finally:
@@ -103,8 +102,7 @@ class AuditorService(Lifecycle):
     # ------------------------------------------------------------ partitions
     async def assign(self, assigned: Sequence[TopicPartition]) -> None:
         assert self.consumer is not None
-        async with self.reread.turn:
-            await self.reread.assign(self.consumer, assigned)
+        await self.reread.assign(self.consumer, assigned)
 
     async def revoke(self, revoked: Sequence[TopicPartition]) -> None:
         async with self.reread.turn:

@@ -30,9 +30,9 @@ class Reread:
     dead letter, its views lost). So `assign` pauses the partitions it takes until their
     seek to the beginning is done (a paused partition's records are not returned, and the
     seek drops what was fetched before it), and moves `epoch` on as it pauses them: records
-    that a poll returned before that are not folded (`is_fresh`) and are read again after
-    the seek. The listener takes and drops partitions holding `turn`, which the service
-    holds while it folds a poll's records."""
+    that a poll returned before that are not folded (`fresh`) and are read again after
+    the seek. `assign` holds `turn`, and so does the service while it folds a poll's
+    records and while it drops revoked partitions (its own state with `revoke`'s)."""
 
     def __init__(self, topic: str, catching_up: Gauge, service: str) -> None:
         self.topic = topic
@@ -52,30 +52,33 @@ class Reread:
         tps = [tp for tp in assigned if tp.topic == self.topic]
         if not tps:
             return
-        self.epoch += 1  # what a poll returned before this is not folded
-        for tp in tps:
-            self.taken_at[tp.partition] = self.epoch
-        consumer.pause(*tps)  # nothing of theirs returned until the seek is done
-        try:
-            ends = await consumer.end_offsets(tps)
-            committed = {tp: await consumer.committed(tp) for tp in tps}
-            await consumer.seek_to_beginning(*tps)  # drops what was fetched from `committed`
-        finally:
-            with contextlib.suppress(IllegalStateError):  # unassigned meanwhile
-                consumer.resume(*tps)
-        for tp in tps:
-            self.published_from[tp.partition] = committed[tp] or 0
-            if ends[tp] > 0:
-                self.catching_up[tp.partition] = ends[tp]
+        async with self.turn:
+            self.epoch += 1  # what a poll returned before this is not folded
+            for tp in tps:
+                self.taken_at[tp.partition] = self.epoch
+            consumer.pause(*tps)  # nothing of theirs returned until the seek is done
+            try:
+                ends = await consumer.end_offsets(tps)
+                committed = {tp: await consumer.committed(tp) for tp in tps}
+                await consumer.seek_to_beginning(*tps)  # drops what came from `committed`
+            finally:
+                with contextlib.suppress(IllegalStateError):  # unassigned meanwhile
+                    consumer.resume(*tps)
+            for tp in tps:
+                self.published_from[tp.partition] = committed[tp] or 0
+                if ends[tp] > 0:
+                    self.catching_up[tp.partition] = ends[tp]
         self.gauge.set(len(self.catching_up))
         self.log.info("partitions_assigned", partitions=sorted(tp.partition for tp in tps),
                       published_from={tp.partition: self.published_from[tp.partition]
                                       for tp in tps})
 
-    def is_fresh(self, partition: int, epoch: int) -> bool:
-        """Whether records of `partition` that a poll returned at `epoch` may be folded:
-        not if the partition was taken (again) since."""
-        return self.taken_at.get(partition, 0) <= epoch
+    def fresh(self, batches: dict[TopicPartition, list[Any]], epoch: int
+              ) -> dict[TopicPartition, list[Any]]:
+        """The records of a poll that returned at `epoch` that may be folded: not those of
+        a partition taken (again) since."""
+        return {tp: records for tp, records in batches.items()
+                if self.taken_at.get(tp.partition, 0) <= epoch}
 
     def revoke(self, revoked: Sequence[TopicPartition]) -> set[int]:
         """Drop the revoked partitions of the topic (and their lag series); the ones

@@ -88,8 +88,7 @@ class ViewsService(Lifecycle):
                 batches = await self.consumer.getmany(timeout_ms=100, max_records=5000)
                 epoch = self.reread.epoch
                 async with self.reread.turn:  # no partition taken or dropped meanwhile
-                    await self._project({tp: records for tp, records in batches.items()
-                                         if self.reread.is_fresh(tp.partition, epoch)})
+                    await self._project(self.reread.fresh(batches, epoch))
                     await record_lag(self.consumer, self.events)
                     if self.reread.catching_up or not self.ready.is_set():
                         await self.reread.check(self.consumer, tables=len(self.views.tables))
@@ -103,8 +102,7 @@ class ViewsService(Lifecycle):
     # ------------------------------------------------------------ partitions
     async def assign(self, assigned: Sequence[TopicPartition]) -> None:
         assert self.consumer is not None
-        async with self.reread.turn:
-            await self.reread.assign(self.consumer, assigned)
+        await self.reread.assign(self.consumer, assigned)
 
     async def revoke(self, revoked: Sequence[TopicPartition]) -> None:
         async with self.reread.turn:

@@ -185,7 +185,6 @@ def main() -> None:
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
 
 
-
 def compare(ref: str, matches: int, repeat: int, rounds: int) -> None:
     """Before (the code at `ref`) and after (the working tree), alternating rounds."""
     best = best_of_rounds("tools.bench.engine", ["--matches", str(matches), "--repeat",

@@ -145,7 +145,6 @@ def main() -> None:
         print(json.dumps(figures))
 
 
-
 def compare(args: argparse.Namespace) -> None:
     """Before (the libs at `args.against`) and after (the working tree's), alternating."""
     best = best_of_rounds("tools.bench.views", [
