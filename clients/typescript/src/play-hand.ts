@@ -86,6 +86,7 @@ async function main(): Promise<void> {
   let view: PlayerView | null = null;
   let version = -1;
   let acting = false;
+  let ended = false;  // the hand is over: no more moves
   const over = new Promise<string>((ok) => {
     gw.onUpdate = (u) => {
       if (u.seat !== 0) return;
@@ -95,14 +96,19 @@ async function main(): Promise<void> {
         if (["hand_started", "tile_drawn", "tile_discarded", "hand_ended"].includes(e.type)) {
           console.log(JSON.stringify({ type: e.type, seq: e.seq }));
         }
-        if (e.type === "hand_ended") ok(`hand over: ${e.finish}`);
+        if (e.type === "hand_ended") {
+          ended = true;
+          ok(`hand over: ${e.finish}`);
+        }
       }
       void act();
     };
   });
   async function act(): Promise<void> {
     const v = view;
-    if (acting || !v || v.status !== "playing" || !v.hand || v.hand.to_act !== 0) return;
+    if (ended || acting || !v || v.status !== "playing" || !v.hand || v.hand.to_act !== 0) {
+      return;
+    }
     const allowed = v.rules?.allowed ?? [];
     let move: Move | null = null;
     if (allowed.includes("draw")) move = { type: "draw" };
@@ -127,7 +133,10 @@ async function main(): Promise<void> {
   accepted(await gw.command({ type: "start_match" }, table), "start_match");
   const timeout = setTimeout(() => { console.error("no hand_ended in 120 s"); process.exit(1); },
                              120_000);
-  console.log(await over);
+  const result = await over;
+  // a move of ours may have ended the hand: its outcome follows the update that shows it
+  while (acting) await new Promise((ok) => setTimeout(ok, 10));
+  console.log(result);
   clearTimeout(timeout);
   gw.close();
 }
