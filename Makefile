@@ -141,6 +141,7 @@ bench: $(STAMP)
 	$(BIN)/python -m tools.bench.solver
 	$(BIN)/python -m tools.bench.engine
 	$(BIN)/python -m tools.bench.bots
+	$(BIN)/python -m tools.bench.search_signal
 	$(BIN)/python -m tools.bench.kafka --partitions 2
 	$(BIN)/python -m tools.bench.ratings
 	$(BIN)/python -m tools.bench.standings

@@ -35,6 +35,7 @@ end by re-running that position from the one state the best path came through.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from itertools import combinations, product
 
@@ -50,6 +51,7 @@ from okey101.tiles import FAKE, Tile
 # two: with both jokers, one colour can hold four runs over one position (9-10-11 twice
 # and J-12-13 twice beats two 9-13 runs when 13 is the top and jokers can only go low).
 SLOTS = 4
+SOLVE_CACHE = 1 << 15  # solutions kept, by rack (a few hundred bytes each)
 _LENGTHS: list[tuple[int, ...]] = sorted(
     {tuple(sorted(c)) for c in product(range(4), repeat=SLOTS)})
 _INDEX = {s: i for i, s in enumerate(_LENGTHS)}
@@ -346,6 +348,15 @@ def holds(rack: Sequence[Tile], tile: Tile, okey: Tile, wraps: bool = False) -> 
 
 def _solve(rack: Sequence[Tile], okey: Tile, wraps: bool, joker_weight: int | None,
            unit: bool = False) -> Solution:
+    return _solve_sorted(tuple(sorted(rack)), okey, wraps, joker_weight, unit)
+
+
+# Why a cache: a solution depends only on the rack as a multiset, and the same racks come
+# back (a bot's search plays the same world out once per candidate; the rules and a bot
+# solve one rack in one turn). Solutions are frozen, so sharing one is safe.
+@functools.lru_cache(maxsize=SOLVE_CACHE)
+def _solve_sorted(rack: tuple[Tile, ...], okey: Tile, wraps: bool, joker_weight: int | None,
+                  unit: bool) -> Solution:
     plan = _plan(rack, okey, wraps, joker_weight, unit)
     history, final, last_groups = _fold(plan)
     return _rebuild(rack, okey, plan, history, final, last_groups)

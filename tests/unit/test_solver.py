@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -294,6 +295,22 @@ def test_full_rack_solutions_are_valid_and_12_13_1_never_lowers_the_value(
         check_solution(arranged, rack, okey, wraps)
         assert solver.leftover_value(arranged.leftover, okey) <= solver.leftover_value(
             solver.opening(rack, okey, wraps).leftover, okey)
+
+
+@settings(max_examples=60, deadline=None)
+@given(dealt_racks(), st.randoms(use_true_random=False))
+def test_a_solution_depends_on_the_racks_tiles_not_their_order_nor_the_cache(
+        case: tuple[list[Tile], Tile], rng: Any) -> None:
+    """The solver keeps solutions by sorted rack: a shuffled rack gets the solution the
+    uncached solve gives it."""
+    rack, okey = case
+    shuffled = list(rack)
+    rng.shuffle(shuffled)
+    for wraps in WRAPS:
+        for weight in (None, 101, 0):
+            fresh = solver._solve_sorted.__wrapped__(tuple(shuffled), okey, wraps, weight, False)
+            assert solver._solve(rack, okey, wraps, weight) == fresh
+            assert solver._solve(shuffled, okey, wraps, weight) == fresh
 
 
 def test_a_rack_with_three_of_a_tile_is_refused() -> None:

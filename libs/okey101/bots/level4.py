@@ -19,29 +19,29 @@ the search cannot tell the candidates apart, it plays level 3's move.
   the highest loose tile, the highest without a partner, the next). Only moves the view's
   `rules` allow are offered.
 - **Playouts.** In each world every candidate is played on the pure engine
-  (`decide_and_fold`), then the hand is played out by level 0 in every seat (each from its
-  own view of the world) until `HandEnded`. The score of a playout is the change of each
-  seat's total: the hand's scores and every penalty the engine imposed (okeygg's feeding
-  charge, RULES.md section 6), nothing weighed by hand.
+  (`decide_and_fold`), then the hand is played out by level 2 in every seat (each from its
+  own view of the world, `player_view`) until `HandEnded`. The score of a playout is the
+  change of each seat's total: the hand's scores and every penalty the engine imposed
+  (okeygg's feeding charge, RULES.md section 6), nothing weighed by hand.
 - **Choice.** A playout's utility is this seat's change less its rivals', weighted by the
   match standing (`standing.rivals`); with partners, the team's change less the other
   team's. The candidates are compared paired by world (the same deal for each); one
   replaces level 3's move only when its mean advantage exceeds `Z` standard errors after at
   least `MIN_WORLDS` worlds, in `MIN_APART` of which it scored differently (the paired
   differences are mostly zero: two discards of junk lead to the same hand).
-- **Why it is not stronger than level 3 (measured 2026-12-02).** A playout on the engine
-  costs about 5 ms of CPU (level 0's solves and views in every seat), so the 35 ms budget
-  buys about 6 playouts: 1.8 worlds a searched decision on average, the median 1-2,
-  below `MIN_WORLDS`; it overrules level 3 in under 2% of them and, in 200 paired
-  north-sultan hands, changed no match result. In a discard search level 3's best and
-  its alternative differ by a median 1.6-3 points a hand in the playouts (one playout's
-  utility spreads 40), about one paired standard error or less over its few worlds.
-  Level 4 plays as level 3 does (the guarantee of the design). Nor is the cost the only
-  limit: with 60 playouts and no clock (about 20 worlds, the earlier candidates) it won
-  14% of 50 north-sultan matches against three level 3 where level 3 won 24% on the same
-  deals: level 0's playouts, this seat's own continuation included, misjudge the moves of
-  a seat that level 3 plays on. A playout policy near level 3's at a tenth of today's cost
-  is what the search lacks.
+- **Why level 2 plays the playouts, and why 35 ms is not enough (measured 2026-12-05).**
+  The playout policy decides whether the search pays. North-sultan, 400 hands against
+  three level 3 at a 350 ms budget, level 3 in the seat on the same deals as the
+  reference: with level 0 in the playouts (the rule-follower: it throws the highest loose
+  tile, near-melds included) 60 worlds a search overruled level 3 in 24% of its searches
+  and won -2.0 +/- 7.4 points of match win rate less than level 3; with level 2 (it cuts
+  isolated tiles first), 37 worlds a search, overruling in 25%, +10.0 +/- 7.6. At 100 ms
+  (10 worlds) level 2's playouts gave -3.0 +/- 5.9: the search needs tens of worlds to
+  tell its candidates apart (a paired difference of a few points a hand against a spread
+  of 25-40: `tools.bench.search_signal`), and a level-2 playout costs about 2-3 ms of CPU
+  here (the seat views' rules and the solver; solutions are cached by rack), so the
+  35 ms default buys 4-5 worlds and the search rarely overrules level 3 there. A
+  playout about ten times cheaper at level 2's quality is what a 50 ms budget lacks.
 - **Budget.** At most `playouts` playouts a decision, and, with a `clock` (a callable the
   shell injects, e.g. `time.process_time`; the pure code reads none), no playout is started
   that could end past `budget` seconds (it may take as long as the longest yet): the search
@@ -70,10 +70,8 @@ from okey101.tiles import COPIES, KINDS, Tile
 
 from . import plays
 from .inference import Knowledge
-from .level0 import level0
 from .level3 import Level3
-from .levels import partners, safe_choice
-from .quick import Racks, quick
+from .levels import level2, partners, safe_choice
 from .seat import BLANK, Seat, table_meld
 from .standing import rivals
 
@@ -257,29 +255,21 @@ def world(v: PlayerView, s: Seat, rng: random.Random,
                       penalties=tuple(v.penalties))
 
 
-def playout(state: TableState, first: E.Command, cap: int = PLAYOUT_CAP,
-            racks: Racks | None = None) -> list[int] | None:
-    """`first` for the seat to act in `state`, then level 0 in every seat until the hand
-    ends (`quick` where its move is plain): each seat's total change (the hand's scores
-    and the penalties imposed), or None when the engine refuses `first`."""
-    racks = racks if racks is not None else Racks()
+def playout(state: TableState, first: E.Command, cap: int = PLAYOUT_CAP) -> list[int] | None:
+    """`first` for the seat to act in `state`, then level 2 in every seat (each from its
+    own view of the world) until the hand ends: each seat's total change (the hand's
+    scores and the penalties imposed), or None when the engine refuses `first`."""
     before = state.totals()
     seat = state.hand.to_act if state.hand is not None else 0
-    command = msgspec.structs.replace(first, table_id=state.table_id, command_id="w",
-                                      seat=seat, player_id=state.players[seat], seq=state.seq)
-    state, decision = decide_and_fold(state, command)
+    state, decision = decide_and_fold(state, _envelope(first, state, seat))
     if isinstance(decision, E.Rejection):
         return None
     for _ in range(cap):
         if _ended(decision) or state.status != "playing" or state.hand is None:
             break
         seat = state.hand.to_act
-        plain = quick(state, seat, racks)
-        intent = plain or level0(player_view(state, seat))
+        intent = level2(player_view(state, seat))
         state, decision = decide_and_fold(state, _envelope(intent, state, seat))
-        if isinstance(decision, E.Rejection) and plain is not None:
-            intent = level0(player_view(state, seat))
-            state, decision = decide_and_fold(state, _envelope(intent, state, seat))
         if isinstance(decision, E.Rejection):  # as the table would: the turn times out
             state, decision = decide_and_fold(state, E.TimeOut(
                 table_id=state.table_id, command_id="w", seat=seat, seq=state.seq,
@@ -327,7 +317,6 @@ class Search:
         self.weights = rivals(v)
         self.teams = bool(v.profile is not None and v.profile.partners)
         self.scores: list[list[float]] = [[] for _ in self.candidates]  # by world
-        self.racks = Racks()
         self.longest = 0.0  # the longest playout of this search, by the clock
         self.playouts = 0
 
@@ -347,11 +336,11 @@ class Search:
                     now = clock()
                     if now - start + longest > budget:
                         return self.best()
-                    change = playout(w, self.candidates[k], racks=self.racks)
+                    change = playout(w, self.candidates[k])
                     self.longest = max(self.longest, clock() - now)
                     longest = max(longest, self.longest)
                 else:
-                    change = playout(w, self.candidates[k], racks=self.racks)
+                    change = playout(w, self.candidates[k])
                 self.playouts += 1
                 if change is None:  # the engine refused it: not a candidate after all
                     if k == 0:
