@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PLAYING = ("processor", "views", "timers", "bots", "gateway")
 # what the demo runs besides (the matchmaker: the lobby's quick play)
 OTHERS = ("leaderboards", "replays", "auditor", "matchmaker")
+PORT_MOVES = 3  # restarts of a service whose chosen metrics port was taken
 GATEWAY_URL = re.compile(r"gateway listening on (http://\S+)")
 
 
@@ -60,10 +61,14 @@ class Service:
         # killing that group (a test's timeout) ends the services too
         self.new_session = new_session
         self.proc: subprocess.Popen[bytes] | None = None
+        self._port_chosen = port is None  # by free_port: it may move on a clash
+        self._port_moves = 0
+        self._log_at = 0  # the log's size when it was last started
 
     def start(self) -> Service:
         """Start it (again, after a stop or a kill: the log is appended to)."""
         self.log.parent.mkdir(parents=True, exist_ok=True)
+        self._log_at = self.log.stat().st_size if self.log.exists() else 0
         env = dict(os.environ, OKEY_LOG_LEVEL=self.log_level, PYTHONUNBUFFERED="1",
                    **self.env)
         with open(self.log, "ab") as out:
@@ -115,6 +120,22 @@ class Service:
             await asyncio.sleep(0.05)
         raise AssertionError(f"{self.name}: no {marker!r} x{times} in {timeout}s\n{self.tail()}")
 
+    def restarted_on_another_port(self) -> bool:
+        """Start it again on another metrics port when it stopped because the one chosen
+        for it was taken between free_port's check and its bind (another process chose the
+        same port at the same moment); True if it did. At most three moves, and never for
+        a port the caller gave."""
+        if not self._port_chosen or self._port_moves >= PORT_MOVES or self.proc is None \
+                or self.proc.poll() is None:
+            return False
+        if b"metrics_port_unavailable" not in self.log.read_bytes()[self._log_at:]:
+            return False
+        self._port_moves += 1
+        self.port = free_port()
+        self.args[self.args.index("--metrics-port") + 1] = str(self.port)
+        self.start()
+        return True
+
     def _gone(self) -> OSError:
         code = self.proc.returncode if self.proc is not None else None
         return OSError(f"the {self.name} stopped (exit status {code}); see {self.log}:\n"
@@ -129,6 +150,8 @@ class Service:
         async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=2)) as http:
             while time.perf_counter() < deadline:
                 if not self.running:
+                    if self.restarted_on_another_port():
+                        continue
                     raise self._gone()
                 with contextlib.suppress(aiohttp.ClientError, OSError, TimeoutError):
                     async with http.get(f"http://127.0.0.1:{self.port}/readyz") as answer:
@@ -150,6 +173,8 @@ class Service:
             if url:
                 return url
             if self.proc is not None and self.proc.poll() is not None:
+                if self.restarted_on_another_port():
+                    continue
                 raise self._gone()
             await asyncio.sleep(0.1)
         raise TimeoutError(f"the {self.name} did not listen within {timeout:.0f} s; see "
