@@ -33,9 +33,6 @@ import time
 from dataclasses import dataclass, field
 
 from okey101.bots import Level3, Level4
-from okey101.bots.inference import Knowledge
-from okey101.bots.level4 import Search
-from okey101.bots.seat import Seat
 from okey101.simulate import Player, match_seeds, play_match
 from okey101.table import messages as E
 from okey101.table.views import PlayerView
@@ -73,29 +70,22 @@ class Probe:
     """Level 3 in the seat, level 4's search run beside it at each decision."""
 
     worlds: int
-    seed: int = 0
     level4: Level4 = field(default_factory=lambda: Level4(playouts=0))
     alternatives: list[Alternative] = field(default_factory=list)
     playout_cpu: list[float] = field(default_factory=list)  # s a playout
     candidates: list[int] = field(default_factory=list)  # candidates a search
 
     def __call__(self, v: PlayerView) -> E.Command:
-        default = self.level4.level3(v)
-        s = Seat(v)
-        if s.p.game == "duz":
+        default, search = self.level4.search_for(v)
+        if search is None:
             return default
-        last = self.level4.level3.last
-        cands = self.level4.candidates(s, default, last.ranking if last is not None else None)
-        if len(cands) < 2:
-            return default
-        memory = self.level4.level3._memory.get((v.table_id, v.seat))
-        search = Search(v, s, cands, Knowledge(s, memory).hidden, self.seed)
+        cands = search.candidates
         start = time.thread_time()
         search.run(self.worlds * len(cands), None, 0.0, 0.0)
         if search.playouts:
             self.playout_cpu.append((time.thread_time() - start) / search.playouts)
         self.candidates.append(len(cands))
-        kind = "draw" if s.drawing else "discard"
+        kind = "draw" if search.s.drawing else "discard"
         base = search.scores[0]
         for k in range(1, len(cands)):
             n = min(len(base), len(search.scores[k]))

@@ -196,11 +196,6 @@ def _near_uncached(okey: Tile, wraps: bool, a: Tile, b: Tile) -> bool:
     return _natural_near(wraps, a, b)
 
 
-def neighbours_of(okey: Tile, wraps: bool) -> tuple[frozenset[Tile], ...]:
-    """For each kind, the kinds that could sit in one run or group with it (this okey)."""
-    return _neighbour_table(okey, wraps)
-
-
 def neighbours(s: Seat, tile: Tile) -> frozenset[Tile]:
     """The kinds that could sit in one run or group with `tile` (the okey among them)."""
     return _neighbour_table(s.okey, s.wraps)[tile]

@@ -38,9 +38,9 @@ the search cannot tell the candidates apart, it plays level 3's move.
   isolated tiles first), 37 worlds a search, overruling in 25%, +10.0 +/- 7.6. At 100 ms
   (10 worlds) level 2's playouts gave -3.0 +/- 5.9: the search needs tens of worlds to
   tell its candidates apart (a paired difference of a few points a hand against a spread
-  of 25-40: `tools.bench.search_signal`), and a level-2 playout costs about 2-3 ms of CPU
-  here (the seat views' rules and the solver; solutions are cached by rack), so the
-  35 ms default buys 4-5 worlds and the search rarely overrules level 3 there. A
+  of 23-41: `tools.bench.search_signal`), and a level-2 playout costs about 5 ms of CPU
+  here (p50; the seat views about 40% of it, the engine 0.6 ms), so the 35 ms default
+  buys about 3 worlds and the search rarely overrules level 3 there. A
   playout about ten times cheaper at level 2's quality is what a 50 ms budget lacks.
 - **Budget.** At most `playouts` playouts a decision, and, with a `clock` (a callable the
   shell injects, e.g. `time.process_time`; the pure code reads none), no playout is started
@@ -117,18 +117,10 @@ class Level4:
 
     def __call__(self, v: PlayerView) -> E.Command:
         start = self.clock() if self.clock is not None else 0.0
-        default = self.level3(v)
-        s = Seat(v)
-        if s.p.game == "duz":
+        default, search = self.search_for(v)
+        if search is None or self.playouts < 2:
             return default
-        last = self.level3.last
-        candidates = self.candidates(s, default, last.ranking if last is not None else None)
-        if len(candidates) < 2 or self.playouts < 2:
-            return default
-        memory = self.level3._memory.get((v.table_id, v.seat))
-        pinned = Knowledge(s, memory).hidden
         self.searched += 1
-        search = Search(v, s, candidates, pinned, self.seed)
         best = search.run(self.playouts, self.clock, start, self.budget, self.longest)
         self.worlds += len(search.scores[0])
         self.playouts_run += search.playouts
@@ -136,7 +128,21 @@ class Level4:
         self.longest = max(search.longest, 0.5 * self.longest)
         if best != 0:
             self.overruled += 1
-        return candidates[best]
+        return search.candidates[best]
+
+    def search_for(self, v: PlayerView) -> tuple[E.Command, Search | None]:
+        """Level 3's move for `v`, and the search of its candidates (None: nothing to
+        weigh, or düz)."""
+        default = self.level3(v)
+        s = Seat(v)
+        if s.p.game == "duz":
+            return default, None
+        last = self.level3.last
+        candidates = self.candidates(s, default, last.ranking if last is not None else None)
+        if len(candidates) < 2:
+            return default, None
+        memory = self.level3._memory.get((v.table_id, v.seat))
+        return default, Search(v, s, candidates, Knowledge(s, memory).hidden, self.seed)
 
     # ------------------------------------------------------------ candidates
     @staticmethod
