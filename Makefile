@@ -2,7 +2,11 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+PACKAGES := $(VENV)/.installed
+# the compiled core (native/, Rust through PyO3 and maturin) is built and installed after the
+# packages, and again whenever its sources change: `make demo` and `make test` build it
+STAMP := $(VENV)/.native-installed
+NATIVE_SOURCES := native/Cargo.toml native/Cargo.lock native/pyproject.toml $(wildcard native/src/*.rs native/src/*/*.rs)
 
 .PHONY: all venv lock lock-check kubernetes kubernetes-check strimzi-crds image image-deps test-image demo test test-unit test-kafka test-cluster lint typecheck proto proto-check \
         asyncapi-check bench bench-quick dashboards dashboards-check kafka-start kafka-stop \
@@ -12,10 +16,14 @@ all: test
 
 # Installs pin every package to constraints.txt (`make lock` re-resolves it from
 # pyproject.toml; tools/lock.py); `lock-check` fails when the venv differs from it.
-$(STAMP): pyproject.toml constraints.txt
+$(PACKAGES): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q -c constraints.txt --upgrade pip
 	$(BIN)/pip install -q -c constraints.txt -e '.[dev]'
+	touch $(PACKAGES)
+
+$(STAMP): $(PACKAGES) $(NATIVE_SOURCES)
+	$(BIN)/pip install -q --force-reinstall --no-deps ./native
 	touch $(STAMP)
 
 venv: $(STAMP)

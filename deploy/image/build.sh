@@ -5,7 +5,8 @@
 #
 #   1. base: `debootstrap --variant=minbase` a Debian bookworm rootfs with python3 (no
 #      compiler, no pip), cached in .cache/image/base-* (the slow step, about 2 minutes);
-#   2. wheels: the project's wheel (hatchling) and every runtime dependency as a binary
+#   2. wheels: the project's wheel (hatchling), its compiled core's (maturin, cargo) and
+#      every runtime dependency as a binary
 #      wheel pinned by constraints.txt (`pip download --only-binary=:all:`), cached;
 #   3. a copy of the base gets a venv in /opt/okey101 (`python3 -m venv --without-pip`),
 #      the wheels installed into it by pip run from its own wheel (so pip is not left in
@@ -66,6 +67,12 @@ src=$(mktemp -d)
 (cd "$ROOT" && git ls-files -z pyproject.toml README.md libs services | xargs -0 cp --parents -t "$src")
 "$PYTHON" -m pip wheel -q --no-deps -w "$OWN" "$src"
 rm -rf "$src"
+# the compiled core (native/: Rust through maturin, cargo on the building host), one abi3 wheel
+step "the compiled core's wheel into $OWN"
+src=$(mktemp -d)
+(cd "$ROOT" && git ls-files -z native | xargs -0 cp --parents -t "$src")
+"$PYTHON" -m pip wheel -q --no-deps -w "$OWN" "$src/native"
+rm -rf "$src"
 WHEELS=$CACHE/wheels-$(cat "$ROOT/constraints.txt" "$ROOT/pyproject.toml" | sha1sum | cut -c1-8)
 if [ $FRESH = 1 ] || [ ! -e "$WHEELS/.done" ]; then
     step "dependencies' wheels into $WHEELS"
@@ -91,7 +98,7 @@ inside /usr/bin/python3 -m venv --without-pip /opt/okey101
 pipwheel=$(cd "$STAGE/wheels" && ls pip-*.whl)
 inside /opt/okey101/bin/python "/wheels/$pipwheel/pip" install -q \
     --no-index --find-links /wheels --no-cache-dir --disable-pip-version-check \
-    okey101
+    okey101 okey101-native
 rm -rf "$STAGE/wheels"
 install -m 0755 "$HERE/okey101-service" "$STAGE/usr/local/bin/okey101-service"
 grep -q '^okey:' "$STAGE/etc/group" || echo "okey:x:$UID_GID:" >> "$STAGE/etc/group"
