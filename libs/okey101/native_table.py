@@ -14,6 +14,7 @@ from okey101.table.state import HandState, TableState
 from okey101.terms import SEATS
 
 PHASES = {"draw": 0, "play": 1, "over": 2}
+MELD_KINDS = {"run": 0, "group": 1, "pair": 2}
 
 
 class NativeHand(Protocol):
@@ -42,7 +43,7 @@ def pack_hand(state: TableState) -> tuple[Any, ...]:
     assert p is not None
     options = (p.game == "duz", p.put_back_allowed, p.discarded_okey_takeable,
                p.opened_take_must_use, p.penalties, p.okey_discard_penalty,
-               p.playable_discard_penalty)
+               p.playable_discard_penalty, p.run_wraps_13_to_1)
     seats = hand.seats
     sc = hand.scratch
     return (options, hand.okey, list(hand.deck), hand.deck_pos,
@@ -51,7 +52,8 @@ def pack_hand(state: TableState) -> tuple[Any, ...]:
             [h.penalties for h in seats], list(state.penalties), hand.to_act,
             PHASES[hand.phase], state.turn, sc.taken, sc.taken_from,
             sc.taken is not None and sc.taken in sc.laid, bool(sc.laid), sc.put_back,
-            bool(hand.melds))
+            [(MELD_KINDS[m.meld.kind], m.meld.start, [stands for _, stands in m.meld.tiles])
+             for m in hand.melds])
 
 
 def observed(state: TableState) -> tuple[Any, ...]:

@@ -12,8 +12,10 @@ import random
 from collections import Counter
 from typing import Any
 
+import msgspec
 import pytest
 
+from okey101 import melds as M
 from okey101 import tiles
 from okey101.bots.level0 import level0
 from okey101.bots.levels import level2
@@ -22,7 +24,7 @@ from okey101.profiles import resolve
 from okey101.simulate import Player, play_match
 from okey101.table import messages as E
 from okey101.table.decide import decide_and_fold
-from okey101.table.state import TableState
+from okey101.table.state import TableMeld, TableState
 from tests.properties.support import HOUSES, SHORT_HANDS
 
 native = pytest.importorskip("okey101_native")
@@ -139,3 +141,29 @@ def test_native_draws_and_discards_match_the_python_engine(house: str, partners:
             else:
                 sim = None
     assert tally["accepted"] > 50 and tally["rejected"] > 20, tally
+
+
+def test_discarding_a_one_onto_a_run_ending_at_thirteen_costs_where_runs_wrap() -> None:
+    """North-sultan's 12-13-1: a 1 after a run ending at 13 is playable (101), as the
+    Python engine says; the matches above seldom reach it."""
+    steps = match_steps("north-sultan", False, SEEDS[1], [level0] * 4)
+    before = next(b for b, c, d, _ in steps if isinstance(c, E.Discard) and
+                  isinstance(d, list) and b.hand is not None and not b.hand.melds and
+                  b.hand.scratch.taken is None and len(b.hand.seats[c.seat].rack) > 1)
+    assert before.hand is not None
+    seat = before.hand.to_act
+    rack = before.hand.seats[seat].rack
+    one = next(t for t in rack if t % 13 == 0 and t != before.hand.okey)
+    colour = one // 13
+    run = M.Meld("run", tuple((t, t) for t in (colour * 13 + 10, colour * 13 + 11,
+                                                 colour * 13 + 12)), 11)
+    hand = msgspec.structs.replace(before.hand, melds=(TableMeld(run, (seat + 1) % 4, 0),))
+    state = msgspec.structs.replace(before, hand=hand)
+    command = E.Discard(table_id=state.table_id, command_id="x", seat=seat,
+                        player_id=state.players[seat], seq=state.seq, tile=tiles.name(one))
+    after, decision = decide_and_fold(state, command)
+    assert isinstance(decision, list)
+    assert after.penalties[seat] - state.penalties[seat] == 101
+    sim = take_over(state)
+    assert sim is not None
+    assert compare("wrapping run", sim, command, state, decision, after, Counter())

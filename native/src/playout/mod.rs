@@ -1,9 +1,9 @@
 //! The native hand simulator, first slice: the turn's draw and discard commands (draw,
-//! take_discard, put_back, discard) on a hand packed by `okey101.native_table.pack_hand`.
+//! take_discard, put_back, discard, with the okey and playable-discard penalties) on a hand packed by `okey101.native_table.pack_hand`.
 //! The Python engine (`okey101/table/decide.py`, `evolve.py`, `rules/`) is the
 //! specification; `tests/properties/test_native_playout.py` checks this against it.
-//! Whatever this slice does not model (the solver's take checks, a playable discard with
-//! melds on the table, the hand's end and its scoring) raises `NotImplementedError` naming
+//! Whatever this slice does not model (the solver's take checks, the hand's end and its
+//! scoring) raises `NotImplementedError` naming
 //! it, so a caller falls back to Python: never a silent wrong answer.
 use pyo3::exceptions::{PyNotImplementedError, PyValueError};
 use pyo3::prelude::*;
@@ -23,6 +23,62 @@ struct Options {
     penalties: bool,
     okey_discard_penalty: i32,
     playable_discard_penalty: i32,
+    wraps: bool, // run_wraps_13_to_1
+}
+
+const RUN: u8 = 0;
+const GROUP: u8 = 1;
+const FAKE: u8 = 52;
+
+/// A meld on the table as the discard penalty reads it: its kind (0 run, 1 group, 2 pair),
+/// a run's first position (1..14) and the tile each of its tiles stands for.
+#[derive(Clone, Debug)]
+struct TableMeld {
+    kind: u8,
+    start: i32,
+    stands: Vec<u8>,
+}
+
+impl TableMeld {
+    /// `melds.extension_positions` is not empty: a run has room at an end.
+    fn has_run_room(&self, wraps: bool) -> bool {
+        let end = self.start + self.stands.len() as i32 - 1;
+        self.kind == RUN && (self.start > 1 || end < if wraps { 14 } else { 13 })
+    }
+
+    /// `melds.missing_colours` is not empty.
+    fn misses_a_colour(&self) -> bool {
+        if self.kind != GROUP {
+            return false;
+        }
+        (0..4).any(|c| self.stands.iter().all(|&s| s / 13 != c))
+    }
+}
+
+/// `melds.is_playable`: could `tile` be laid off onto a run or group on the table?
+fn is_playable(tile: u8, melds: &[TableMeld], okey: u8, wraps: bool) -> bool {
+    if tile == okey {
+        return melds
+            .iter()
+            .any(|m| m.has_run_room(wraps) || m.misses_a_colour());
+    }
+    let stands = if tile == FAKE { okey } else { tile };
+    let (colour, number) = (stands / 13, i32::from(stands % 13) + 1);
+    let top = if wraps { 14 } else { 13 };
+    melds.iter().any(|m| match m.kind {
+        RUN => {
+            let (low, high) = (m.start - 1, m.start + m.stands.len() as i32);
+            m.stands[0] / 13 == colour
+                && ((low >= 1 && low == number)
+                    || (high <= top && (high == number || (high == 14 && number == 1))))
+        }
+        GROUP => {
+            m.stands.len() < 4
+                && i32::from(m.stands[0] % 13) + 1 == number
+                && m.stands.iter().all(|&s| s / 13 != colour)
+        }
+        _ => false,
+    })
 }
 
 /// One hand in play: the fields of `HandState`, `SeatHand` and `TurnScratch` the turn's
@@ -48,7 +104,7 @@ pub struct HandSim {
     taken_laid: bool, // the taken tile is among the tiles laid this turn
     laid_any: bool,
     put_back: bool,
-    table_melds: bool,
+    table_melds: Vec<TableMeld>,
 }
 
 type Rejected = Option<&'static str>;
@@ -65,7 +121,10 @@ fn seats_of<T: Clone>(items: Vec<T>, what: &str) -> PyResult<[T; SEATS]> {
 
 fn check_tiles(tiles: &[u8], what: &str) -> PyResult<()> {
     match tiles.iter().position(|&t| t > 52) {
-        Some(i) => Err(PyValueError::new_err(format!("{what}[{i}]: {} is no tile", tiles[i]))),
+        Some(i) => Err(PyValueError::new_err(format!(
+            "{what}[{i}]: {} is no tile",
+            tiles[i]
+        ))),
         None => Ok(()),
     }
 }
@@ -115,8 +174,10 @@ impl HandSim {
         if tile == self.okey {
             return Ok(o.okey_discard_penalty);
         }
-        if o.playable_discard_penalty != 0 && self.table_melds {
-            return Err(refuse("a discard's playable_discard_penalty with melds on the table"));
+        if o.playable_discard_penalty != 0
+            && is_playable(tile, &self.table_melds, self.okey, o.wraps)
+        {
+            return Ok(o.playable_discard_penalty);
         }
         Ok(0)
     }
@@ -139,7 +200,7 @@ impl HandSim {
                         hand_penalties, penalties, to_act, phase, turn, taken, taken_from,
                         taken_laid, laid_any, put_back, table_melds))]
     fn new(
-        options: (bool, bool, bool, bool, bool, i32, i32),
+        options: (bool, bool, bool, bool, bool, i32, i32, bool),
         okey: u8,
         deck: Vec<u8>,
         deck_pos: usize,
@@ -157,7 +218,7 @@ impl HandSim {
         taken_laid: bool,
         laid_any: bool,
         put_back: bool,
-        table_melds: bool,
+        table_melds: Vec<(u8, i32, Vec<u8>)>,
     ) -> PyResult<Self> {
         check_tiles(&deck, "deck")?;
         for (i, r) in racks.iter().chain(discards.iter()).enumerate() {
@@ -169,8 +230,31 @@ impl HandSim {
                 deck.len()
             )));
         }
-        let (duz, put_back_allowed, discarded_okey_takeable, opened_take_must_use, pen, okd, pld) =
-            options;
+        let (
+            duz,
+            put_back_allowed,
+            discarded_okey_takeable,
+            opened_take_must_use,
+            pen,
+            okd,
+            pld,
+            wraps,
+        ) = options;
+        let mut melds = Vec::with_capacity(table_melds.len());
+        for (i, (kind, start, stands)) in table_melds.into_iter().enumerate() {
+            check_tiles(&stands, &format!("table_melds[{i}]"))?;
+            if kind > 2 || stands.is_empty() {
+                return Err(PyValueError::new_err(format!(
+                    "table_melds[{i}]: kind {kind}, {} tiles",
+                    stands.len()
+                )));
+            }
+            melds.push(TableMeld {
+                kind,
+                start,
+                stands,
+            });
+        }
         Ok(HandSim {
             options: Options {
                 duz,
@@ -180,6 +264,7 @@ impl HandSim {
                 penalties: pen,
                 okey_discard_penalty: okd,
                 playable_discard_penalty: pld,
+                wraps,
             },
             okey,
             deck,
@@ -198,7 +283,7 @@ impl HandSim {
             taken_laid,
             laid_any,
             put_back,
-            table_melds,
+            table_melds: melds,
         })
     }
 
@@ -271,7 +356,9 @@ impl HandSim {
             .filter(|&s| s < SEATS)
             .ok_or_else(|| PyValueError::new_err(format!("taken_from {}", self.taken_from)))?;
         let Some(at) = self.racks[seat].iter().position(|&t| t == tile) else {
-            return Err(PyValueError::new_err(format!("seat {seat}: the taken tile left the rack")));
+            return Err(PyValueError::new_err(format!(
+                "seat {seat}: the taken tile left the rack"
+            )));
         };
         self.racks[seat].remove(at);
         self.discards[source].push(tile);
@@ -294,7 +381,9 @@ impl HandSim {
             return Ok(Some(code));
         }
         if self.racks[seat].len() == 1 {
-            return Err(refuse("the finishing discard (the hand's end and its scoring)"));
+            return Err(refuse(
+                "the finishing discard (the hand's end and its scoring)",
+            ));
         }
         let penalty = self.discard_penalty(tile)?;
         self.racks[seat].remove(at);
@@ -329,7 +418,10 @@ impl HandSim {
     ) {
         // u32, not u8: PyO3 gives a Vec<u8> to Python as bytes
         let ints = |piles: &[Vec<u8>; SEATS]| -> Vec<Vec<u32>> {
-            piles.iter().map(|p| p.iter().map(|&t| u32::from(t)).collect()).collect()
+            piles
+                .iter()
+                .map(|p| p.iter().map(|&t| u32::from(t)).collect())
+                .collect()
         };
         (
             ints(&self.racks),
