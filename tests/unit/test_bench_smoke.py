@@ -14,6 +14,8 @@ SMOKES = [
     Smoke("solver", ("--racks", "20"),
           (rf"warm \(12-13-1 valid\)\s+n=20\s+wall p50 {N}",)),
     Smoke("engine", ("--matches", "1", "--repeat", "1"), (rf"Draw\s+\d+\s+{N} us each",)),
+    Smoke("playout", ("--matches", "1", "--repeat", "1"),
+          (rf"python decide_and_fold\s+{N} us each", rf"ratio python/native\s+{N}x with packing")),
     Smoke("bots", ("--hands", "4", "--match-hands", "1", "--workers", "1", "--pairing", "L2"),
           (rf"level 2 match wins: {N} / 4", rf"level 2 decision \(\d+\): wall p50 {N} ms")),
     Smoke("search_signal", ("--matches", "1", "--match-hands", "1", "--worlds", "3"),
