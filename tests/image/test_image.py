@@ -15,6 +15,7 @@ import json
 import os
 import shutil
 import subprocess
+import tomllib
 import uuid
 from collections.abc import Iterator
 
@@ -139,6 +140,14 @@ def test_the_entry_point_runs_the_cli_and_names_the_services_for_an_unknown_one(
     assert "processor" in done.stderr
     cli = _podman(*RUN, IMAGE, "cli", "--help")
     assert "101 Okey rules engine tools" in cli.stdout
+
+
+@needs_image
+def test_the_image_carries_the_compiled_core() -> None:
+    done = _podman(*RUN, "--entrypoint", "/opt/okey101/bin/python", IMAGE, "-c",
+                   "import okey101_native; print(okey101_native.core_version())")
+    cargo = tomllib.loads((ROOT / "native" / "Cargo.toml").read_text())
+    assert done.stdout.strip() == cargo["package"]["version"], done.stdout
 
 
 @needs_image
