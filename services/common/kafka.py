@@ -399,6 +399,22 @@ async def read_partition_records(bootstrap: str, starts: dict[tuple[str, int], i
         await consumer.stop()
 
 
+async def end_offsets(bootstrap: str, wanted: list[tuple[str, int]]
+                      ) -> dict[tuple[str, int], int]:
+    """Each (topic, partition)'s end offset as a read_committed reader sees it now."""
+    if not wanted:
+        return {}
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False,
+                                isolation_level="read_committed", group_id=None,
+                                **client_security())
+    await consumer.start()
+    try:
+        ends = await consumer.end_offsets([TopicPartition(t, p) for t, p in wanted])
+        return {(tp.topic, tp.partition): end for tp, end in ends.items()}
+    finally:
+        await consumer.stop()
+
+
 class PartitionOwner(Protocol):
     async def assign(self, assigned: Sequence[TopicPartition]) -> None: ...
 

@@ -45,6 +45,7 @@ from services.common.kafka import (
     PartitionBatches,
     Rebalance,
     client_security,
+    end_offsets,
     forget_lag,
     provision,
     read_partition_records,
@@ -260,7 +261,10 @@ class Processor(Lifecycle):
                 self.bootstrap, {(self.snapshots, p): 0 for p in partitions})
             if not use_snapshots:
                 shots = {k: [] for k in shots}
-            found = {p: self._latest_snapshot(p, shots[(self.snapshots, p)])
+            ends = await end_offsets(self.bootstrap, [
+                (t, p) for p in partitions for t in (self.events, self.outcomes)])
+            found = {p: self._latest_snapshot(p, shots[(self.snapshots, p)],
+                                              (ends[(self.events, p)], ends[(self.outcomes, p)]))
                      for p in partitions}
             starts: dict[tuple[str, int], int] = {}
             for partition, shot in found.items():
@@ -273,14 +277,16 @@ class Processor(Lifecycle):
                  seconds=round(time.perf_counter() - started, 3))
         return out
 
-    def _latest_snapshot(self, partition: int, records: list[Any]
+    def _latest_snapshot(self, partition: int, records: list[Any], ends: tuple[int, int]
                          ) -> tuple[S.Cut, dict[str, S.StoredTable]] | None:
         try:
-            return S.latest(records, partition)
-        except Exception as exc:  # Unusable, or a foreign record: the full log is read
+            return S.latest(records, partition, ends)
+        except Exception as exc:  # Unusable, or anything else: the full log is read
             if records:
-                metrics.SNAPSHOT_FALLBACKS.inc()
-                log.warning("snapshot_unusable", partition=partition, reason=str(exc))
+                kind = exc.kind if isinstance(exc, S.Unusable) else "failed"
+                metrics.SNAPSHOT_FALLBACKS.labels(reason=kind).inc()
+                log.warning("snapshot_unusable", partition=partition, reason=str(exc),
+                            kind=kind)
             return None
 
     def _fold(self, partition: int, shot_records: list[Any],

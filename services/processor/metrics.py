@@ -52,8 +52,8 @@ SNAPSHOTS = Counter("okey_snapshots_total", "Snapshot cuts written (each with th
 SNAPSHOT_RECORDS = Counter("okey_snapshot_records_total", "Table snapshot records and "
                            "tombstones written, cuts included")
 SNAPSHOT_FALLBACKS = Counter("okey_snapshot_fallbacks_total", "Rebuilds that found snapshots "
-                             "they could not use (another version, undecodable, incomplete) "
-                             "and read the full log")
+                             "they could not use and read the full log, by reason (one of "
+                             "okey101.app.processor.snapshots.KINDS, or failed)", ["reason"])
 
 for _topic in ("events", "outcomes"):
     UNDECODABLE.labels(_topic)

@@ -1,12 +1,17 @@
 """Snapshots on the real broker (issue 13): the processor writes its memory to the
 compacted snapshots topic in its transactions; a rebuild from the snapshots and the log's
-tail equals a rebuild from the full log; a snapshot of an unknown version, and an
-undecodable event, do not stop a rebuild."""
+tail equals a rebuild from the full log; a snapshot of an unknown version, a hostile
+snapshot record (issue 41: beyond the log, of another partition or table, too deep, a
+truncated cut), and an undecodable event, do not stop a rebuild: it reads the full log and
+counts the reason."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from aiokafka import AIOKafkaProducer
+from prometheus_client import REGISTRY
 
 from okey101.app import topics
 from okey101.app.processor import snapshots as S
@@ -92,3 +97,44 @@ async def test_a_rebuild_from_snapshots_equals_a_rebuild_from_the_full_log(
     again = await processor._rebuild([p])
     assert not processor.rebuilt[p][0]  # the full log
     assert memory(again[p]) == memory(from_log[p])
+
+    # hostile snapshot records: each the latest of its key in turn, each a fallback to the
+    # full log with its reason counted, the memory unchanged
+    cut = next(v for _, k, v in reversed(shots[(snapshots, p)]) if k == S.cut_key(p).encode())
+    assert cut is not None
+    doc = json.loads(cut)
+    table = next(k for _, k, v in shots[(snapshots, p)] if v and b'"state":{' in v)
+    hostile = [
+        (S.cut_key(p).encode(), json.dumps(dict(doc, events_offset=10**6)).encode(),
+         "beyond_log"),
+        (S.cut_key(p).encode(), json.dumps(dict(doc, partition=p + 1)).encode(),
+         "key_mismatch"),
+        (S.cut_key(p).encode(), cut[:len(cut) // 2], "undecodable"),
+        (S.cut_key(p).encode(), b'{"v":2,"x":' + b"[" * 3000 + b"]" * 3000 + b"}",
+         "too_deep"),
+        (S.cut_key(p).encode(), cut, None),  # the good cut again: usable
+        # a table record of another table under its key: after the cut, then before it
+        (table, json.dumps(dict(json.loads(next(
+            v for _, k, v in reversed(shots[(snapshots, p)]) if k == table) or b"{}"),
+            table_id="elsewhere")).encode(), "incomplete"),
+        (S.cut_key(p).encode(), cut, "key_mismatch"),
+    ]
+    producer = AIOKafkaProducer(bootstrap_servers=kafka_bootstrap)
+    await producer.start()
+    try:
+        for key, value, reason in hostile:
+            await producer.send_and_wait(snapshots, value, key=key, partition=p)
+            if reason is None:
+                again = await processor._rebuild([p])
+                assert processor.rebuilt[p][0]  # the snapshot
+                assert memory(again[p]) == memory(from_log[p])
+                continue
+            counted = REGISTRY.get_sample_value("okey_snapshot_fallbacks_total",
+                                                {"reason": reason}) or 0.0
+            again = await processor._rebuild([p])
+            assert not processor.rebuilt[p][0], reason  # the full log
+            assert memory(again[p]) == memory(from_log[p]), reason
+            assert REGISTRY.get_sample_value("okey_snapshot_fallbacks_total",
+                                             {"reason": reason}) == counted + 1, reason
+    finally:
+        await producer.stop()

@@ -392,3 +392,174 @@ async def test_a_stopped_service_exits_zero() -> None:
     stopping.set()
     service.stop()
     assert await asyncio.wait_for(running, 5) == 0
+
+
+# ---------------------------------------------------------------- snapshot records (issue 41)
+def _snapshots() -> tuple[list[tuple[int, bytes | None, bytes | None]], tuple[int, int]]:
+    """A partition's snapshot records (its cut last) and its events and outcomes log ends."""
+    from tests.unit.test_bounded_memory import _snapshots_run
+    log, records, _, _ = _snapshots_run(3)
+    assert records[-1][1] == b"~cut:0"
+    return records, (len(log.events), len(log.outcomes))
+
+
+def _replaced(records: list[tuple[int, bytes | None, bytes | None]], key: bytes,
+              value: bytes | None) -> list[tuple[int, bytes | None, bytes | None]]:
+    return [(o, k, value if k == key else v) for o, k, v in records]
+
+
+def _live(records: list[tuple[int, bytes | None, bytes | None]]) -> tuple[bytes, bytes]:
+    """The key and value of a live table's snapshot record."""
+    for _, key, value in records:
+        if key is not None and value is not None and b'"state":{' in value:
+            return key, value
+    raise AssertionError("no live table in the snapshots")
+
+
+def _cut(records: list[tuple[int, bytes | None, bytes | None]]) -> dict[str, Any]:
+    value = records[-1][2]
+    assert value is not None
+    cut: dict[str, Any] = json.loads(value)
+    return cut
+
+
+def _unusable(records: list[tuple[int, bytes | None, bytes | None]],
+              ends: tuple[int, int]) -> str:
+    from okey101.app.processor import snapshots as S
+    with pytest.raises(S.Unusable) as unusable:
+        S.latest(records, 0, ends)
+    assert unusable.value.kind in S.KINDS
+    return unusable.value.kind
+
+
+def test_the_snapshots_a_run_writes_are_usable_within_the_logs() -> None:
+    from okey101.app.processor import snapshots as S
+    records, ends = _snapshots()
+    cut, tables = S.latest(records, 0, ends)
+    assert cut.tables == len(tables) > 0 and any(t.state is not None for t in tables.values())
+
+
+@pytest.mark.parametrize(("value", "kind"), [
+    (b"{oops", "undecodable"),
+    (msgspec.msgpack.encode({"v": 2, "type": "cut", "partition": 0}), "undecodable"),
+    (b"\xff\xfe\x00", "undecodable"),
+    (b"[2]", "undecodable"),
+    (b"null", "undecodable"),
+    (b'{"v":2,"type":"cut","partition":0,"events_offset":0}', "undecodable"),
+    (b'{"v":2,"type":"cut","partition":0,"events_offset":"0","outcomes_offset":0}',
+     "undecodable"),
+    (b'{"v":2,"x":' + b"[" * 5000 + b"]" * 5000 + b"}", "too_deep"),
+    (b'{"v":2,"x":"' + b"x" * (9 * 1024 * 1024) + b'"}', "too_large"),
+    (b'{"v":2,"x":"' + b"x" * (70 * 1024) + b'"}', "too_long"),
+    (b'{"v":3,"type":"cut","partition":0,"events_offset":0,"outcomes_offset":0}', "version"),
+    (b'{"type":"cut","partition":0,"events_offset":0,"outcomes_offset":0}', "version"),
+    (b'{"v":2,"type":"cut","partition":1,"events_offset":0,"outcomes_offset":0}',
+     "key_mismatch"),
+])
+def test_a_hostile_cut_makes_the_snapshots_unusable_with_its_kind(value: bytes,
+                                                                   kind: str) -> None:
+    records, ends = _snapshots()
+    assert _unusable(_replaced(records, b"~cut:0", value), ends) == kind
+
+
+def test_a_truncated_snapshot_record_is_unusable_at_any_length() -> None:
+    records, ends = _snapshots()
+    key, value = _live(records)
+    for length in range(0, len(value), max(1, len(value) // 97)):
+        assert _unusable(_replaced(records, key, value[:length]), ends) == "undecodable"
+    cut = records[-1][2]
+    assert cut is not None
+    for length in range(len(cut)):
+        assert _unusable(_replaced(records, b"~cut:0", cut[:length]), ends) == "undecodable"
+
+
+def test_a_table_record_under_another_tables_key_is_a_key_mismatch() -> None:
+    records, ends = _snapshots()
+    key, value = _live(records)
+    other = json.loads(value)
+    other["table_id"] = "elsewhere"
+    assert _unusable(_replaced(records, key, json.dumps(other).encode()), ends) == \
+        "key_mismatch"
+
+
+def test_a_live_state_of_another_table_under_the_key_is_a_key_mismatch() -> None:
+    records, ends = _snapshots()
+    key, value = _live(records)
+    other = json.loads(value)
+    other["state"]["table_id"] = "elsewhere"
+    assert _unusable(_replaced(records, key, json.dumps(other).encode()), ends) == \
+        "key_mismatch"
+
+
+def test_a_cut_under_a_table_key_is_a_key_mismatch() -> None:
+    records, ends = _snapshots()
+    key, _ = _live(records)
+    assert _unusable(_replaced(records, key, records[-1][2]), ends) == "key_mismatch"
+
+
+@pytest.mark.parametrize("damage", [
+    lambda s: s.update(seq="nine"), lambda s: s.update(seq=None),
+    lambda s: s.update(players=7), lambda s: s.update(status="exploded"),
+    lambda s: s.update(table_id=12), lambda s: s.update(profile=[]),
+    lambda s: s.update(seq=2**60),
+])
+def test_a_state_that_does_not_decode_is_never_loaded(damage: Any) -> None:
+    records, ends = _snapshots()
+    key, value = _live(records)
+    doc = json.loads(value)
+    damage(doc["state"])
+    assert _unusable(_replaced(records, key, json.dumps(doc).encode()), ends) in (
+        "undecodable", "number_range", "key_mismatch")
+
+
+@pytest.mark.parametrize(("field", "beyond"), [
+    ("events_offset", 1), ("outcomes_offset", 1), ("events_offset", 10**9),
+    ("events_offset", -1), ("outcomes_offset", -1)])
+def test_a_cut_at_offsets_beyond_the_logs_is_unusable(field: str, beyond: int) -> None:
+    records, ends = _snapshots()
+    cut = _cut(records)
+    end = ends[0] if field == "events_offset" else ends[1]
+    cut[field] = end + beyond if beyond > 0 else beyond
+    assert _unusable(_replaced(records, b"~cut:0", json.dumps(cut).encode()), ends) == \
+        "beyond_log"
+
+
+def test_a_cut_exactly_at_the_logs_ends_is_usable() -> None:
+    from okey101.app.processor import snapshots as S
+    records, ends = _snapshots()
+    cut = _cut(records)
+    cut["events_offset"], cut["outcomes_offset"] = ends
+    S.latest(_replaced(records, b"~cut:0", json.dumps(cut).encode()), 0, ends)
+
+
+def test_a_finished_table_of_the_cut_without_its_record_is_unusable_before_loading() -> None:
+    records, ends = _snapshots()
+    cut = _cut(records)
+    assert cut["finished"]
+    key, _ = _live(records)
+    cut["finished"][0] = key.decode()  # a live table named finished: its record has state
+    assert _unusable(_replaced(records, b"~cut:0", json.dumps(cut).encode()), ends) == \
+        "incomplete"
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_any_damage_to_a_snapshot_record_is_usable_or_unusable_never_an_error(
+        data: st.DataObject) -> None:
+    """Flipped, cut or spliced bytes anywhere: `latest` returns a memory or says why not,
+    and what it returns holds only tables under their own keys."""
+    from okey101.app.processor import snapshots as S
+    records, ends = _snapshots()
+    at = data.draw(st.sampled_from([i for i, r in enumerate(records) if r[2] is not None]))
+    offset, key, value = records[at]
+    assert value is not None
+    start = data.draw(st.integers(0, len(value)))
+    end = data.draw(st.integers(start, min(len(value), start + 64)))
+    bad = value[:start] + data.draw(st.binary(max_size=64)) + value[end:]
+    damaged = [*records[:at], (offset, key, bad), *records[at + 1:]]
+    try:
+        _, tables = S.latest(damaged, 0, ends)
+    except S.Unusable as exc:
+        assert exc.kind in S.KINDS
+        return
+    assert all(t.state is None or t.state.table_id == i for i, t in tables.items())

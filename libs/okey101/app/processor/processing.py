@@ -205,17 +205,15 @@ class PartitionTables:
         return out
 
     def load(self, cut: S.Cut, tables: dict[str, S.StoredTable]) -> None:
-        """The memory at a cut (`snapshots.latest`); the tail is `restore`d after it."""
+        """The memory at a cut as `snapshots.latest` gives it (and checks: every finished
+        table of the cut has its record); the tail is `restore`d after it."""
         for record in tables.values():
             if record.state is not None:
                 self.tables[record.table_id] = record.state
             kept = list(record.kept.items())[-self.outcomes_per_table:]  # a larger bound
             self.outcomes[record.table_id] = {c: bytes(o) for c, o in kept}
         for table_id in cut.finished:
-            found = tables.get(table_id)
-            if found is None or found.state is not None:
-                raise S.Unusable(f"finished table {table_id!r} of the cut has no record")
-            self.finished[table_id] = found.final_seq
+            self.finished[table_id] = tables[table_id].final_seq
         for outcome in cut.strays:
             self.strays[(outcome.table_id, outcome.command_id)] = outcome
         for table_id in [t for t, kept in self.outcomes.items() if not kept]:
