@@ -2,6 +2,8 @@
 //! function here is checked against it by a differential test (`tests/properties/`).
 use pyo3::prelude::*;
 
+pub mod solver;
+
 /// The version of the compiled core, for `okey101.native` to check it was built from this tree.
 #[pyfunction]
 fn core_version() -> &'static str {
@@ -11,5 +13,6 @@ fn core_version() -> &'static str {
 #[pymodule]
 fn okey101_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(core_version, m)?)?;
+    solver::register(m)?;
     Ok(())
 }
