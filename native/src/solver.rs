@@ -6,6 +6,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 pub const FAKE: u8 = 52;
+/// The most tiles a rack the solve takes may hold (a dealt rack); the rack tests take any
+/// rack within the set's copies, since the rules ask them of a rack plus a taken tile.
 pub const MAX_RACK: usize = 22;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,9 +34,9 @@ pub struct Solution {
 type Counts = [[u32; 15]; 4];
 
 /// Why a rack or okey cannot be taken, naming the input and the position.
-pub fn check(rack: &[i64], okey: i64) -> Result<(Vec<u8>, u8), String> {
-    if rack.len() > MAX_RACK {
-        return Err(format!("rack: {} tiles, at most {MAX_RACK}", rack.len()));
+pub fn check(rack: &[i64], okey: i64, most: usize) -> Result<(Vec<u8>, u8), String> {
+    if rack.len() > most {
+        return Err(format!("rack: {} tiles, at most {most}", rack.len()));
     }
     if !(0..i64::from(FAKE)).contains(&okey) {
         return Err(format!("okey: {okey} is not a tile kind 0..51"));
@@ -157,7 +159,7 @@ pub fn most_pairs(rack: &[u8], okey: u8, extra_jokers: u32) -> u32 {
 }
 
 fn checked(rack: Vec<i64>, okey: i64) -> PyResult<(Vec<u8>, u8)> {
-    check(&rack, okey).map_err(PyValueError::new_err)
+    check(&rack, okey, 106).map_err(PyValueError::new_err)
 }
 
 #[pyfunction(name = "meldable")]
@@ -172,7 +174,7 @@ fn py_meldable(rack: Vec<i64>, okey: i64, wraps: bool) -> PyResult<(u32, u32)> {
 fn py_holds(rack: Vec<i64>, tile: i64, okey: i64, wraps: bool) -> PyResult<bool> {
     let (rack, okey) = checked(rack, okey)?;
     let (tile, _) =
-        check(&[tile], 0).map_err(|e| PyValueError::new_err(e.replace("rack[0]", "tile")))?;
+        check(&[tile], 0, 1).map_err(|e| PyValueError::new_err(e.replace("rack[0]", "tile")))?;
     Ok(holds(&rack, tile[0], okey, wraps))
 }
 
