@@ -142,6 +142,15 @@ def test_the_entry_point_runs_the_cli_and_names_the_services_for_an_unknown_one(
 
 
 @needs_image
+def test_the_image_python_solves_through_the_compiled_core() -> None:
+    code = ("import okey101_native; from okey101 import native, solver; "
+            "assert native.core is okey101_native and solver.most_pairs is native.most_pairs; "
+            "print(okey101_native.core_version())")
+    out = _podman(*RUN, "--entrypoint", "/opt/okey101/bin/python", IMAGE, "-c", code).stdout
+    assert out.strip(), out
+
+
+@needs_image
 async def test_the_processor_from_the_image_plays_a_whole_hand_on_the_broker(
     kafka_bootstrap: str, container: list[Container]
 ) -> None:
