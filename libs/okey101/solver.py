@@ -41,7 +41,7 @@ from itertools import combinations, product
 
 import msgspec
 
-from okey101 import tiles
+from okey101 import native, tiles
 from okey101.errors import MalformedInput
 from okey101.melds import Meld, Placed, counted_value, melds_with
 from okey101.terms import MeldCount
@@ -326,7 +326,8 @@ def _meldable(counts: list[list[int]], jokers: int, wraps: bool) -> list[list[in
     return counts
 
 
-def meldable(rack: Sequence[Tile], okey: Tile, wraps: bool = False) -> tuple[int, int]:
+def meldable_reference(rack: Sequence[Tile], okey: Tile, wraps: bool = False
+                       ) -> tuple[int, int]:
     """(how many tiles of `rack` some run or group could hold, the most they are worth at
     face value): bounds of every arrangement's melds, without a solve. A joker is counted
     at 13, the most it can stand for."""
@@ -337,7 +338,7 @@ def meldable(rack: Sequence[Tile], okey: Tile, wraps: bool = False) -> tuple[int
     return naturals + jokers, value + 13 * jokers
 
 
-def holds(rack: Sequence[Tile], tile: Tile, okey: Tile, wraps: bool = False) -> bool:
+def holds_reference(rack: Sequence[Tile], tile: Tile, okey: Tile, wraps: bool = False) -> bool:
     """Could some run or group of `rack` (a rack holding `tile`, not the okey) hold
     `tile`? Exactly when `_meldable` keeps it: a meld's other tiles meet each test it
     makes, and each test met names the tiles of a run or group of 3."""
@@ -842,7 +843,7 @@ def leftover_value(leftover: Iterable[Tile], okey: Tile, okey_value: int = 101) 
     return sum(okey_value if t == okey else tiles.face_value(t, okey) for t in leftover)
 
 
-def most_pairs(rack: Sequence[Tile], okey: Tile, extra_jokers: int = 0) -> int:
+def most_pairs_reference(rack: Sequence[Tile], okey: Tile, extra_jokers: int = 0) -> int:
     """The most pairs in `rack`: identical twins; an okey pairs with any tile."""
     counts, jokers, _ = _split(rack, okey)
     jokers += extra_jokers
@@ -910,3 +911,9 @@ def finishes(rack: Sequence[Tile], okey: Tile, wraps: bool = False) -> list[Fini
             if not arranged.leftover:
                 found.append(Finishing(d, arranged.melds, False))
     return found
+
+
+# The compiled core answers when it is built; the Python above stays the specification.
+meldable: native.Meldable = native.meldable or meldable_reference
+holds: native.Holds = native.holds or holds_reference
+most_pairs: native.MostPairs = native.most_pairs or most_pairs_reference

@@ -143,11 +143,13 @@ def test_the_entry_point_runs_the_cli_and_names_the_services_for_an_unknown_one(
 
 
 @needs_image
-def test_the_image_carries_the_compiled_core() -> None:
-    done = _podman(*RUN, "--entrypoint", "/opt/okey101/bin/python", IMAGE, "-c",
-                   "import okey101_native; print(okey101_native.core_version())")
+def test_the_image_solves_through_the_compiled_core_of_this_tree() -> None:
+    code = ("import okey101_native; from okey101 import native, solver; "
+            "assert native.core is okey101_native and solver.most_pairs is native.most_pairs; "
+            "print(okey101_native.core_version())")
+    out = _podman(*RUN, "--entrypoint", "/opt/okey101/bin/python", IMAGE, "-c", code).stdout
     cargo = tomllib.loads((ROOT / "native" / "Cargo.toml").read_text())
-    assert done.stdout.strip() == cargo["package"]["version"], done.stdout
+    assert out.strip() == cargo["package"]["version"], out
 
 
 @needs_image

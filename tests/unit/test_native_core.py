@@ -1,21 +1,38 @@
-"""The compiled core (native/) is built into the test venv by `make test` and is the
-tree's own: a test that skipped on a missing module would hide a broken build."""
+"""The compiled core (native/) is built into the test venv by `make test` from this tree
+and answers: the differential tests skip without it, so this one must not."""
 
 from __future__ import annotations
 
-import importlib
 import tomllib
 from pathlib import Path
+
+import pytest
+
+from okey101 import native, solver
+from okey101.errors import MalformedInput
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_compiled_core_is_built_from_this_tree() -> None:
-    native = importlib.import_module("okey101_native")
+    import okey101_native
+
     cargo = tomllib.loads((ROOT / "native" / "Cargo.toml").read_text())
-    assert native.core_version() == cargo["package"]["version"]
+    assert okey101_native.core_version() == cargo["package"]["version"]
+    assert native.core is okey101_native
 
 
 def test_the_compiled_core_plays_a_hand() -> None:
-    native = importlib.import_module("okey101_native")
-    assert hasattr(native, "HandSim")
+    import okey101_native
+
+    assert hasattr(okey101_native, "HandSim")
+
+
+def test_the_solver_answers_through_the_compiled_core() -> None:
+    assert solver.most_pairs is native.most_pairs is not None
+    assert solver.most_pairs([0, 0, 1], 40) == 1
+
+
+def test_a_tile_kind_the_compiled_core_cannot_take_raises_malformed_input() -> None:
+    with pytest.raises(MalformedInput, match=r"rack\[1\]: 300"):
+        solver.meldable([0, 300], 5)
