@@ -120,6 +120,7 @@ class Bots(Lifecycle):
         views = topics.PLAYER_VIEWS.name(self.prefix)
         try:
             while not self.is_stopping:
+                self.beat()
                 batches = await consumer.getmany(timeout_ms=200, max_records=500)
                 await record_lag(consumer, views)
                 latest: dict[tuple[str, int], tuple[Envelope, Any]] = {}

@@ -9,6 +9,7 @@ import asyncio
 from typing import Any
 
 from services.common.http import Readiness
+from services.common.watchdog import PROGRESS
 
 
 class Lifecycle:
@@ -26,6 +27,11 @@ class Lifecycle:
 
     def stop(self) -> None:
         self._stopping.set()
+
+    def beat(self, loop: str = "main") -> None:
+        """The loop `loop` made progress (call it once an iteration, idle polls included):
+        the watchdog (`services.common.watchdog`) ends a process whose loop stops beating."""
+        PROGRESS.beat(loop)
 
     async def until_stopped(self) -> None:
         await self._stopping.wait()

@@ -10,6 +10,10 @@ A service's `__main__` is one call: `run(ProcessorSettings, Processor.from_setti
   `service_failed` naming the cause and the Kafka user, exit status 1 (no retry: waiting
   would not change the answer);
 - SIGTERM or SIGINT: the service's `stop()`, then the end of its `run()`, exit status 0;
+  a `run()` that has not ended `--stop-grace-seconds` later is cancelled, exit status 1,
+  and a process still there a few seconds after that is ended (`watchdog.exit_later`);
+- a main loop without progress for `--stall-seconds` (`services.common.watchdog`):
+  /readyz 503 naming it, a stop, exit status 1 (or `os._exit(1)` if it will not stop);
 - its `run()` ending otherwise (an exception, a return), or a watched task's end
   (`services.common.tasks`): /readyz 503 naming it for `EXIT_HOLD_S`, exit status 1.
 """
@@ -36,6 +40,7 @@ from services.common.logs import configure_logging
 from services.common.memory import freeze_startup, track_gc_pauses
 from services.common.settings import ServiceSettings, load
 from services.common.tasks import EXIT_HOLD_S, TASKS
+from services.common.watchdog import PROGRESS, Watchdog, exit_later
 
 log = structlog.get_logger("runtime")
 S = TypeVar("S", bound=ServiceSettings)
@@ -46,6 +51,9 @@ BACKOFF_MAX_S = 30.0
 # What the client logs when the broker refuses the credentials (aiokafka's exception
 # itself only says "Unable to bootstrap").
 REFUSED_CAUSES = ("SaslAuthenticationFailed", "Authentication failed")
+# after the grace period, the cancelled run() has this long to end before the process is
+# ended anyway
+CANCEL_HOLD_S = 3.0
 
 
 def is_refusal(exc: BaseException, cause: str) -> bool:
@@ -83,8 +91,12 @@ async def serve_settings(settings: S, build: Callable[[S], Service]) -> int:
     service = build(settings)
     stopping = asyncio.Event()
     TASKS.reset()
+    PROGRESS.reset()
+    grace = settings.stop_grace_seconds
 
     def stop() -> None:
+        if not stopping.is_set():
+            exit_later(grace + EXIT_HOLD_S + CANCEL_HOLD_S + 1, "the stop did not finish")
         stopping.set()
         service.stop()
 
@@ -104,7 +116,7 @@ async def serve_settings(settings: S, build: Callable[[S], Service]) -> int:
     logging.getLogger("aiokafka").addHandler(client)
     try:
         if await connect(service, stopping, settings.bootstrap, client):
-            return await _run_watched(service, stopping)
+            return await _run_watched(service, stopping, grace, settings.stall_seconds)
         return 0
     except MalformedInput as exc:
         log.error("service_failed", error=str(exc))
@@ -141,17 +153,57 @@ def after_stop_signals(loop: asyncio.AbstractEventLoop) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
-async def _run_watched(service: Service, stopping: asyncio.Event) -> int:
+async def _run_watched(service: Service, stopping: asyncio.Event, grace: float = 20.0,
+                       stall_s: float = 0.0) -> int:
     """`service.run()` until it ends; 0 when it ended for a stop. Its end for any other
-    reason (an exception, or a return nobody asked for), or the end of a task `TASKS`
-    watches, is a failure: /readyz names it for `EXIT_HOLD_S`, then the exit status is 1
-    (systemd restarts the service)."""
+    reason (an exception, or a return nobody asked for), the end of a task `TASKS`
+    watches, or a loop without progress for `stall_s` (the watchdog) is a failure: /readyz
+    names it for `EXIT_HOLD_S`, then the exit status is 1 (systemd or Kubernetes restarts
+    the service). A `run()` that does not end `grace` seconds after a stop is cancelled:
+    exit status 1."""
     main = asyncio.create_task(service.run(), name="main loop")
     fatal = asyncio.create_task(TASKS.fatal.wait())
+    stop_asked = asyncio.create_task(stopping.wait())
+    dog = _watchdog(grace, stall_s)
     try:
-        await asyncio.wait({main, fatal}, return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait({main, fatal, stop_asked}, return_when=asyncio.FIRST_COMPLETED)
+        if not main.done() and not fatal.done():  # a stop was asked for
+            await asyncio.wait({main, fatal}, timeout=grace,
+                               return_when=asyncio.FIRST_COMPLETED)
+            if not main.done() and not fatal.done():
+                log.error("stop_timed_out", grace_seconds=grace, task="main loop")
+                await _cancel(main)
+                return 1
+        return await _ended(service, stopping, main, grace)
     finally:
         fatal.cancel()
+        stop_asked.cancel()
+        if dog is not None:
+            dog.stop()
+
+
+def _watchdog(grace: float, stall_s: float) -> Watchdog | None:
+    if stall_s <= 0:
+        return None
+
+    def on_stall(loop: str, age: float) -> None:
+        TASKS.failed(f"{loop} loop", f"no progress for {age:.0f} s", label="loop_stalled",
+                     verb="stalled")
+        TASKS.fatal.set()
+
+    dog = Watchdog(asyncio.get_running_loop(), stall_s, EXIT_HOLD_S + grace + CANCEL_HOLD_S,
+                   on_stall)
+    dog.start()
+    return dog
+
+
+async def _cancel(main: asyncio.Task[None]) -> None:
+    main.cancel()
+    await asyncio.wait({main}, timeout=CANCEL_HOLD_S)  # one that will not end is left
+
+
+async def _ended(service: Service, stopping: asyncio.Event, main: asyncio.Task[None],
+                 grace: float) -> int:
     if main.done():
         error = None if main.cancelled() else main.exception()
         if stopping.is_set() and error is None:
@@ -166,10 +218,12 @@ async def _run_watched(service: Service, stopping: asyncio.Event) -> int:
     else:
         service.stop()
         await asyncio.sleep(EXIT_HOLD_S)
-        try:
-            await asyncio.wait_for(main, 30)
-        except BaseException as exc:  # exiting non-zero whatever it says
-            log.warning("service_stop_failed", error=repr(exc))
+        await asyncio.wait({main}, timeout=grace)
+        if not main.done():
+            log.warning("service_stop_failed", error=f"the main loop did not stop in {grace} s")
+            await _cancel(main)
+        elif not main.cancelled() and main.exception() is not None:
+            log.warning("service_stop_failed", error=repr(main.exception()))
     log.error("service_failed", error=TASKS.unready())
     return 1
 

@@ -82,6 +82,12 @@ class ServiceSettings(BaseSettings):
                               "and /readyz (0: no endpoint)")
     metrics_addr: str = Field("127.0.0.1", description="address the endpoint listens on")
     log_level: LogLevel = Field("info", description="JSON log level")
+    stall_seconds: float = Field(300, ge=0, le=86400, description="a main loop without "
+                                 "progress this long is stalled: /readyz 503, exit status 1 "
+                                 "(0: no watchdog)")
+    stop_grace_seconds: float = Field(20, gt=0, le=3600, description="SIGTERM ends the "
+                                      "process within this, stopped in order or not "
+                                      "(below the orchestrator's grace period)")
     instance_id: str | None = Field(None, description="static group membership id "
                                     "(KIP-345): a restarted instance takes its partitions "
                                     "back at once")

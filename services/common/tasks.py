@@ -41,10 +41,13 @@ class Tasks:
         self.fatal = asyncio.Event()  # a watched task ended: the process is to exit
         self.failed_at: dict[str, float] = {}
         self.labels: dict[str, str] = {}  # task name: its metric label
+        self.verbs: dict[str, str] = {}  # task name: what befell it ("ended", "stalled")
 
-    def failed(self, name: str, why: BaseException | str, label: str | None = None) -> None:
+    def failed(self, name: str, why: BaseException | str, label: str | None = None,
+               verb: str = "ended") -> None:
         text = why if isinstance(why, str) else f"{type(why).__name__}: {why}"[:300]
         self.down[name] = text
+        self.verbs[name] = verb
         self.failed_at[name] = time.monotonic()
         task = self.labels[name] = label or name
         TASK_FAILURES.labels(task).inc()
@@ -83,7 +86,8 @@ class Tasks:
         """Why /readyz must answer 503 (the tasks down, named), or None."""
         if not self.down:
             return None
-        return "; ".join(f"{name} ended: {why}" for name, why in sorted(self.down.items()))
+        return "; ".join(f"{name} {self.verbs.get(name, 'ended')}: {why}"
+                         for name, why in sorted(self.down.items()))
 
     def watch(self, name: str, coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
         """A background task whose end, other than at shutdown (`stopping`) or by its
@@ -104,6 +108,7 @@ class Tasks:
         self.down.clear()
         self.failed_at.clear()
         self.labels.clear()
+        self.verbs.clear()
         self.stopping = False
         self.fatal = asyncio.Event()
 

@@ -207,6 +207,7 @@ class Gateway(Lifecycle):
     async def _consume(self, consumer: AIOKafkaConsumer) -> None:
         last_sweep = time.monotonic()
         while True:
+            self.beat()
             batch = await consumer.getmany(timeout_ms=200, max_records=5000)
             for tp, records in batch.items():
                 for record in records:

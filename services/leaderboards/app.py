@@ -160,6 +160,7 @@ class Leaderboards(Lifecycle):
         total = sum(ends.values())
         last_lag = 0.0
         while not self.is_stopping:
+            self.beat()
             batch = await self.consumer.getmany(timeout_ms=100, max_records=20000)
             changed: set[AccountKey] = set()
             ended: list[int] = []

@@ -173,6 +173,7 @@ class Matchmaker(Lifecycle):
         try:
             await asyncio.wait_for(self.standings_ready.wait(), 120)
             while not self.is_stopping:
+                self.beat()
                 batches = await consumer.getmany(timeout_ms=self.tick_ms, max_records=500)
                 await record_lag(consumer, self.requests)
                 await self._step(batches)

@@ -158,6 +158,7 @@ class Processor(Lifecycle):
             await self.connect()
         try:
             while not self.is_stopping:
+                self.beat()
                 await self._poll_once()
         finally:
             await self._shutdown()

@@ -143,6 +143,7 @@ class Replays(Lifecycle):
         assert self.consumer is not None
         next_repair = time.monotonic() + REPAIR_EVERY
         while not self.is_stopping:
+            self.beat()
             batches = await self.consumer.getmany(timeout_ms=100, max_records=5000)
             await self._index(batches)
             await self._follow_directory()

@@ -95,6 +95,7 @@ class Timers(Lifecycle):
         try:
             next_tick = time.monotonic()
             while not self.is_stopping:
+                self.beat()
                 wait = max(0.0, next_tick - time.monotonic())
                 batches = await self.consumer.getmany(timeout_ms=int(wait * 1000),
                                                       max_records=10000)

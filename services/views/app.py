@@ -85,6 +85,7 @@ class ViewsService(Lifecycle):
         assert self.consumer is not None
         try:
             while not self.is_stopping:
+                self.beat()
                 batches = await self.consumer.getmany(timeout_ms=100, max_records=5000)
                 epoch = self.reread.epoch
                 async with self.reread.turn:  # no partition taken or dropped meanwhile
