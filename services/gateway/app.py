@@ -16,6 +16,7 @@ import re
 import secrets
 import socket
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +65,7 @@ class Connection:
         s = gateway.settings
         self.queue: asyncio.Queue[bytes] = asyncio.Queue(s.queued_messages)
         self.flood = FloodGuard(s.commands_per_second, s.command_burst, s.flood_strikes,
-                                time.monotonic())
+                                gateway.clock())
         self.closed = False
         self.writer = asyncio.create_task(self._write())
 
@@ -91,8 +92,10 @@ class Connection:
 
 
 class Gateway(Lifecycle):
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, clock: Callable[[], float] = time.monotonic
+                 ) -> None:
         self.settings = settings
+        self.clock = clock  # what the rate guards read (a test freezes it: their verdicts)
         self.cache = ViewCache()
         # connections, watchers, commands waiting, acks held, ids used (`id_reused`)
         self.books: Bookkeeping[Connection] = Bookkeeping(settings.command_ids_kept)
@@ -398,7 +401,7 @@ class Gateway(Lifecycle):
     def _flooded(self, conn: Connection, id: str | None) -> bool:
         """A frame past the connection's rate, whatever it asks: refused (`rate_limited`),
         and the connection closed at the `flood_strikes`-th refusal; True when refused."""
-        verdict = conn.flood.take(time.monotonic())
+        verdict = conn.flood.take(self.clock())
         if verdict == "pass":
             return False
         self._refuse(conn, "rate_limited", f"at most {self.settings.commands_per_second:g}"
@@ -740,8 +743,8 @@ class Gateway(Lifecycle):
                                         self.settings.token_max_seconds)
         except identity.TokenRefused as exc:
             return _problem(401, exc.code, exc.message)
-        bucket = self.solve_buckets.setdefault(player_id, TokenBucket(5, 10, time.monotonic()))
-        if not bucket.take(time.monotonic()):
+        bucket = self.solve_buckets.setdefault(player_id, TokenBucket(5, 10, self.clock()))
+        if not bucket.take(self.clock()):
             return _problem(429, "rate_limited", "at most 5 solves a second")
         try:
             answer = _solve(await json_body(request))
