@@ -19,11 +19,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from services.common import runtime, watchdog
 from services.common.lifecycle import Lifecycle
 from services.common.ports import free_port
-from services.common.tasks import TASKS
+from services.common.settings import ServiceSettings
+from services.common.tasks import EXIT_HOLD_S, TASKS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -234,3 +236,18 @@ def test_sigterm_ends_a_service_whose_loop_hangs_within_its_grace_period(mode: s
     assert status == 1
     assert "stop_timed_out" in _events(lines), lines
     assert "loop_stalled" not in _events(lines)
+
+
+def test_the_stop_backstop_ends_a_service_before_kubernetes_or_systemd_kill_it() -> None:
+    """The last resort (`exit_later` after the grace, the failure's hold and the cancel's)
+    still comes before the orchestrator's SIGKILL, which would lose the exit's log line."""
+    grace = ServiceSettings.model_fields["stop_grace_seconds"].default
+    last = grace + EXIT_HOLD_S + runtime.CANCEL_HOLD_S + 1
+    periods = [doc["spec"]["template"]["spec"]["terminationGracePeriodSeconds"]
+               for path in sorted((ROOT / "deploy" / "kubernetes" / "base").glob("*.yaml"))
+               for doc in yaml.safe_load_all(path.read_text())
+               if doc and doc.get("kind") == "Deployment"]
+    stops = [float(line.split("=", 1)[1]) for path in (ROOT / "deploy" / "systemd").glob("*")
+             for line in path.read_text().splitlines() if line.startswith("TimeoutStopSec=")]
+    assert len(periods) >= 9 and len(stops) >= 9
+    assert all(last < limit for limit in periods + stops), (last, periods, stops)
