@@ -355,7 +355,7 @@ def _solve(rack: Sequence[Tile], okey: Tile, wraps: bool, joker_weight: int | No
 # Why a cache: a solution depends only on the rack as a multiset, and the same racks come
 # back (a bot's search plays the same world out once per candidate; the rules and a bot
 # solve one rack in one turn). Solutions are frozen, so sharing one is safe. A hit costs
-# about a tenth of a native solve (docs/capacity.md), so the cache stays in front of it.
+# about a quarter of a native solve (docs/capacity.md), so the cache stays in front of it.
 @functools.lru_cache(maxsize=SOLVE_CACHE)
 def _solve_sorted(rack: tuple[Tile, ...], okey: Tile, wraps: bool, joker_weight: int | None,
                   unit: bool) -> Solution:
