@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyAssertionError, PyValueError};
 use pyo3::prelude::*;
 
 use crate::solver::{check, meldable_counts, split, FAKE};
@@ -305,7 +305,7 @@ fn group_options() -> (Vec<Vec<GroupOption>>, Vec<Option<usize>>) {
         .map(|opts| {
             let mut found: Option<usize> = None;
             for (i, o) in opts.iter().enumerate() {
-                if found.map_or(true, |f| o.count > opts[f].count) {
+                if found.is_none_or(|f| o.count > opts[f].count) {
                     found = Some(i);
                 }
             }
@@ -527,7 +527,7 @@ fn plan(rack: &[u8], okey: u8, wraps: bool, joker_weight: Option<i64>, unit: boo
         for (colour, row) in starts.iter_mut().enumerate() {
             let mut gaps = 0u32;
             for position in (1..=13).rev() {
-                row[position] = gaps + 1 <= jokers;
+                row[position] = gaps < jokers;
                 gaps += u32::from(at[position][colour] == 0);
             }
         }
@@ -657,7 +657,7 @@ fn fold(t: &Tables, plan: &Plan) -> (History, u64, (usize, usize)) {
             if let Some(e) = t.groups[kept * 3 + used] {
                 let count = u64::from(t.group_options[kept * 3 + used][e].count);
                 let cand = (packed + used as u64 * g[1] + count * g[3], key, used);
-                if found.map_or(true, |f| cand > f) {
+                if found.is_none_or(|f| cand > f) {
                     found = Some(cand);
                 }
             }
@@ -973,11 +973,19 @@ pub fn solve(
     wraps: bool,
     joker_weight: Option<i64>,
     unit: bool,
-) -> Result<(i64, Vec<NativeMeld>, Vec<u8>), String> {
+) -> Result<(i64, Vec<NativeMeld>, Vec<u8>), SolveError> {
     let t = tables();
-    let plan = plan(rack, okey, wraps, joker_weight, unit)?;
+    let plan = plan(rack, okey, wraps, joker_weight, unit).map_err(SolveError::Malformed)?;
     let (history, key, last_groups) = fold(t, &plan);
-    rebuild(t, rack, okey, &plan, &history, key, last_groups)
+    rebuild(t, rack, okey, &plan, &history, key, last_groups).map_err(SolveError::Inconsistent)
+}
+
+/// Why a solve failed: the rack (Python's MalformedInput), or the core itself (a state the
+/// rebuild cannot find again: Python's AssertionError, a bug, never the caller's input).
+#[derive(Debug)]
+pub enum SolveError {
+    Malformed(String),
+    Inconsistent(String),
 }
 
 #[pyfunction(name = "solve")]
@@ -998,8 +1006,10 @@ fn py_solve(
             )));
         }
     }
-    py.detach(|| solve(&rack, okey, wraps, joker_weight, unit))
-        .map_err(PyValueError::new_err)
+    py.detach(|| solve(&rack, okey, wraps, joker_weight, unit)).map_err(|e| match e {
+        SolveError::Malformed(why) => PyValueError::new_err(format!("rack: {why}")),
+        SolveError::Inconsistent(why) => PyAssertionError::new_err(why),
+    })
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
