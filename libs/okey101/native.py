@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol, cast
 
 from okey101.errors import MalformedInput
+from okey101.melds import MeldKind
 
 try:
     import okey101_native as core  # type: ignore[import-untyped]
@@ -46,6 +47,18 @@ class MostPairs(Protocol):
     def __call__(self, rack: Sequence[int], okey: int, extra_jokers: int = 0) -> int: ...
 
 
+# (value, melds as (kind, [(played, stands for)], first run position or 0), leftover)
+NativeSolution = tuple[int, list[tuple[MeldKind, list[tuple[int, int]], int]], list[int]]
+
+
+class Solve(Protocol):
+    def __call__(self, rack: Sequence[int], okey: int, wraps: bool = False,
+                 joker_weight: int | None = None, unit: bool = False) -> NativeSolution: ...
+
+
 meldable = cast("Meldable | None", _native("meldable"))
 holds = cast("Holds | None", _native("holds"))
 most_pairs = cast("MostPairs | None", _native("most_pairs"))
+# The native solve packs each value in 20 bits: a larger okey value goes to the Python solve.
+MAX_JOKER_WEIGHT: int = getattr(core, "MAX_JOKER_WEIGHT", 0)
+solve = cast("Solve | None", _native("solve"))

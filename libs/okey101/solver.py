@@ -354,10 +354,24 @@ def _solve(rack: Sequence[Tile], okey: Tile, wraps: bool, joker_weight: int | No
 
 # Why a cache: a solution depends only on the rack as a multiset, and the same racks come
 # back (a bot's search plays the same world out once per candidate; the rules and a bot
-# solve one rack in one turn). Solutions are frozen, so sharing one is safe.
+# solve one rack in one turn). Solutions are frozen, so sharing one is safe. A hit costs
+# about a quarter of a native solve (docs/capacity.md), so the cache stays in front of it.
 @functools.lru_cache(maxsize=SOLVE_CACHE)
 def _solve_sorted(rack: tuple[Tile, ...], okey: Tile, wraps: bool, joker_weight: int | None,
                   unit: bool) -> Solution:
+    if native.solve is not None and (
+            joker_weight is None or 0 <= joker_weight <= native.MAX_JOKER_WEIGHT):
+        value, melds, leftover = native.solve(rack, okey, wraps, joker_weight, unit)
+        return Solution(value, tuple(Meld(kind, tuple(placed), start)
+                                     for kind, placed, start in melds), tuple(leftover))
+    return _solve_reference(rack, okey, wraps, joker_weight, unit)
+
+
+def _solve_reference(rack: Sequence[Tile], okey: Tile, wraps: bool, joker_weight: int | None,
+                     unit: bool = False) -> Solution:
+    """The solve in Python: the specification the compiled core's `solve` is checked
+    against (tests/properties/test_native_solve.py); it answers where that core is not
+    built, and for joker weights too large for the core's packed values."""
     plan = _plan(rack, okey, wraps, joker_weight, unit)
     history, final, last_groups = _fold(plan)
     return _rebuild(rack, okey, plan, history, final, last_groups)

@@ -3,6 +3,7 @@
 use pyo3::prelude::*;
 
 mod playout;
+pub mod solve;
 pub mod solver;
 
 /// The version of the compiled core, for `okey101.native` to check it was built from this tree.
@@ -16,5 +17,6 @@ fn okey101_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(core_version, m)?)?;
     playout::register(m)?;
     solver::register(m)?;
+    solve::register(m)?;
     Ok(())
 }

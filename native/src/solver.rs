@@ -1,7 +1,7 @@
 //! The solver's rack tests, ported from `okey101/solver.py` (`_split`, `_meldable`,
 //! `meldable`, `holds`, `most_pairs`); the Python module is the specification and
-//! `tests/properties/test_native_solver.py` checks the two agree. The DP (`_solve`) is not
-//! ported yet: `Solution` and `Meld` below are the agreed shapes for Rust callers.
+//! `tests/properties/test_native_solver.py` checks the two agree. The DP (`_solve`) is in
+//! `solve.rs`; `Solution` and `Meld` below are the agreed shapes for Rust callers.
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -31,7 +31,7 @@ pub struct Solution {
     pub leftover: Vec<u8>,
 }
 
-type Counts = [[u32; 15]; 4];
+pub(crate) type Counts = [[u32; 15]; 4];
 
 /// Why a rack or okey cannot be taken, naming the input and the position.
 pub fn check(rack: &[i64], okey: i64, most: usize) -> Result<(Vec<u8>, u8), String> {
@@ -58,7 +58,7 @@ pub fn check(rack: &[i64], okey: i64, most: usize) -> Result<(Vec<u8>, u8), Stri
 }
 
 /// Counts per [colour][number], jokers, fake okeys.
-fn split(rack: &[u8], okey: u8) -> (Counts, u32, u32) {
+pub(crate) fn split(rack: &[u8], okey: u8) -> (Counts, u32, u32) {
     let mut counts = [[0u32; 15]; 4];
     let (mut jokers, mut fakes) = (0, 0);
     for &t in rack {
@@ -78,7 +78,7 @@ fn split(rack: &[u8], okey: u8) -> (Counts, u32, u32) {
 }
 
 /// `counts` less the tiles no run or group could hold (see Python's `_meldable`).
-fn meldable_counts(mut counts: Counts, jokers: u32, wraps: bool) -> Counts {
+pub(crate) fn meldable_counts(mut counts: Counts, jokers: u32, wraps: bool) -> Counts {
     if jokers >= 2 {
         return counts;
     }

@@ -1,6 +1,6 @@
 """The compiled solver's rack tests agree with the Python specification (okey101.solver).
 
-Only `meldable`, `holds` and `most_pairs` are native so far; the DP (`_solve`) is not."""
+The solve (the DP) has its own differential test: test_native_solve.py."""
 
 from __future__ import annotations
 

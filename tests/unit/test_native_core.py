@@ -36,3 +36,26 @@ def test_the_solver_answers_through_the_compiled_core() -> None:
 def test_a_tile_kind_the_compiled_core_cannot_take_raises_malformed_input() -> None:
     with pytest.raises(MalformedInput, match=r"rack\[1\]: 300"):
         solver.meldable([0, 300], 5)
+
+
+def test_the_solve_answers_through_the_compiled_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[tuple[object, ...]] = []
+    assert native.solve is not None
+    compiled = native.solve
+
+    def spy(*args: object) -> native.NativeSolution:
+        calls.append(args)
+        return compiled(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(native, "solve", spy)
+    solver._solve_sorted.cache_clear()
+    found = solver.opening([0, 1, 2, 13, 26, 39], 50)
+    assert calls == [((0, 1, 2, 13, 26, 39), 50, False, None, False)]
+    assert found == solver._solve_reference((0, 1, 2, 13, 26, 39), 50, False, None)
+    solver._solve_sorted.cache_clear()
+
+
+def test_a_rack_the_compiled_solve_cannot_take_raises_malformed_input() -> None:
+    solver._solve_sorted.cache_clear()
+    with pytest.raises(MalformedInput, match=r"solve: rack\[1\]: 300"):
+        solver.opening([0, 300], 5)
