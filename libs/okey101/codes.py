@@ -97,6 +97,9 @@ REJECTIONS: dict[str, str] = {
                            "is not held",
     "already_disconnected": "the seat is already reported disconnected",
     "not_disconnected": "report_reconnect: the seat is not reported disconnected",
+    "id_reused": "the command id was already used by this account at this table for a "
+                 "different command (another seq or move): nothing was applied; a retry must "
+                 "resend the same command, a new command needs a new id",
     "no_such_window": "expire_reconnect_window / close_seeding: no such window is open (it "
                       "was closed, or a later one opened)",
     "reconnect_window_open": "expire_reconnect_window came before the window's end: the "

@@ -97,7 +97,8 @@ class Gateway(Lifecycle):
         self.settings = settings
         self.clock = clock  # what the rate guards read (a test freezes it: their verdicts)
         self.cache = ViewCache()
-        # connections, watchers, commands waiting, acks held, ids used (`id_reused`)
+        # connections, watchers, commands waiting, acks held, ids used: `id_reused` before
+        # Kafka for an id this gateway saw (any table); the processor decides it for the rest
         self.books: Bookkeeping[Connection] = Bookkeeping(settings.command_ids_kept)
         self.solve_buckets: dict[str, TokenBucket] = {}
         self.producer: AIOKafkaProducer | None = None
@@ -273,6 +274,8 @@ class Gateway(Lifecycle):
                                 else "rejected").inc()
         metrics.OUTCOME_LATENCY.observe(time.monotonic() - waiting.started)
         for conn, client_id in waiting.conns:
+            if outcome.code == "id_reused":  # the processor holds another command for it
+                self.books.forget(conn.player_id, client_id)
             ack = W.encode(W.CommandOutcome(
                 id=client_id, table_id=outcome.table_id, accepted=outcome.accepted,
                 seqs=outcome.seqs, code=outcome.code, message=outcome.message,
@@ -477,7 +480,7 @@ class Gateway(Lifecycle):
                          client_id)
             return
         sent = self.books.sent_before(conn.player_id, client_id)
-        built = self._build(conn, message, sent.table_id if sent is not None else "")
+        built = self._build(conn, message, digest, sent.table_id if sent is not None else "")
         if isinstance(built, W.ErrorReply):
             metrics.COMMANDS.labels(str(kind), "refused").inc()
             metrics.REFUSED.labels(built.code).inc()
@@ -488,10 +491,11 @@ class Gateway(Lifecycle):
                                  time.monotonic()):  # else in flight: one answer each
             asyncio.get_running_loop().create_task(self._publish(conn, built, client_id))
 
-    def _build(self, conn: Connection, message: W.SendCommand, created: str = ""
-               ) -> E.Command | W.ErrorReply:
-        """The command to publish; `created`: the table a create_table of this id named
-        before (a retry names it again, and so gets the first answer)."""
+    def _build(self, conn: Connection, message: W.SendCommand, digest: bytes,
+               created: str = "") -> E.Command | W.ErrorReply:
+        """The command to publish, with its `digest` (the processor refuses the id reused
+        for another); `created`: the table a create_table of this id named before (a retry
+        names it again, and so gets the first answer)."""
         move, client_id = message.command, message.id
         command_id = f"{conn.player_id}/{client_id}"
         if isinstance(move, W.CreateTableMove):
@@ -511,7 +515,7 @@ class Gateway(Lifecycle):
         try:
             return W.to_command(move, table_id=table_id, command_id=command_id,
                                 player_id=conn.player_id, seat=seat, seq=seq,
-                                bot_id=names.bot_id(secrets.token_bytes(8)))
+                                bot_id=names.bot_id(secrets.token_bytes(8)), digest=digest)
         except msgspec.ValidationError as exc:
             return W.refuse("malformed", str(exc), client_id)
 

@@ -230,6 +230,36 @@ async def test_a_command_id_reused_for_another_command_is_refused_as_id_reused(
     assert len(creates) == 2 and {c.table_id for c in creates} == {table}  # a retry
 
 
+async def test_a_command_id_reused_through_a_second_gateway_is_refused_by_the_processor(
+        stack: Stack) -> None:
+    """The id's truth is the processor's (issue 41 item 8): a gateway that never saw the id
+    (another one, or one restarted) publishes it, and the processor refuses it `id_reused`
+    against the first command's digest; the first command retried there is a duplicate."""
+    second = stack.launch("gateway", "--port", "0", *stack.gateway_args, port=0,
+                          name="gateway2", group=f"{stack.prefix}-gateway2")
+    url = await second.listening(120)
+    async with aiohttp.ClientSession() as session:
+        ayse = await connect(session, stack.url, "ayse")
+        table = await seated_table(ayse)
+        first = await ayse.command("bot", {"type": "replace_with_bot", "seat": 1}, table)
+        assert first["accepted"]
+        elsewhere = await connect(session, url, "ayse")
+        await elsewhere.watch_when_known(table)
+        reused = await elsewhere.command("bot", {"type": "replace_with_bot", "seat": 2},
+                                         table)
+        assert (reused["accepted"], reused["code"]) == (False, "id_reused"), reused
+        # the same frame as the first (no seq: the digest is of what the client sent)
+        retry = await elsewhere.command("bot", {"type": "replace_with_bot", "seat": 1}, table)
+        assert retry["accepted"] and retry["duplicate"] and retry["seqs"] == first["seqs"]
+    sent = [c for c in await commands_in_kafka(stack) if c.command_id == "ayse/bot"]
+    assert [c.seat for c in sent] == [1, 2, 1]  # the second gateway published the reuse
+    assert len({c.digest for c in sent}) == 2 and all(c.digest for c in sent)
+    events = [E.event_decoder.decode(v) for v in
+              await read_all(stack.bootstrap, topics.EVENTS.name(stack.prefix), timeout=5)]
+    seated = [e for e in events if e.table_id == table and isinstance(e, E.PlayerSat)]
+    assert sorted(e.seat for e in seated) == [0, 1]  # seat 2 was never given
+
+
 @pytest.mark.parametrize("frame", [
     {"type": "command", "command": {"type": "draw"}},
     {"type": "tables"},  # the lobby: every table's entry, built for each frame

@@ -451,7 +451,7 @@ def test_the_snapshots_a_run_writes_are_usable_within_the_logs() -> None:
     (b'{"v":2,"x":' + b"[" * 5000 + b"]" * 5000 + b"}", "too_deep"),
     (b'{"v":2,"x":"' + b"x" * (9 * 1024 * 1024) + b'"}', "too_large"),
     (b'{"v":2,"x":"' + b"x" * (70 * 1024) + b'"}', "too_long"),
-    (b'{"v":3,"type":"cut","partition":0,"events_offset":0,"outcomes_offset":0}', "version"),
+    (b'{"v":4,"type":"cut","partition":0,"events_offset":0,"outcomes_offset":0}', "version"),
     (b'{"type":"cut","partition":0,"events_offset":0,"outcomes_offset":0}', "version"),
     (b'{"v":2,"type":"cut","partition":1,"events_offset":0,"outcomes_offset":0}',
      "key_mismatch"),

@@ -55,6 +55,10 @@ class Command(msgspec.Struct, tag_field="type", kw_only=True, frozen=True):
     seat: int = -1
     seq: int = 0  # the table seq this command was decided against
     at: int = 0  # ms since the epoch: set by the server (the record's time), never a client
+    # what a client's command id stands for (hex; the gateway's `command_digest` of its
+    # table, seq and move): the processor refuses the id reused with another (`id_reused`).
+    # Empty from the server's own producers, whose retries may differ (a fresh bot id)
+    digest: str = ""
 
 
 class StackedDeal(msgspec.Struct, frozen=True, kw_only=True):
@@ -515,6 +519,7 @@ class Outcome(msgspec.Struct, frozen=True, kw_only=True):
     code: str = ""
     message: str = ""
     duplicate: bool = False  # this command id was seen before: the original outcome again
+    digest: str = ""  # the command's digest, kept so a rebuild refuses its id reused too
 
 
 class DeadLetter(msgspec.Struct, frozen=True, kw_only=True):

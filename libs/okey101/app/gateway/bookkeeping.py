@@ -106,6 +106,11 @@ class Bookkeeping(Generic[C]):
         while len(self.sent) > self.ids_kept:
             self.sent.popitem(last=False)
 
+    def forget(self, player_id: str, client_id: str) -> None:
+        """The id no longer this gateway's to judge: never published, or refused
+        `id_reused` by the processor (which holds its first command, not the one kept)."""
+        self.sent.pop((player_id, client_id), None)
+
     # ------------------------------------------------------------ outcomes
     def publishing(self, table_id: str, command_id: str, conn: C, client_id: str, kind: str,
                    now: float) -> bool:
@@ -122,7 +127,7 @@ class Bookkeeping(Generic[C]):
                       client_id: str) -> None:
         """A publish failed: nobody waits, and the id is free again."""
         self.waiting.pop((table_id, command_id), None)
-        self.sent.pop((player_id, client_id), None)
+        self.forget(player_id, client_id)
 
     def answered(self, table_id: str, command_id: str) -> Waiting[C] | None:
         """Who waited for this outcome (None: nobody here)."""

@@ -7,7 +7,8 @@ player from the token and ignores any player a payload names. Then:
   back as an `update` (or `synced` when nothing was missed), then every change in order;
 - `command` with the client's own `id`: answered by one `outcome` (a retry with the same
   id and the same command gets the same outcome, never a second move; the id reused for
-  another command is refused as `id_reused`);
+  another command is refused as `id_reused`: by an `error` from the gateway that remembers
+  the id, else by the processor, whose memory every gateway shares, as a rejected `outcome`);
 - `tables`: the lobby, the open tables by house (each says whether it is `ranked`);
 - `quick_play` / `cancel_quick_play`: ask the matchmaker for a seat (or stop waiting);
   `quick_play_state` frames say where the request stands, and which table to watch.
@@ -467,12 +468,13 @@ def refuse(code: str, message: str, id: str | None = None) -> ErrorReply:
 
 
 def to_command(move: AnyMove, *, table_id: str, command_id: str, player_id: str, seat: int,
-               seq: int, bot_id: str = "") -> E.AnyCommand:
+               seq: int, bot_id: str = "", digest: bytes = b"") -> E.AnyCommand:
     """The table command for `move`, with the envelope the gateway stamps (and, for a bot
-    it seats, the bot's id the gateway mints: a client never names one)."""
+    it seats, the bot's id the gateway mints: a client never names one). `digest`
+    (`command_digest`) goes with it: the processor refuses its id reused for another."""
     fields = msgspec.to_builtins(move)
     fields.update(table_id=table_id, command_id=command_id, player_id=player_id, seat=seat,
-                  seq=seq)
+                  seq=seq, digest=digest.hex())
     if isinstance(move, ReplaceWithBotMove):
         fields["bot_id"] = bot_id
     command: E.AnyCommand = msgspec.convert(fields, E.AnyCommand)

@@ -35,6 +35,21 @@ tables and ids are kept depends only on the order of the log, so `restore` (whic
 interleaves the outcomes with the events they follow, exactly as they were produced) ends
 with the same memory as the live run that wrote the log. `load` keeps a table record's last
 `outcomes_per_table` outcomes, so a snapshot written with a larger bound serves too.
+
+A command id reused (issue 41 item 8). With each kept id goes the digest of its command
+(`Command.digest`, the gateway's hash of the client's table, seq and move): the same id with
+the same digest is the retry above; with another digest it is refused `id_reused`, nothing
+applied and nothing remembered (the first outcome stays the id's answer). The digest is in
+the outcome as produced and in the snapshot (`digests`), so a rebuild from either refuses
+the same commands as the live run, and every gateway (a second one, a restarted one) gets
+the same answer. The bound is the outcomes' bound, and safe: an id reused past its table's last
+`outcomes_per_table` ids is forgotten, so its command is decided on its own, as a new id's
+would be (the harm a reused id does is a new command answered with another's outcome,
+never applied; that cannot happen once the id is forgotten), and a retry of the old
+command is refused `stale_seq` as above: nothing is applied twice or swallowed either
+way. An id whose first command carried no digest (the server's own producers: the timers,
+the bots, the matchmaker, whose retries may differ, a fresh bot id) is answered as a
+duplicate, as before.
 """
 
 from __future__ import annotations
@@ -76,6 +91,22 @@ def _kept_form(outcome: E.Outcome, encoded: bytes) -> bytes:
     plain = _accepted(outcome.table_id, outcome.command_id, outcome.seqs)
     return msgspec.json.encode(outcome.seqs) if outcome == plain else encoded
 
+
+def _reused(command: E.Command, first: E.Outcome) -> E.Outcome:
+    """The refusal of a command id kept for another command (its digest differs)."""
+    was = "accepted" if first.accepted else f"rejected {first.code}"
+    return E.Outcome(table_id=command.table_id, command_id=command.command_id,
+                     accepted=False, code="id_reused", digest=command.digest,
+                     message=f"command id {command.command_id!r} was used at table "
+                     f"{command.table_id!r} for another command (digest {command.digest} "
+                     f"is not its first's; the first was {was}): nothing was applied, send "
+                     "a new command under a new id")
+
+
+def is_reused(outcome: E.Outcome) -> bool:
+    """An `id_reused` refusal: never kept, so a rebuild skips it as the live run did."""
+    return not outcome.accepted and outcome.code == "id_reused"
+
 DEAD_VALUE_BYTES = 64 * 1024  # of a dead record's value, kept in its dead letter
 
 
@@ -115,6 +146,8 @@ class PartitionTables:
         # live tables and the finished window. Kept encoded (`_kept_form`): bytes are no
         # work for the cyclic garbage collector, and a cut writes them as they are
         self.outcomes: dict[str, dict[str, bytes]] = {}
+        # the digests of those kept ids whose command carried one, by table then command id
+        self.digests: dict[str, dict[str, str]] = {}
         self.finished: OrderedDict[str, int] = OrderedDict()  # table id: final seq, oldest first
         self.strays: OrderedDict[tuple[str, str], E.Outcome] = OrderedDict()
         self.evicted = 0  # finished tables that left the window (a counter, for metrics)
@@ -137,6 +170,14 @@ class PartitionTables:
                 return E.outcome_decoder.decode(found)
         return self.strays.get((table_id, command_id))
 
+    def digest(self, table_id: str, command_id: str) -> str:
+        """The digest of a kept command id's first command ("" if it had none)."""
+        kept = self.digests.get(table_id)
+        if kept is not None and command_id in kept:
+            return kept[command_id]
+        stray = self.strays.get((table_id, command_id))
+        return stray.digest if stray is not None else ""
+
     def command_ids(self) -> int:
         """Command ids kept (live tables, the finished window and the strays)."""
         return sum(len(k) for k in self.outcomes.values()) + len(self.strays)
@@ -149,9 +190,14 @@ class PartitionTables:
         if table_id in self.tables or table_id in self.finished:
             kept = self.outcomes.setdefault(table_id, {})
             if outcome.command_id not in kept:
+                digest = outcome.digest
+                if digest:  # kept beside it: a plain accepted outcome stays its seqs
+                    outcome = msgspec.structs.replace(outcome, digest="")
+                    encoded = E.encode(outcome)
+                    self.digests.setdefault(table_id, {})[outcome.command_id] = digest
                 kept[outcome.command_id] = _kept_form(outcome, encoded)
                 if len(kept) > self.outcomes_per_table:
-                    del kept[next(iter(kept))]
+                    self._forget(table_id, next(iter(kept)))
             if self.snapshots:
                 self.dirty.add(table_id)
             return
@@ -161,6 +207,12 @@ class PartitionTables:
         self.strays[key] = outcome
         while len(self.strays) > self.stray_window:
             self.strays.popitem(last=False)
+
+    def _forget(self, table_id: str, command_id: str) -> None:
+        del self.outcomes[table_id][command_id]
+        digests = self.digests.get(table_id)
+        if digests is not None and digests.pop(command_id, None) is not None and not digests:
+            del self.digests[table_id]
 
     def _set(self, table_id: str, after: TableState) -> None:
         """A table's new state: a finished match moves it into the finished window (its
@@ -175,6 +227,7 @@ class PartitionTables:
         while len(self.finished) > self.finished_window:
             gone, _ = self.finished.popitem(last=False)
             self.outcomes.pop(gone, None)
+            self.digests.pop(gone, None)
             if self.snapshots:
                 self.dirty.add(gone)
             self.evicted += 1
@@ -192,8 +245,8 @@ class PartitionTables:
                 out.append((table_id.encode(), None))
                 continue
             kept = {c: msgspec.Raw(o) for c, o in self.outcomes.get(table_id, {}).items()}
-            record = S.StoredTable(table_id=table_id, state=state,
-                                   final_seq=final or 0, kept=kept)
+            record = S.StoredTable(table_id=table_id, state=state, final_seq=final or 0,
+                                   kept=kept, digests=self.digests.get(table_id, {}))
             out.append((table_id.encode(), msgspec.json.encode(record)))
         cut = S.Cut(partition=self.partition, events_offset=events_offset,
                     outcomes_offset=outcomes_offset, finished=list(self.finished),
@@ -212,6 +265,9 @@ class PartitionTables:
                 self.tables[record.table_id] = record.state
             kept = list(record.kept.items())[-self.outcomes_per_table:]  # a larger bound
             self.outcomes[record.table_id] = {c: bytes(o) for c, o in kept}
+            digests = {c: record.digests[c] for c, _ in kept if record.digests.get(c)}
+            if digests:  # a version 2 record has none: its ids are answered as duplicates
+                self.digests[record.table_id] = digests
         for table_id in cut.finished:
             self.finished[table_id] = tables[table_id].final_seq
         for outcome in cut.strays:
@@ -227,7 +283,7 @@ class PartitionTables:
         the tables as they were when it was decided: the memory equals the live run's."""
         pending = iter(events)
         for outcome in outcomes:
-            if outcome.duplicate:
+            if outcome.duplicate or is_reused(outcome):
                 continue
             if outcome.accepted and outcome.seqs:
                 last = outcome.seqs[-1]
@@ -290,7 +346,12 @@ class PartitionTables:
     def _apply(self, command: E.Command, entropy: Callable[[], str], at: int) -> Output:
         seen = self.outcome(command.table_id, command.command_id)
         if seen is not None:
-            return Output(outcome=msgspec.structs.replace(seen, duplicate=True),
+            first = self.digest(command.table_id, command.command_id)
+            if command.digest and first and command.digest != first:
+                refused = _reused(command, seen)
+                return Output(outcome=refused, command=command,
+                              encoded_outcome=E.encode(refused))
+            return Output(outcome=msgspec.structs.replace(seen, duplicate=True, digest=""),
                           command=command)
         final = self.finished.get(command.table_id)
         if final is not None:
@@ -323,11 +384,14 @@ class PartitionTables:
                 after: TableState) -> Output:
         if isinstance(decision, E.Rejection):
             outcome = E.Outcome(table_id=command.table_id, command_id=command.command_id,
-                                accepted=False, code=decision.code, message=decision.message)
+                                accepted=False, code=decision.code, message=decision.message,
+                                digest=command.digest)
             encoded = E.encode(outcome)
             self._remember(outcome, encoded)
             return Output(outcome=outcome, command=command, encoded_outcome=encoded)
         outcome = _accepted(command.table_id, command.command_id, [e.seq for e in decision])
+        if command.digest:
+            outcome = msgspec.structs.replace(outcome, digest=command.digest)
         if decision:
             self._set(command.table_id, after)
             self.hands_ended += sum(isinstance(e, E.HandEnded) for e in decision)

@@ -20,7 +20,10 @@ which, for the fallback's metric.
 A table's kept outcomes are `kept`, by command id, oldest first: a plain accepted outcome
 (no code, message or duplicate flag) as the list of its seqs, any other whole. Version 1
 wrote every outcome whole (`outcomes`), which made them three quarters of a cut (4.7 MB for
-250 live tables) and the cut a stall for the commands behind it.
+250 live tables) and the cut a stall for the commands behind it. Version 3 adds `digests`,
+by command id, the digest of each kept id's command that carried one (a reused id is
+refused against it); a version 2 record still loads, its ids without digests (answered as
+duplicates, as version 2 did). `READS` are the versions a reader takes.
 """
 
 from __future__ import annotations
@@ -33,7 +36,8 @@ from okey101.app import bounds
 from okey101.table import messages as E
 from okey101.table.state import TableState
 
-VERSION = 2  # the snapshot schema: bump on any change of these structs
+VERSION = 3  # the snapshot schema: bump on any change of these structs
+READS = (2, 3)  # version 2: no `digests`, which default to none
 # What a snapshot record may be: as large as a rebuild fetches of one partition at once
 # (8 MiB, `read_partition_records`) and as deep as the derived records: a state nests
 # about 8 deep, and msgspec recurses (a RecursionError near 1,000) before it validates.
@@ -48,6 +52,8 @@ class TableSnapshot(msgspec.Struct, tag="table", frozen=True, kw_only=True):
     outcomes: list[E.Outcome] = msgspec.field(default_factory=list)  # version 1 only
     # the outcomes kept, by command id, oldest first: a plain accepted one as its seqs
     kept: dict[str, E.Outcome | list[int]] = msgspec.field(default_factory=dict)
+    # the digests of the kept ids whose command carried one (version 3)
+    digests: dict[str, str] = msgspec.field(default_factory=dict)
 
 
 class Cut(msgspec.Struct, tag="cut", frozen=True, kw_only=True):
@@ -70,6 +76,7 @@ class StoredTable(msgspec.Struct, tag="table", frozen=True, kw_only=True):
     final_seq: int = 0
     outcomes: list[msgspec.Raw] = msgspec.field(default_factory=list)
     kept: dict[str, msgspec.Raw] = msgspec.field(default_factory=dict)
+    digests: dict[str, str] = msgspec.field(default_factory=dict)
 
 
 Record = TableSnapshot | Cut
@@ -166,9 +173,9 @@ def _decode(offset: int, value: bytes) -> StoredTable | Cut:
     except msgspec.DecodeError as exc:  # a ValidationError is one
         raise Unusable("undecodable", f"offset {offset}: undecodable snapshot ({exc})"
                        ) from exc
-    if head.get("v") != VERSION:
+    if head.get("v") not in READS:
         raise Unusable("version", f"offset {offset}: snapshot version v={head.get('v')!r}, "
-                       f"this processor reads v={VERSION}")
+                       f"this processor reads v={' or '.join(map(str, READS))}")
     try:
         return decoder.decode(value)
     except msgspec.DecodeError as exc:
