@@ -12,7 +12,8 @@ from tests.benchsmoke import Runs, Smoke, check, collected
 
 SMOKES = [
     Smoke("solver", ("--racks", "20"),
-          (rf"warm \(12-13-1 valid\)\s+n=20\s+wall p50 {N}",)),
+          (rf"warm \(12-13-1 valid\) native\s+n=20\s+wall p50 {N}",
+           rf"warm \(12-13-1 valid\)\s+python/native wall: p50 {N}x",)),
     Smoke("engine", ("--matches", "1", "--repeat", "1"), (rf"Draw\s+\d+\s+{N} us each",)),
     Smoke("playout", ("--matches", "1", "--repeat", "1"),
           (rf"python decide_and_fold\s+{N} us each", rf"ratio python/native\s+{N}x with packing")),
