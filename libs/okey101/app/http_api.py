@@ -19,7 +19,7 @@ from okey101.app.replays.directory import PublicEntry, TableEntry
 from okey101.app.replays.replay import ReplayStep
 from okey101.app.solve import Helped
 from okey101.profiles import Profile
-from okey101.standings.board import BoardRow, HistoryEntry, Standing
+from okey101.standings.board import BoardRow, HistoryEntry, MatchMoved, Standing
 from okey101.standings.house import StandingRules
 
 
@@ -97,6 +97,21 @@ class AccountPage(msgspec.Struct, frozen=True, kw_only=True):
     place: int | None  # on the all-time board (None: off it, as a bot the house hides)
     week: str  # the league week now
     league_place: int | None  # on that week's league (None: no points that week)
+
+
+class Pending(msgspec.Struct, frozen=True, kw_only=True):
+    error: str
+    pending: bool  # true: the page may poll until the leaderboards fold the match
+
+
+class UnrankedMatch(msgspec.Struct, frozen=True, kw_only=True):
+    """A match the leaderboards folded but never applied: it moved nothing, and why."""
+
+    house: str
+    account: str
+    table_id: str
+    ranked: bool  # always false
+    unranked_reason: str
 
 
 class RoomAnswer(msgspec.Struct, frozen=True, kw_only=True):
@@ -272,6 +287,15 @@ LEADERBOARDS_ROUTES: tuple[Route, ...] = (
           summary="the room an account may enter", params=(HOUSE, ACCOUNT),
           answers={200: Answer(description="its room and every room open", body=RoomAnswer),
                    404: REFUSAL, 503: REFUSAL}),
+    Route(method="get", path="/houses/{house}/accounts/{account}/matches/{table}",
+          summary="what a match moved for an account: SP or rating before -> after, league "
+          "points, XP, level (a level-up), its board place now", params=(HOUSE, ACCOUNT, TABLE),
+          answers={200: Answer(description="what it moved, or that it was unranked", schema={
+              "oneOf": [_ref(MatchMoved), _ref(UnrankedMatch)]},
+              refs=(MatchMoved, UnrankedMatch)),
+                   404: Answer(description="not folded yet (poll) or not the account's match; "
+                               "pending true", body=Pending),
+                   503: REFUSAL}),
 )
 
 REPLAYS_ROUTES: tuple[Route, ...] = (
