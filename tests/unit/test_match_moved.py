@@ -4,6 +4,7 @@ it per account and table, and answer it on GET /houses/{h}/accounts/{a}/matches/
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
@@ -11,8 +12,11 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
+from okey101.app.gateway import identity
 from okey101.standings import Ledger
 from okey101.standings.week import week_of
+from services.gateway.app import Gateway
+from services.gateway.settings import Settings
 from services.leaderboards import api
 from tests.unit.test_standings_rules import HOUR, T0, play
 
@@ -101,3 +105,49 @@ async def test_a_match_not_folded_or_not_the_accounts_is_404_pending(
         assert r.status == 404 and (await r.json())["pending"] is True
     r = await client.get("/houses/nowhere/accounts/a/matches/t1")
     assert r.status == 404
+
+
+# ---------------------------------------------------------------- the gateway's /api/me/match
+SECRET = "s" * 40
+
+
+@pytest.fixture
+async def gateway() -> AsyncIterator[TestClient[web.Request, web.Application]]:
+    ledger = Ledger()
+    play(ledger, "t1", NS, SEATS, [10, 50, 90, 300])
+    service = _Service(ledger)
+    service.ready.set()
+    boards = TestServer(api.build(service))  # type: ignore[arg-type]
+    await boards.start_server()
+    settings = Settings(bootstrap="127.0.0.1:1", secret=SECRET,
+                        leaderboards_url=str(boards.make_url("/")))
+    async with TestClient(TestServer(Gateway(settings).web_app())) as c:
+        yield c
+    await boards.close()
+
+
+def _bearer(account: str) -> dict[str, str]:
+    now = int(time.time())
+    return {"Authorization": "Bearer " + identity.mint(SECRET, account, now, 600, 600)}
+
+
+async def test_the_gateway_answers_what_the_match_moved_for_the_tokens_account(
+        gateway: TestClient[web.Request, web.Application]) -> None:
+    r = await gateway.get(f"/api/me/match?house={NS}&table=t1", headers=_bearer("a"))
+    assert r.status == 200
+    body = await r.json()
+    assert (body["account"], body["change"], body["league"]) == ("a", 24, 12)
+
+
+async def test_the_gateway_refuses_no_token_another_accounts_match_and_an_unknown_one(
+        gateway: TestClient[web.Request, web.Application]) -> None:
+    r = await gateway.get(f"/api/me/match?house={NS}&table=t1")
+    assert r.status == 401
+    r = await gateway.get(f"/api/me/match?house={NS}&table=t1", headers=_bearer("z"))
+    assert r.status == 404 and (await r.json())["code"] == "pending"  # z was not at t1
+    r = await gateway.get(f"/api/me/match?house={NS}&table=t9", headers=_bearer("a"))
+    assert r.status == 404 and (await r.json())["code"] == "pending"
+    r = await gateway.get(f"/api/me/match?house={NS}&table=../x", headers=_bearer("a"))
+    assert r.status == 400
+    r = await gateway.get("/api/me/match?house=nowhere&table=t1", headers=_bearer("a"))
+    assert r.status == 400

@@ -242,6 +242,26 @@ GATEWAY_ROUTES: tuple[Route, ...] = (
                                body=Problem),
                    503: Answer(description="the leaderboards did not answer, or are "
                                "rebuilding", body=Problem)}),
+    Route(method="get", path="/api/me/match", summary="what a finished match moved for the "
+          "token's account: SP or rating before -> after, league points, XP and level (a "
+          "level-up), its board place; read from the leaderboards (--leaderboards-url)",
+          params=(Param(name="house", where="query", required=True,
+                        schema={"type": "string"}, description="a house id"),
+                  Param(name="table", where="query", required=True,
+                        schema={"type": "string"}, description="the match's table id"),
+                  Param(name="Authorization", where="header", required=True,
+                        schema={"type": "string"}, description="Bearer TOKEN")),
+          answers={200: Answer(description="what it moved, or that it was unranked (ranked "
+                               "false, and why)", schema={
+                                   "oneOf": [_ref(MatchMoved), _ref(UnrankedMatch)]},
+                               refs=(MatchMoved, UnrankedMatch)),
+                   400: Answer(description="no such house, or not a table id", body=Problem),
+                   401: Answer(description="no valid token", body=Problem),
+                   404: Answer(description="pending: not folded yet (poll briefly) or not "
+                               "the account's match; or this gateway reads no leaderboards "
+                               "(unavailable)", body=Problem),
+                   503: Answer(description="the leaderboards did not answer, or are "
+                               "rebuilding", body=Problem)}),
     Route(method="post", path="/api/score", summary="the end-of-hand sheet's breakdown: each "
           "seat's rack, multiplier and okey surcharge for a hand's end (scoring."
           "hand_breakdown)", request=ScoreRequest,
