@@ -149,6 +149,8 @@ GATEWAY: dict[str, str] = {
     "too_slow": "the client did not read its messages fast enough and was disconnected",
     "not_your_seat": "the command needs a seat at a table where the player does not sit",
     "unknown_table": "the gateway knows no table with this id",
+    "pending": "the leaderboards have not folded this match for this account yet (or it "
+               "was not the account's): ask again shortly",
     "shutting_down": "the gateway is stopping: connect again (the view resumes from its "
                      "version)",
     "unavailable": "the command could not be handed to Kafka; it was not published",

@@ -685,6 +685,7 @@ class Gateway(Lifecycle):
         app.router.add_post("/api/solve", self.solve)
         app.router.add_post("/api/guest", self.guest)
         app.router.add_get("/api/me/standing", self.my_standing)
+        app.router.add_get("/api/me/match", self.my_match)
         app.router.add_post("/api/score", self.score)
         app.router.add_static("/static/", STATIC)
         return app
@@ -726,6 +727,12 @@ class Gateway(Lifecycle):
         return await standing.answer(request, self.settings.secret,
                                      self.settings.token_max_seconds,
                                      self.settings.leaderboards_url)
+
+    async def my_match(self, request: web.Request) -> web.Response:
+        """What a finished match moved for the token's account (the end-of-match sheet)."""
+        return await standing.match_moved(request, self.settings.secret,
+                                          self.settings.token_max_seconds,
+                                          self.settings.leaderboards_url)
 
     async def score(self, request: web.Request) -> web.Response:
         """The end-of-hand sheet's breakdown: rack, multiplier, okey surcharge by seat."""

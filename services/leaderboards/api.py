@@ -11,6 +11,12 @@ GET /houses/{house}/accounts/{account}         the account's page: standing, liv
                                                level, room, rating history by match, its
                                                place on the board and on this week's league
 GET /houses/{house}/accounts/{account}/room    the room it may enter (and every room open)
+GET /houses/{house}/accounts/{account}/matches/{table}
+                                               what that match moved for the account (SP or
+                                               rating before -> after, league points, XP,
+                                               level, board place); an unranked match: 200
+                                               with ranked false and why; a match not folded
+                                               yet, or not the account's: 404 "pending"
 
 A board is answered only once the start-up rebuild is applied (503 before, with progress);
 an unknown house or account is 404, a bad parameter 400 naming it.
@@ -61,6 +67,7 @@ def build(service: Leaderboards) -> web.Application:
     app.router.add_get("/houses/{house}/board", board)
     app.router.add_get("/houses/{house}/accounts/{account}", account)
     app.router.add_get("/houses/{house}/accounts/{account}/room", room)
+    app.router.add_get("/houses/{house}/accounts/{account}/matches/{table}", match_moved)
     return app
 
 
@@ -148,3 +155,21 @@ async def room(request: web.Request) -> web.Response:
     level = standing.level if standing is not None else 1  # a new account starts at 1
     return _json({"house": house, "account": name, "level": level,
                   "room": room_for(rules, level), "rooms_open": rooms_open(rules, level)})
+
+
+async def match_moved(request: web.Request) -> web.Response:
+    checked = _checked(request)
+    if isinstance(checked, web.Response):
+        return checked
+    service, house = checked
+    name, table = request.match_info["account"], request.match_info["table"]
+    reason = service.ledger.unranked.get(table)
+    if reason is not None:
+        return _json({"house": house, "account": name, "table_id": table, "ranked": False,
+                      "unranked_reason": reason})
+    moved = service.ledger.board.moved(house, name, table)
+    if moved is None:
+        # not folded yet (the page polls) or never this account's match in this house
+        return _json({"error": f"no match {table!r} applied for {name!r} in {house}",
+                      "pending": True}, 404)
+    return _json(moved)

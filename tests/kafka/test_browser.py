@@ -170,11 +170,19 @@ async def _person(browser: Any, axe: Any, url: str, size: str, typed: str, shots
             "c => c.textContent.includes('×') || c.textContent === 'eşi bitirdi')")
         parts = await page.locator("#sheet-table .parts").all_text_contents()
         assert len(parts) == 4, parts
+        # what the match moved for this player, from the leaderboards: a one-hand match is
+        # unranked, and the sheet says it moved nothing
+        await page.wait_for_selector("#sheet-moved #moved-unranked", timeout=30000)
+        assert "Sıralamasız" in (await page.text_content("#sheet-moved") or "")
         await _on_screen(page, size)
+        await _accessible(page, axe, f"the match's sheet at {size}")
         await page.screenshot(path=shots / f"result-{size}.png")
         await page.click("#lang")  # English one switch away
         await page.wait_for_function(
             "() => document.querySelector('#sheet-title').textContent.includes('result')")
+        await page.wait_for_selector("#sheet-moved #moved-unranked")
+        assert "Unranked" in (await page.text_content("#sheet-moved") or "")
+        await _accessible(page, axe, f"the match's sheet in English at {size}")
         assert errors == []
         return {"size": size, "player": player, "moves": moves,
                 "latencies": await page.evaluate("() => window.okeyLatencies")}

@@ -227,7 +227,7 @@ queued_messages: number
  * matchmaker: `okey101.codes.MATCHMAKING`); `id` names the frame it answers.
  */
 export interface ErrorReply {
-code: ("bad_token" | "id_reused" | "malformed" | "not_your_seat" | "rate_limited" | "shutting_down" | "token_expired" | "token_lifetime" | "too_many_connections" | "too_slow" | "unauthenticated" | "unavailable" | "unknown_table")
+code: ("bad_token" | "id_reused" | "malformed" | "not_your_seat" | "pending" | "rate_limited" | "shutting_down" | "token_expired" | "token_lifetime" | "too_many_connections" | "too_slow" | "unauthenticated" | "unavailable" | "unknown_table")
 id?: (string | null)
 message: string
 type: "error"

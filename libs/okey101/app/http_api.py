@@ -19,7 +19,7 @@ from okey101.app.replays.directory import PublicEntry, TableEntry
 from okey101.app.replays.replay import ReplayStep
 from okey101.app.solve import Helped
 from okey101.profiles import Profile
-from okey101.standings.board import BoardRow, HistoryEntry, Standing
+from okey101.standings.board import BoardRow, HistoryEntry, MatchMoved, Standing
 from okey101.standings.house import StandingRules
 
 
@@ -97,6 +97,21 @@ class AccountPage(msgspec.Struct, frozen=True, kw_only=True):
     place: int | None  # on the all-time board (None: off it, as a bot the house hides)
     week: str  # the league week now
     league_place: int | None  # on that week's league (None: no points that week)
+
+
+class Pending(msgspec.Struct, frozen=True, kw_only=True):
+    error: str
+    pending: bool  # true: the page may poll until the leaderboards fold the match
+
+
+class UnrankedMatch(msgspec.Struct, frozen=True, kw_only=True):
+    """A match the leaderboards folded but never applied: it moved nothing, and why."""
+
+    house: str
+    account: str
+    table_id: str
+    ranked: bool  # always false
+    unranked_reason: str
 
 
 class RoomAnswer(msgspec.Struct, frozen=True, kw_only=True):
@@ -227,6 +242,26 @@ GATEWAY_ROUTES: tuple[Route, ...] = (
                                body=Problem),
                    503: Answer(description="the leaderboards did not answer, or are "
                                "rebuilding", body=Problem)}),
+    Route(method="get", path="/api/me/match", summary="what a finished match moved for the "
+          "token's account: SP or rating before -> after, league points, XP and level (a "
+          "level-up), its board place; read from the leaderboards (--leaderboards-url)",
+          params=(Param(name="house", where="query", required=True,
+                        schema={"type": "string"}, description="a house id"),
+                  Param(name="table", where="query", required=True,
+                        schema={"type": "string"}, description="the match's table id"),
+                  Param(name="Authorization", where="header", required=True,
+                        schema={"type": "string"}, description="Bearer TOKEN")),
+          answers={200: Answer(description="what it moved, or that it was unranked (ranked "
+                               "false, and why)", schema={
+                                   "oneOf": [_ref(MatchMoved), _ref(UnrankedMatch)]},
+                               refs=(MatchMoved, UnrankedMatch)),
+                   400: Answer(description="no such house, or not a table id", body=Problem),
+                   401: Answer(description="no valid token", body=Problem),
+                   404: Answer(description="pending: not folded yet (poll briefly) or not "
+                               "the account's match; or this gateway reads no leaderboards "
+                               "(unavailable)", body=Problem),
+                   503: Answer(description="the leaderboards did not answer, or are "
+                               "rebuilding", body=Problem)}),
     Route(method="post", path="/api/score", summary="the end-of-hand sheet's breakdown: each "
           "seat's rack, multiplier and okey surcharge for a hand's end (scoring."
           "hand_breakdown)", request=ScoreRequest,
@@ -272,6 +307,15 @@ LEADERBOARDS_ROUTES: tuple[Route, ...] = (
           summary="the room an account may enter", params=(HOUSE, ACCOUNT),
           answers={200: Answer(description="its room and every room open", body=RoomAnswer),
                    404: REFUSAL, 503: REFUSAL}),
+    Route(method="get", path="/houses/{house}/accounts/{account}/matches/{table}",
+          summary="what a match moved for an account: SP or rating before -> after, league "
+          "points, XP, level (a level-up), its board place now", params=(HOUSE, ACCOUNT, TABLE),
+          answers={200: Answer(description="what it moved, or that it was unranked", schema={
+              "oneOf": [_ref(MatchMoved), _ref(UnrankedMatch)]},
+              refs=(MatchMoved, UnrankedMatch)),
+                   404: Answer(description="not folded yet (poll) or not the account's match; "
+                               "pending true", body=Pending),
+                   503: REFUSAL}),
 )
 
 REPLAYS_ROUTES: tuple[Route, ...] = (

@@ -19,12 +19,12 @@ Pure: no I/O, no clock, no randomness; time arrives in the events' `at`. Modules
 
 from __future__ import annotations
 
-from .board import Board, BoardRow, Standing
+from .board import Board, BoardRow, MatchMoved, Standing
 from .house import HOUSE_RULES, StandingRules, rules_for
 from .ledger import Ledger, Notice
 from .match import MatchResult, Participant
 
 __all__ = [
-    "HOUSE_RULES", "Board", "BoardRow", "Ledger", "MatchResult", "Notice", "Participant",
-    "Standing", "StandingRules", "rules_for",
+    "HOUSE_RULES", "Board", "BoardRow", "Ledger", "MatchMoved", "MatchResult", "Notice",
+    "Participant", "Standing", "StandingRules", "rules_for",
 ]

@@ -75,6 +75,34 @@ class HistoryEntry(msgspec.Struct, frozen=True, kw_only=True):
     league: int
     xp: int
     counted: bool
+    level_before: int = 1
+    level: int = 1  # after the match
+    week: str = ""  # the league week the match ended in
+    league_week: int = 0  # that week's league points after the match
+
+
+class MatchMoved(msgspec.Struct, frozen=True, kw_only=True):
+    """What one applied match moved for one account: the end-of-match sheet's figures."""
+
+    house: str
+    account: str
+    table_id: str
+    role: str
+    place: int  # the place at the table
+    counted: bool  # False: the repeated-pair rule stopped its SP and league points
+    points_before: int
+    points: int
+    change: int
+    league: int  # league points this match gave
+    week: str
+    league_week: int  # that week's league points after it
+    xp: int  # XP this match gave
+    level_before: int
+    level: int
+    leveled_up: bool
+    board_place: int | None  # the account's place on the all-time board now
+    league_place: int | None  # and on the match's week's league
+    ranked: bool = True
 
 
 class BoardRow(msgspec.Struct, frozen=True, kw_only=True):
@@ -208,7 +236,8 @@ class Board:
         self.history.setdefault(key, []).append(HistoryEntry(
             table_id=result.table_id, at=result.ended_at, role=award.role, place=award.place,
             change=points - s.points, points=points, league=award.league, xp=award.xp,
-            counted=award.counted))
+            counted=award.counted, level_before=s.level, level=level, week=week,
+            league_week=league.get(week, 0)))
         undo.history.append(key)
 
     def _pop(self) -> _Undo:
@@ -288,6 +317,21 @@ class Board:
             "room": room_for(rules, s.level), "rooms_open": rooms_open(rules, s.level),
             "history": msgspec.to_builtins(self.history.get((house, account), [])),
         }
+
+    def moved(self, house: str, account: str, table_id: str) -> MatchMoved | None:
+        """What match `table_id` moved for `account` in `house`; None where the board has
+        not applied that match to that account (unknown, not yet folded, or not theirs)."""
+        for h in reversed(self.history.get((house, account), [])):
+            if h.table_id == table_id:
+                return MatchMoved(
+                    house=house, account=account, table_id=table_id, role=h.role,
+                    place=h.place, counted=h.counted, points_before=h.points - h.change,
+                    points=h.points, change=h.change, league=h.league, week=h.week,
+                    league_week=h.league_week, xp=h.xp, level_before=h.level_before,
+                    level=h.level, leveled_up=h.level > h.level_before,
+                    board_place=self.place(house, account),
+                    league_place=self.place(house, account, h.week))
+        return None
 
     def excluded_bots(self, house: str) -> int:
         """Bot accounts the house keeps off its board."""

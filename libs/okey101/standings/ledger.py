@@ -81,6 +81,7 @@ class Ledger:
         self.tracks: dict[str, TableTrack] = {}
         self.finished: dict[str, int] = {}  # table id -> the seq of its match_ended
         self.ignored: set[str] = set()
+        self.unranked: dict[str, str] = {}  # table id -> why it is not ranked
         self.counts: Counter[str] = Counter()
         self.records = 0
 
@@ -124,6 +125,8 @@ class Ledger:
         self.finished[table] = head.seq
         if not track.ranked:
             self.counts["unranked"] += 1
+            self.unranked[table] = unranked_reason(track.profile, track.private,
+                                                   self.board.rules.get(track.profile.id))
             return Fed(notices=tuple(notices))
         return Fed(result=result, changed=self._take(result), notices=tuple(notices))
 
@@ -151,7 +154,8 @@ class Ledger:
             return self._note("unknown_house", f"house {event.profile.id!r} has no standing "
                               "rules; table not ranked", where)
         track = TableTrack(event.table_id, event.profile,
-                           ranked=not unranked_reason(event.profile, event.private, rules))
+                           ranked=not unranked_reason(event.profile, event.private, rules),
+                           private=event.private)
         track.last_seq = event.seq
         self.tracks[event.table_id] = track
         return Fed()

@@ -70,9 +70,11 @@ def valid_account(account: str) -> bool:
 class TableTrack:
     """The fold of one table's events up to its `match_ended` (mutable, one per table)."""
 
-    def __init__(self, table_id: str, profile: Profile, ranked: bool = True) -> None:
+    def __init__(self, table_id: str, profile: Profile, ranked: bool = True,
+                 private: bool = False) -> None:
         self.table_id = table_id
         self.profile = profile
+        self.private = private
         self.ranked = ranked  # house.unranked_reason: its match is folded, never applied
         self.last_seq = 0
         self.playing = False

@@ -876,13 +876,64 @@ function renderSheet(v) {
   if (m) {
     const order = [0, 1, 2, 3].sort((a, b) => m.places[a] - m.places[b]);
     $("sheet-match").innerHTML = `<h3>${esc(t("ui.match_result"))}</h3><ul class="places">` +
-      order.map((s) => `<li>${esc(t("ui.place", { place: m.places[s], who: name(s), total: m.totals[s] }))}</li>`).join("") + "</ul>";
+      order.map((s) => `<li>${esc(t("ui.place", { place: m.places[s], who: name(s), total: m.totals[s] }))}</li>`).join("") + "</ul>" +
+      `<dl id="sheet-moved" class="figures" aria-live="polite"></dl>`;
+    renderMoved();
+    loadMoved(v);
   } else $("sheet-match").innerHTML = "";
   $("next-hand").hidden = !!m;
   $("new-match").hidden = !m;
   $("to-lobby").hidden = !m;
   $("sheet").hidden = false;
   $("sheet").querySelector("button:not([hidden])").focus();
+}
+
+// what the match moved for this player (GET /api/me/match): SP or rating before -> after,
+// league points, XP and level (a level-up called out), the board place; polled briefly
+// while the leaderboards have not folded the match yet (404 pending)
+// the house's own number (okey101.standings.house's `points`): SP, rating or none
+const HOUSE_POINTS = { "north-sultan": "sp", classic: "rating" };
+
+async function loadMoved(v) {
+  const table = state.tableId, house = v.profile && v.profile.id;
+  if (!state.token || !table || !house) return;
+  if (state.moved && state.moved.table === table) return;
+  state.moved = { table, data: null };
+  for (let tries = 0; tries < 15 && state.tableId === table; tries++) {
+    try {
+      const r = await fetch(`/api/me/match?house=${encodeURIComponent(house)}&table=${encodeURIComponent(table)}`,
+        { headers: { Authorization: `Bearer ${state.token}` } });
+      if (r.ok) { state.moved = { table, data: await r.json() }; break; }
+      if (r.status !== 404 || (await r.json()).code !== "pending") break;
+    } catch (e) { break; }
+    await new Promise((done) => setTimeout(done, 1000));
+  }
+  renderMoved();
+}
+
+function renderMoved() {
+  const box = $("sheet-moved");
+  if (!box) return;
+  const m = state.moved && state.moved.table === state.tableId ? state.moved.data : null;
+  box.replaceChildren();
+  const add = (label, value, id) => {
+    const div = document.createElement("div");
+    div.id = id;
+    const dt = document.createElement("dt"), dd = document.createElement("dd");
+    dt.textContent = label; dd.textContent = value;
+    div.append(dt, dd); box.append(div);
+  };
+  if (!m) return;
+  if (!m.ranked) { add(t("ui.moved"), t("ui.moved_unranked"), "moved-unranked"); return; }
+  const signed = (n) => (n > 0 ? `+${n}` : String(n));
+  const kind = HOUSE_POINTS[m.house] || "none";
+  if (kind !== "none") add(t(kind === "sp" ? "ui.sp" : "ui.rating"),
+    t("ui.moved_points", { before: m.points_before, after: m.points, delta: signed(m.change) }), "moved-points");
+  add(t("ui.league"), t("ui.moved_league", { n: signed(m.league), week: m.league_week }), "moved-league");
+  if (m.xp || m.level > 1) add(t("ui.level"), t("ui.moved_xp", { xp: signed(m.xp), level: m.level }) +
+    (m.leveled_up ? ` · ${t("ui.level_up", { level: m.level })}` : ""), "moved-level");
+  add(t("ui.board_place"), m.board_place ? t("ui.board_value", { place: m.board_place }) : t("ui.not_on_board"), "moved-place");
+  if (!m.counted) add(t("ui.moved"), t("ui.moved_not_counted"), "moved-not-counted");
 }
 
 // each seat's rack, multiplier and okey surcharge for the hand `e` ended (POST /api/score:
