@@ -313,8 +313,10 @@ LEADERBOARDS_ROUTES: tuple[Route, ...] = (
           answers={200: Answer(description="what it moved, or that it was unranked", schema={
               "oneOf": [_ref(MatchMoved), _ref(UnrankedMatch)]},
               refs=(MatchMoved, UnrankedMatch)),
-                   404: Answer(description="not folded yet (poll) or not the account's match; "
-                               "pending true", body=Pending),
+                   404: Answer(description="not folded yet (poll) or not the account's match: "
+                               "pending true; or no such house: a refusal", schema={
+                                   "anyOf": [_ref(Pending), _ref(Refusal)]},
+                               refs=(Pending, Refusal)),
                    503: REFUSAL}),
 )
 
