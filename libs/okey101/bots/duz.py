@@ -15,8 +15,10 @@ legal comes from the view's rules (`allowed`), as for 101.
 - Level 2: takes the discard when it brings the rack closer to a finish; discards the tile
   whose loss leaves the rest closest to one (ties: the tile with the fewest partners).
 - Level 3: level 2, its ties broken by what is public: the discard that leaves the most
-  live draws bringing the rack closer (tile efficiency over the live tiles), then the one
-  least likely to let the next seat meld it.
+  live draws bringing the rack closer (tile efficiency over the live tiles), then level
+  2's order (the fewest partners, the highest). It does not weigh the next seat's chance
+  to meld the discard, as it does in 101: that put a tile extending its own melds out
+  before an isolated one, and level 3 lost to level 2 (README, "The bot levels").
 Every level shows the indicator's twin when it may (it costs every other seat a point).
 """
 
@@ -98,10 +100,16 @@ class DuzPlay:
         loose = self.loose()
         best = loose or self.cheapest(pool)
         if self.level >= 3 and self.k is not None and len(best) > 1:
+            # Not the next seat's chance to meld it (`Knowledge.p_feeds`, 101's reading):
+            # a düz discard taken costs nothing by itself, and putting it before partners
+            # threw tiles that extend this rack's own melds (paired runs: README).
             return min(best, key=lambda d: (-self.outs([t for t in loose if t != d]),
-                                            self.k_feeds(d),
-                                            self.partners(d), -d))
-        return min(best, key=lambda d: (self.partners(d), -tiles.face_value(d, s.okey), -d))
+                                            *self.level2_key(d)))
+        return min(best, key=self.level2_key)
+
+    def level2_key(self, d: Tile) -> tuple[int, int, int]:
+        """Level 2's order of the loose tiles: the fewest partners first, then the highest."""
+        return self.partners(d), -tiles.face_value(d, self.s.okey), -d
 
     def loose(self) -> list[Tile]:
         """The tiles out of the closer way to a finish (runs and groups, or pairs), no okey:
@@ -140,10 +148,6 @@ class DuzPlay:
             for b in kinds[i + 1:]:
                 wanted |= completions(s.stands(a), s.stands(b), s.wraps)
         return sum(live[t] for t in wanted) + (live[s.okey] if wanted else 0)
-
-    def k_feeds(self, tile: Tile) -> float:
-        assert self.k is not None
-        return round(self.k.p_feeds(tile), 9)
 
 
 def completions(a: Tile, b: Tile, wraps: bool) -> set[Tile]:
