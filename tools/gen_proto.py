@@ -216,6 +216,10 @@ def asyncapi(found: dict[str, Any]) -> dict[str, Any]:
                      (r.__doc__ or _tag(r)).strip().splitlines()[0], "house") for r in requests]
     mm_out = [message(f"matchmaker.{_tag(d)}", d.__name__, f"matchmaker.{_tag(d)}",
                       (d.__doc__ or _tag(d)).strip().splitlines()[0], "house") for d in decisions]
+    unfinished = [message("tournaments.tournament_scheduled", "TournamentScheduled",
+                          "matchmaker.tournament_scheduled", "a tournament not finished: its "
+                          "schedule (a tombstone once it has ended or been cancelled)",
+                          "tournament id")]
     ws_in = [message(f"ws.{_tag(c)}", c.__name__, f"ws.{_tag(c)}",
                      (c.__doc__ or _tag(c)).strip().splitlines()[0], None) for c in client]
     asked = {_tag(c) for c in client}  # a reply named as its question: `<tag>-reply`
@@ -237,6 +241,7 @@ def asyncapi(found: dict[str, Any]) -> dict[str, Any]:
         "snapshots": kafka_channel(topics.SNAPSHOTS, snapshot),
         "matchmaking": kafka_channel(topics.MATCHMAKING, mm_in),
         "matchmaker": kafka_channel(topics.MATCHMAKER, mm_out),
+        "tournaments": kafka_channel(topics.TOURNAMENTS, unfinished),
         "websocket": {
             "address": "/ws", "title": "the gateway's WebSocket",
             "servers": [{"$ref": "#/servers/gateway"}],
@@ -270,6 +275,8 @@ def asyncapi(found: dict[str, Any]) -> dict[str, Any]:
                                         "the matchmaker consumes requests"),
         "sendMatchmaker": operation("send", "matchmaker", mm_out, "the matchmaker's "
                                     "decisions, with the table commands they call for"),
+        "sendTournaments": operation("send", "tournaments", unfinished, "the unfinished "
+                                     "tournaments, compacted (read whole by the gateways)"),
         "receiveClientFrames": operation("receive", "websocket", ws_in,
                                          "the gateway reads client frames"),
         "sendServerFrames": operation("send", "websocket", ws_out,

@@ -17,10 +17,12 @@
 #   User:replays     read events and directory; write directory; its consumer group;
 #                    describe <prefix>.*
 #   User:matchmaker  read matchmaking, matchmaker, standings, events; write matchmaker,
-#                    commands, matchmaking (the relay), deadletters; its groups <group>*;
+#                    tournaments, commands, matchmaking (the relay), deadletters; its
+#                    groups <group>*;
 #                    the transactional ids <group>-* (one per matchmaking partition);
 #                    describe <prefix>.*
-#   (gateways also write matchmaking and read matchmaker: quick play and its wait state)
+#   (gateways also write matchmaking and read matchmaker and tournaments: quick play, its
+#   wait state and the tournaments)
 #   (every service that reads a topic also writes deadletters: what it cannot take, and why)
 #   (processor, timers, bots and gateways may also describe the <prefix>.* topics: they
 #   check the topics' partition counts at start-up; no data is readable that way)
@@ -144,18 +146,20 @@ allow "$leaderboards" "$replays" -- --operation Describe --resource-pattern-type
 
 # The matchmaker: its requests and its own decisions (read back at a restart), the
 # standings (levels and skill), the events (the relay of its tables' ends); writes its
-# decisions and the table commands in transactions whose ids start with its group.
+# decisions, the unfinished tournaments and the table commands in transactions whose ids
+# start with its group.
 mm_group="${OKEY_MATCHMAKER_GROUP:-okey-matchmaker}"
 allow "$matchmaker" -- --operation Read --topic "$P.matchmaking" --topic "$P.matchmaker" \
     --topic "$P.standings" --topic "$P.events"
-allow "$matchmaker" -- --operation Write --topic "$P.matchmaker" --topic "$P.commands" \
+allow "$matchmaker" -- --operation Write --topic "$P.matchmaker" --topic "$P.tournaments" \
+    --topic "$P.commands" \
     --topic "$P.matchmaking" --topic "$P.deadletters"
 allow "$matchmaker" -- --operation Read --resource-pattern-type prefixed --group "$mm_group"
 allow "$matchmaker" -- --operation Write --operation Describe \
     --resource-pattern-type prefixed --transactional-id "$mm_group-"
 allow "$matchmaker" -- --operation Describe --resource-pattern-type prefixed --topic "$P."
 allow "$gateway" -- --operation Write --topic "$P.matchmaking"
-allow "$gateway" -- --operation Read --topic "$P.matchmaker"
+allow "$gateway" -- --operation Read --topic "$P.matchmaker" --topic "$P.tournaments"
 
 # Every service that reads a topic dead-letters what it cannot take (with its reason) and
 # goes on: without this, one hostile record would stop it at the write of its dead letter.

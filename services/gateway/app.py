@@ -18,7 +18,7 @@ import socket
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 import structlog
@@ -33,7 +33,7 @@ from okey101.app.gateway import identity, sheet
 from okey101.app.gateway import websocket as W
 from okey101.app.gateway.bookkeeping import Bookkeeping
 from okey101.app.gateway.ratelimit import FloodGuard, TokenBucket
-from okey101.app.gateway.tournaments import TournamentBoard
+from okey101.app.gateway.tournaments import Index, TournamentBoard
 from okey101.app.gateway.viewcache import ViewCache
 from okey101.app.matchmaker import records as MR
 from okey101.errors import IllegalMove, MalformedInput
@@ -41,7 +41,7 @@ from okey101.table import messages as E
 from okey101.table.views import SPECTATOR
 from services.common.deadletters import DeadLetters
 from services.common.http import json_body, json_errors
-from services.common.kafka import client_security, provision
+from services.common.kafka import client_security, provision, read_partition_records
 from services.common.lifecycle import Lifecycle
 from services.gateway import metrics, standing
 from services.gateway.settings import GatewaySettings, Settings
@@ -50,7 +50,16 @@ log = structlog.get_logger("gateway")
 STATIC = Path(__file__).resolve().parent / "static"
 CLIENT_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 CLOSE_AUTH, CLOSE_TOO_MANY, CLOSE_TOO_SLOW = 4001, 4003, 4008
-RECENT_DECISIONS = 20_000  # matchmaker decisions a partition re-read at start (wait states)
+
+
+class Record(NamedTuple):
+    """A record read back by `read_partition_records`, as a dead letter needs it."""
+
+    topic: str
+    partition: int
+    offset: int
+    key: bytes | None
+    value: bytes | None
 
 
 class Connection:
@@ -111,6 +120,7 @@ class Gateway(Lifecycle):
         # quick play (services/matchmaker): requests out, decisions in
         self.matchmaking = topics.MATCHMAKING.name(settings.prefix)
         self.decisions = topics.MATCHMAKER.name(settings.prefix)
+        self.tournaments_topic = topics.TOURNAMENTS.name(settings.prefix)
         self.roles: dict[str, list[str]] = {}  # player -> the roles their token carried
         self.quick: dict[tuple[str, str], W.QuickPlayState] = {}  # (player, house) waiting
         self.tournaments = TournamentBoard()
@@ -164,7 +174,8 @@ class Gateway(Lifecycle):
             consumer.assign(views + outcomes + decided)
             await consumer.seek_to_beginning(*views)
             await consumer.seek_to_end(*outcomes)
-            await self._recent_decisions(consumer, decided)
+            since = await self._unfinished_tournaments(partitions)
+            await self._recent_decisions(consumer, decided, since)
             await self._catch_up(consumer, views)
             await runner.setup()
             site = web.TCPSite(runner, s.host, s.port)
@@ -610,14 +621,39 @@ class Gateway(Lifecycle):
             log.warning("publish_failed", error=repr(exc))
             self._refuse(conn, "unavailable", f"request not published: {exc}", client_id)
 
+    async def _unfinished_tournaments(self, partitions: int) -> int | None:
+        """Every tournament not finished, from the tournaments topic read whole (each one
+        listed); the time (ms) the decisions must be re-read from to fold them, or None."""
+        index = Index()
+        found = await read_partition_records(
+            self.settings.bootstrap, {(self.tournaments_topic, p): 0 for p in range(partitions)})
+        for (topic, partition), records in found.items():
+            for offset, key, value in records:
+                if value is None and key:  # a tombstone: the tournament has finished
+                    index.apply(key, None)
+                else:
+                    self.dead.apply(Record(topic, partition, offset, key, value),
+                                    lambda r: index.apply(r.key, r.value))
+        await self.dead.flush()
+        for d in index.schedules.values():
+            self.tournaments.apply(d)
+        log.info("tournaments_read", unfinished=len(index.schedules))
+        return index.reread_from()
+
     async def _recent_decisions(self, consumer: AIOKafkaConsumer,
-                                decided: list[TopicPartition]) -> None:
-        """The waits still open, from the last RECENT_DECISIONS decisions of each
-        partition (a wait older than those is not shown after a gateway restart)."""
+                                decided: list[TopicPartition], since: int | None) -> None:
+        """The waits still open, from the last `recent_decisions` decisions of each
+        partition (a wait older than those is not shown after a gateway restart), and
+        every unfinished tournament's, from `since` (ms) on."""
         ends = await consumer.end_offsets(decided)
+        starts = {tp: max(0, ends[tp] - self.settings.recent_decisions) for tp in decided}
+        if since is not None:
+            at = await consumer.offsets_for_times(dict.fromkeys(decided, since))
+            for tp, found in at.items():
+                starts[tp] = min(starts[tp], ends[tp] if found is None else found.offset)
         for tp in decided:
-            consumer.seek(tp, max(0, ends[tp] - RECENT_DECISIONS))
-        pending = {tp for tp in decided if ends[tp] > 0}
+            consumer.seek(tp, starts[tp])
+        pending = {tp for tp in decided if ends[tp] > starts[tp]}
         while pending:
             batch = await consumer.getmany(*pending, timeout_ms=500, max_records=5000)
             for records in batch.values():

@@ -34,6 +34,7 @@ class Settings:
     token_max_hours: float = identity.MAX_LIFETIME / 3600  # the longest a token may live
     command_ids_kept: int = 100_000  # (account, command id)s remembered, to refuse reuse
     leaderboards_url: str = ""  # the leaderboards' HTTP API, for /api/me/standing
+    recent_decisions: int = 20_000  # matchmaker decisions a partition re-read at the start
 
     @property
     def token_max_seconds(self) -> int:
@@ -86,6 +87,9 @@ class GatewaySettings(ServiceSettings):
     command_ids_kept: int = Field(100_000, ge=1, description="(account, command id)s "
                                   "remembered, so that an id reused for another command is "
                                   "refused (id_reused) rather than answered as a retry")
+    recent_decisions: int = Field(20_000, ge=0, description="matchmaker decisions a "
+                                  "partition re-read at the start for the quick-play waits "
+                                  "(a tournament not finished is re-read whole however old)")
     leaderboards_url: str = Field("", description="the leaderboards' HTTP API "
                                   "(http://host:9110), read for the lobby's own standing "
                                   "(/api/me/standing); empty: that route answers 404")
@@ -108,4 +112,5 @@ class GatewaySettings(ServiceSettings):
             connections_per_account=self.connections_per_account,
             queued_messages=self.queued_messages, send_buffer=self.send_buffer,
             flood_strikes=self.flood_strikes, token_max_hours=self.token_max_hours,
-            command_ids_kept=self.command_ids_kept, leaderboards_url=self.leaderboards_url)
+            command_ids_kept=self.command_ids_kept, leaderboards_url=self.leaderboards_url,
+            recent_decisions=self.recent_decisions)

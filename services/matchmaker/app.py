@@ -18,6 +18,12 @@ table the matchmaker seated (table ids `mm.<house>.…`) to the requests topic a
 `table_ended`, keyed by the house, so that a tournament's results come back to the partition
 that holds it. At least once: a relayed end read twice is decided once (its request id).
 
+Tournaments: in the same transaction as a tournament's schedule, its end or its cancelling,
+the compacted tournaments topic (`okey.tournaments`, keyed by tournament id) gets the
+schedule or a tombstone, so that it holds every unfinished tournament; the gateways read it
+whole at their start. An assigned partition's unfinished tournaments are written to it
+again after the rebuild.
+
 Standings: the compacted standings topic, read from the start and followed, gives each
 account's level and skill ordinal by house (a new account: level 1, the default skill).
 """
@@ -91,6 +97,7 @@ class Matchmaker(Lifecycle):
         self.decisions = topics.MATCHMAKER.name(prefix)
         self.commands = topics.COMMANDS.name(prefix)
         self.dead = topics.DEAD_LETTERS.name(prefix)
+        self.tournaments = topics.TOURNAMENTS.name(prefix)
         self.owned: dict[int, core.Matchmaker] = {}
         self.producers: dict[int, AIOKafkaProducer] = {}
         self.accounts: dict[tuple[str, str], core.Account] = {}
@@ -134,7 +141,23 @@ class Matchmaker(Lifecycle):
             await producer.start()  # init_transactions: fences and aborts an older owner
             self.producers[tp.partition] = producer
             await self._rebuild(tp.partition)
+            await self._index_unfinished(tp.partition)
         self._assigned_once = True
+
+    async def _index_unfinished(self, partition: int) -> None:
+        """The partition's unfinished tournaments written to the tournaments topic again
+        (idempotent upserts): one scheduled before the topic existed, or whose record was
+        lost, is known to the gateways all the same."""
+        producer, mm = self.producers.get(partition), self.owned.get(partition)
+        if producer is None or mm is None or not mm.unfinished():
+            return
+        try:
+            async with producer.transaction():
+                for d in mm.unfinished():
+                    await producer.send(self.tournaments, R.encode(d),
+                                        key=d.tournament_id.encode())
+        except Exception as exc:  # not fatal: the next assignment writes them again
+            log.warning("tournament_index_failed", partition=partition, error=repr(exc))
 
     async def revoke(self, revoked: Sequence[TopicPartition]) -> None:
         for tp in revoked:
@@ -273,6 +296,9 @@ class Matchmaker(Lifecycle):
                 for d in decisions:
                     await producer.send(self.decisions, R.encode(d), key=d.house.encode(),
                                         partition=partition)
+                    index = R.tournament_index(d)
+                    if index is not None:
+                        await producer.send(self.tournaments, index[1], key=index[0])
                     if isinstance(d, R.Seated):
                         for command in core.commands(d):
                             await producer.send(self.commands, E.encode(command),

@@ -17,6 +17,7 @@ from aiokafka import AIOKafkaProducer
 from okey101.app import topics
 from okey101.app.matchmaker import records as R
 from okey101.table import messages as E
+from services.common.stack import GATEWAY_URL
 from tests.kafka.stack import Stack
 from tests.kafka.support import (
     BotsProcess,
@@ -318,3 +319,44 @@ def assert_bracket_follows_the_places(rounds: list[dict[str, Any]], first: int) 
             assert shape[n + 1] == -(-through // 4), (shape, through)
     shared = [t for t in rounds[0]["tables"] if 1 < t["places"].count(1) < 4]
     assert (len(shape) > 2) == bool(shared), (shape, [t["places"] for t in rounds[0]["tables"]])
+
+
+async def test_a_restarted_gateway_knows_a_tournament_scheduled_before_its_window(
+        kafka_bootstrap: str) -> None:
+    """The gateway re-reads only its newest `recent_decisions` decisions a partition (here
+    20) for the quick-play waits. A tournament scheduled and registered for before 60 more
+    decisions is listed after a gateway restart all the same, its registration counted:
+    the tournaments topic holds it until it finishes, and the decisions are re-read from
+    its schedule."""
+    stack = Stack(kafka_bootstrap, gateway_args=("--recent-decisions", "20"))
+    try:
+        await stack.start(bots=False, timers=False, matchmaker=())
+        starts = int(time.time() * 1000) + 3_600_000
+        await send(kafka_bootstrap, stack.prefix, [
+            R.ScheduleTournament(request_id="ops/cup", house=NS, tournament_id="cup",
+                                 name="Aralık Kupası", starts_at=starts, size=16, hands=1),
+            R.Register(request_id="ayse/r", house=NS, player_id="ayse", tournament_id="cup")])
+        await send(kafka_bootstrap, stack.prefix, [
+            r for n in range(30) for r in (
+                quick(f"p{n}"), R.CancelQuickPlay(request_id=f"p{n}/c", house=NS,
+                                                  player_id=f"p{n}"))])
+        log = await decisions(kafka_bootstrap, stack.prefix, until=62)
+        assert [type(d).__name__ for d in log[:2]] == ["TournamentScheduled", "Registered"]
+        assert len(log) >= 62  # the schedule is far outside the newest 20
+
+        gateway = stack.services["gateway"]
+        gateway.stop()
+        gateway.start()
+        await gateway.wait_for("gateway listening on", times=2, timeout=120)
+        url = GATEWAY_URL.findall(gateway.text())[-1]
+        async with aiohttp.ClientSession() as session:
+            onur = await connect(session, url, "onur")
+            await onur.send(type="tournaments", house=NS)
+            listed = (await onur.next("tournaments"))["tournaments"]
+            assert [(t["tournament_id"], t["status"], t["registered"]) for t in listed] == \
+                [("cup", "open", 1)]
+            await onur.send(type="tournament", id="t", tournament_id="cup")
+            state = await onur.next("tournament", id="t")
+            assert state["entrants"] == ["ayse"]
+    finally:
+        stack.stop()

@@ -4,11 +4,13 @@ decisions, from its pure core, folded into the lobby's list and the bracket."""
 from __future__ import annotations
 
 import msgspec
+import pytest
 
 from okey101.app.gateway import websocket as W
-from okey101.app.gateway.tournaments import TournamentBoard
+from okey101.app.gateway.tournaments import REREAD_MARGIN_MS, Index, TournamentBoard
 from okey101.app.matchmaker import core
 from okey101.app.matchmaker import records as R
+from okey101.errors import MalformedInput
 from tests.unit.test_matchmaker import NS, accounts, play_out, register, schedule
 
 
@@ -108,3 +110,68 @@ def test_a_tournament_frame_round_trips_through_the_published_schema() -> None:
     assert state is not None
     again = msgspec.json.decode(W.encode(state), type=W.AnyServerMessage)
     assert again == state
+
+
+# ---------------------------------------------------------------- the tournaments topic
+def index_of(log: list[R.AnyDecision]) -> Index:
+    """The tournaments topic as the matchmaker writes it for `log`, folded as read back."""
+    index = Index()
+    for d in log:
+        record = R.tournament_index(d)
+        if record is not None:
+            index.apply(*record)
+    return index
+
+
+def test_a_scheduled_tournament_stays_in_the_index_until_it_ends() -> None:
+    m = core.Matchmaker()
+    log = schedule(m, size=16, fill=True) + register(m, "ayse")
+    assert list(index_of(log).schedules) == ["cup"]
+    log += m.tick(100)
+    assert list(index_of(log).schedules) == ["cup"]  # running: not finished
+    play_out(m, log, 100)
+    assert index_of(log).schedules == {}
+
+
+def test_only_a_schedule_an_end_or_a_cancelling_writes_the_index() -> None:
+    m = core.Matchmaker()
+    log = schedule(m, size=16) + register(m, "ayse") + m.tick(100)  # too few: cancelled
+    assert [type(d).__name__ for d in log if R.tournament_index(d)] == \
+        ["TournamentScheduled", "TournamentCancelled"]
+    assert index_of(log).schedules == {}
+
+
+def test_the_matchmaker_names_its_unfinished_tournaments_for_the_index() -> None:
+    m = core.Matchmaker()
+    schedule(m, tid="cup")
+    schedule(m, tid="later", starts_at=10_000)
+    log = register(m, "ayse") + m.tick(100)  # cup: no entrants enough, cancelled
+    assert any(isinstance(d, R.TournamentCancelled) for d in log)
+    assert [d.tournament_id for d in m.unfinished()] == ["later"]
+
+
+def test_decisions_are_re_read_from_the_earliest_unfinished_schedule_less_a_margin() -> None:
+    index = Index()
+    for tid, at in (("b", 9_000_000), ("a", 7_000_000)):
+        d = R.TournamentScheduled(house=NS, at=at, request_id=tid, tournament_id=tid,
+                                  name=tid, starts_at=at + 1, size=16, hands=1,
+                                  fill_with_bots=False, bot_level=1)
+        index.apply(tid.encode(), R.encode(d))
+    assert index.reread_from() == 7_000_000 - REREAD_MARGIN_MS
+    index.apply(b"a", None)
+    assert index.reread_from() == 9_000_000 - REREAD_MARGIN_MS
+    index.apply(b"b", None)
+    assert index.reread_from() is None
+
+
+def test_a_record_that_is_no_schedule_of_its_key_is_refused_and_changes_nothing() -> None:
+    m = core.Matchmaker()
+    [scheduled] = schedule(m)
+    index = Index()
+    index.apply(b"cup", R.encode(scheduled))
+    registered = register(m, "ayse")[0]
+    for key, value in ((b"cup", R.encode(registered)), (b"other", R.encode(scheduled)),
+                       (None, R.encode(scheduled)), (b"cup", b"{not json")):
+        with pytest.raises((MalformedInput, msgspec.DecodeError, msgspec.ValidationError)):
+            index.apply(key, value)
+    assert list(index.schedules) == ["cup"]

@@ -122,8 +122,14 @@ MATCHMAKER = TopicSpec(
     -1, "matchmaker (transactional, with the table commands)",
     "matchmaker (its restart), gateways (wait state, tournaments)")
 
+TOURNAMENTS = TopicSpec(
+    "tournaments", "tournament id", "a tournament not finished: its `tournament_scheduled` "
+    "decision (proto/matchmaker-decision.schema.json); a tombstone once it has ended or been "
+    "cancelled", -1, "matchmaker (transactional, with the decisions)",
+    "gateways (the tournaments they know after a restart)", cleanup="compact")
+
 ALL = (COMMANDS, EVENTS, OUTCOMES, PLAYER_VIEWS, DEAD_LETTERS, STANDINGS, DIRECTORY, AUDIT,
-       SNAPSHOTS, MATCHMAKING, MATCHMAKER)
+       SNAPSHOTS, MATCHMAKING, MATCHMAKER, TOURNAMENTS)
 # one partition count for these: a table's commands, events and views share a partition
 TABLE_TOPICS = (COMMANDS, EVENTS, OUTCOMES, PLAYER_VIEWS, SNAPSHOTS)
 

@@ -2,9 +2,11 @@
 lobby lists (`tournaments` frames) and what a bracket shows (`tournament` frames).
 
 Pure: the gateway's shell feeds it every decision it reads from `okey.matchmaker` and asks
-it for frames. A tournament is known from its `tournament_scheduled` decision; the gateway
-reads the newest decisions of each partition at its start (`RECENT_DECISIONS`), so a
-tournament scheduled before those is not listed after a gateway restart.
+it for frames. A tournament is known from its `tournament_scheduled` decision. At its start
+the gateway reads the tournaments topic whole (`Index`: every unfinished tournament's
+schedule) and the decisions of each partition from the earlier of its newest
+`recent_decisions` and the earliest unfinished schedule's time, so a restart knows every
+tournament not finished, with its registrations and rounds.
 """
 
 from __future__ import annotations
@@ -13,8 +15,42 @@ from typing import Literal
 
 from okey101.app.gateway import websocket as W
 from okey101.app.matchmaker import records as R
+from okey101.errors import MalformedInput
 
 Status = Literal["open", "running", "ended", "cancelled"]
+# the decisions are re-read from this long before the earliest unfinished schedule's time:
+# a record's time is its producer's clock, or the broker's where a topic says LogAppendTime
+REREAD_MARGIN_MS = 5 * 60 * 1000
+
+
+class Index:
+    """The tournaments topic folded (compacted, keyed by tournament id): the last schedule
+    of each key, which a tombstone removes."""
+
+    def __init__(self) -> None:
+        self.schedules: dict[str, R.TournamentScheduled] = {}
+
+    def apply(self, key: bytes | None, value: bytes | None) -> None:
+        """One record; MalformedInput (nothing changed) for one that is no schedule of
+        its key."""
+        if not key:
+            raise MalformedInput("a tournaments record without a key (a tournament id)")
+        tournament_id = key.decode(errors="replace")
+        if value is None:
+            self.schedules.pop(tournament_id, None)
+            return
+        d = R.decision_decoder.decode(value)
+        if not isinstance(d, R.TournamentScheduled) or d.tournament_id != tournament_id:
+            raise MalformedInput(f"tournaments record {tournament_id!r}: a {d.__class__.__name__}"
+                                 f" of {getattr(d, 'tournament_id', '')!r}, not its schedule")
+        self.schedules[tournament_id] = d
+
+    def reread_from(self) -> int | None:
+        """The time (ms) the decisions must be read from to fold every unfinished
+        tournament whole; None when there is none."""
+        if not self.schedules:
+            return None
+        return max(0, min(d.at for d in self.schedules.values()) - REREAD_MARGIN_MS)
 
 
 class Entry:

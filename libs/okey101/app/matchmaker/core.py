@@ -71,6 +71,11 @@ class Matchmaker:
         self.policy = policy or Policy()
         self.houses: dict[str, House] = {}
 
+    def unfinished(self) -> list[R.TournamentScheduled]:
+        """The schedules of the tournaments not ended or cancelled, in every house."""
+        return [t.spec for h in self.houses.values() for t in h.tournaments.values()
+                if t.status in ("open", "running")]
+
     def house(self, name: str) -> House:
         found = self.houses.get(name)
         if found is None:

@@ -198,4 +198,16 @@ AnyDecision = (Waiting | Refused | Cancelled | Seated | TournamentScheduled | Re
 decision_decoder = msgspec.json.Decoder(AnyDecision)
 encode = msgspec.json.encode
 
+
+def tournament_index(d: AnyDecision) -> tuple[bytes, bytes | None] | None:
+    """The record of the tournaments topic (compacted, keyed by tournament id) a decision
+    calls for: a schedule kept as it was decided, a tombstone once it has ended or been
+    cancelled, nothing for any other decision."""
+    match d:
+        case TournamentScheduled():
+            return d.tournament_id.encode(), encode(d)
+        case TournamentEnded() | TournamentCancelled():
+            return d.tournament_id.encode(), None
+    return None
+
 Status = Literal["waiting", "seated", "refused", "cancelled"]
