@@ -50,7 +50,11 @@ def parse_start(text: str) -> int:
     return int(when.timestamp() * 1000)
 
 
-def _check_house(house: str) -> None:
+def _utc(ms: int) -> str:
+    return f"{datetime.fromtimestamp(ms / 1000, tz=UTC):%Y-%m-%dT%H:%M:%SZ}"
+
+
+def check_house(house: str) -> None:
     if house not in profiles.HOUSES:
         raise MalformedInput(f"--house {house!r}: no such house (houses: "
                              f"{', '.join(sorted(profiles.HOUSES))})")
@@ -63,12 +67,13 @@ def _entry(board: TournamentBoard, house: str, tournament_id: str) -> Entry | No
 
 def schedule(q: R.ScheduleTournament, board: TournamentBoard, now: int) -> R.ScheduleTournament:
     """`q` if the matchmaker would schedule it at `now`; else MalformedInput saying why."""
-    _check_house(q.house)
+    check_house(q.house)
     if not TOURNAMENT_ID.fullmatch(q.tournament_id):
         raise MalformedInput(f"--id {q.tournament_id!r}: 1-64 letters, digits, '-' or '_', "
                              "starting with a letter or digit")
     if q.starts_at <= now:
-        raise MalformedInput(f"--starts-at {q.starts_at}: in the past (now is {now} ms)")
+        raise MalformedInput(f"--starts-at {_utc(q.starts_at)}: in the past (it is "
+                             f"{_utc(now)})")
     try:
         core.check_schedule(q)
     except Refusal as refusal:
@@ -80,7 +85,7 @@ def schedule(q: R.ScheduleTournament, board: TournamentBoard, now: int) -> R.Sch
 
 def cancel(q: R.CancelTournament, board: TournamentBoard) -> R.CancelTournament:
     """`q` if the tournament is open or running; else MalformedInput saying why."""
-    _check_house(q.house)
+    check_house(q.house)
     entry = _entry(board, q.house, q.tournament_id)
     if entry is None:
         raise MalformedInput(f"{q.tournament_id!r}: {q.house} has no such tournament")
@@ -110,7 +115,7 @@ def rows(board: TournamentBoard, house: str | None) -> list[Row]:
     """The board's tournaments (of `house`, or all) in the lobby's order: open ones first,
     soonest first, then running, ended, cancelled."""
     if house is not None:
-        _check_house(house)
+        check_house(house)
     out = []
     for t in board.summaries("", house):
         out.append(Row(tournament_id=t.tournament_id, house=t.house, name=t.name,
