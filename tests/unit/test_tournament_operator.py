@@ -119,3 +119,12 @@ def test_the_list_shows_each_tournament_of_the_house_with_its_status_and_reason(
     assert "Cuma" in text and "2026-01-01 01:00" in text and "cancelled (rain)" in text
     assert operator.rows(operator.board_of(log), "okeygg") == []
     assert "no such house" in refusal(lambda: operator.rows(operator.board_of(log), "x"))
+
+
+def test_the_matchmakers_answer_is_one_line_and_a_refusal_is_not_accepted() -> None:
+    (scheduled,) = decided(request())
+    assert operator.answer(scheduled) == \
+        (True, "scheduled cup in north-sultan, starting 2026-01-01T01:00:00Z")
+    (refused,) = decided(R.CancelTournament(request_id="c", house=NS, tournament_id="x"))
+    assert operator.answer(refused) == \
+        (False, "refused (unknown_tournament): north-sultan has no tournament 'x'")

@@ -144,7 +144,8 @@ def answer(d: R.AnyDecision) -> tuple[bool, str]:
     """The matchmaker's answer to an operator's request: accepted?, and one line."""
     match d:
         case R.TournamentScheduled():
-            return True, f"scheduled {d.tournament_id} in {d.house} (starts {d.starts_at})"
+            return True, (f"scheduled {d.tournament_id} in {d.house}, starting "
+                          f"{_utc(d.starts_at)}")
         case R.TournamentCancelled():
             return True, f"cancelled {d.tournament_id} in {d.house}: {d.reason}"
         case R.Refused():
