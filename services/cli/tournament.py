@@ -24,7 +24,7 @@ import sys
 import time
 import uuid
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import Any, NoReturn
 
 import msgspec
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
@@ -45,11 +45,18 @@ from services.common.kafka import (
 )
 
 
+class _OneLine(argparse.ArgumentParser):
+    """An argument argparse cannot parse (`--size abc`) gets one line too, not the usage."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message}\n")
+
+
 def register(commands: Any) -> None:
     parser = commands.add_parser("tournament", help="schedule, list or cancel tournaments",
                                  description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    actions = parser.add_subparsers(dest="action", required=True)
+    actions = parser.add_subparsers(dest="action", required=True, parser_class=_OneLine)
     schedule = actions.add_parser("schedule", help="schedule a tournament")
     schedule.add_argument("--house", required=True)
     schedule.add_argument("--id", required=True, dest="tournament_id")
