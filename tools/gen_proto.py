@@ -109,8 +109,10 @@ def schemas() -> dict[str, Any]:
             doc["$id"] = SCHEMA_ID.format(v=E.VERSION, name=name)
             doc["x-contract-version"] = E.VERSION
     out["codes.json"] = {"version": E.VERSION, "rejections": codes.REJECTIONS,
-                         "gateway": codes.GATEWAY, "matchmaking": codes.MATCHMAKING}
-    _with_codes(out["matchmaker-decision.schema.json"], "Refused", sorted(codes.MATCHMAKING))
+                         "gateway": codes.GATEWAY, "matchmaking": codes.MATCHMAKING,
+                         "operator": codes.OPERATOR}
+    _with_codes(out["matchmaker-decision.schema.json"], "Refused",
+                sorted(codes.MATCHMAKING | codes.OPERATOR))
     found = examples()
     out["examples.json"] = found
     out["asyncapi.json"] = asyncapi(found)
@@ -160,7 +162,8 @@ def asyncapi(found: dict[str, Any]) -> dict[str, Any]:
     components["Outcome"]["properties"]["code"]["enum"] = ["", *sorted(codes.REJECTIONS)]
     components["CommandOutcome"]["properties"]["code"]["enum"] = ["", *sorted(codes.REJECTIONS)]
     components["ErrorReply"]["properties"]["code"]["enum"] = sorted(codes.GATEWAY)
-    components["Refused"]["properties"]["code"]["enum"] = sorted(codes.MATCHMAKING)
+    components["Refused"]["properties"]["code"]["enum"] = sorted(codes.MATCHMAKING
+                                                                 | codes.OPERATOR)
 
     messages: dict[str, Any] = {}
 

@@ -204,6 +204,8 @@ def _matchmaking() -> dict[str, msgspec.Struct]:
         MM.CancelQuickPlay(request_id="ayse-01/q4", house=ns, player_id="ayse-01", at=AT),
         MM.ScheduleTournament(request_id="ops/1", house=ns, tournament_id=cup,
                               name="Cuma Kupası", starts_at=AT + 3_600_000, size=64, at=AT),
+        MM.CancelTournament(request_id="ops/2", house=ns, tournament_id=cup,
+                            reason="the hall is closed tonight", at=AT),
         MM.Register(request_id="ayse-01/r1", house=ns, player_id="ayse-01",
                     tournament_id=cup, at=AT),
         MM.Unregister(request_id="ayse-01/r2", house=ns, player_id="ayse-01",

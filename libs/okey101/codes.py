@@ -2,9 +2,12 @@
 
 `REJECTIONS` are the codes of a rejected command's outcome (the rules in `okey101.table`,
 `okey101.melds`, `okey101.scoring`, and the processor); `GATEWAY` are the codes a gateway
-answers on its WebSocket before anything reaches Kafka. proto/codes.json is generated from
-both, and tests/unit/test_codes.py scans the source so that no code is raised anywhere
-without being listed here: add a new code here with its meaning, then `make proto`.
+answers on its WebSocket before anything reaches Kafka; `MATCHMAKING` the matchmaker's
+refusals a player's request can get, `OPERATOR` those only an operator's request (the
+`okey101 tournament` command) can get, so no page needs words for them. proto/codes.json
+is generated from them all, and tests/unit/test_codes.py scans the source so that no code
+is raised anywhere without being listed here: add a new code here with its meaning, then
+`make proto`.
 """
 
 from __future__ import annotations
@@ -179,7 +182,13 @@ MATCHMAKING: dict[str, str] = {
 }
 
 
+# the matchmaker's `refused` decisions of an operator's request, never a player's
+OPERATOR: dict[str, str] = {
+    "tournament_over": "cancel_tournament: the tournament has ended or is already cancelled",
+}
+
+
 def meaning(code: str) -> str:
     """What `code` means, for a client or an operator."""
     return REJECTIONS.get(code) or GATEWAY.get(code) or MATCHMAKING.get(code) or \
-        f"unknown code {code!r}"
+        OPERATOR.get(code) or f"unknown code {code!r}"

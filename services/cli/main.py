@@ -13,7 +13,18 @@ import msgspec
 from okey101 import profiles, simulate
 from okey101.errors import InfrastructureFault, MalformedInput
 from okey101.table import scenario
-from services.cli import audit, deal, export, health, replay, solve, standings, token, topics
+from services.cli import (
+    audit,
+    deal,
+    export,
+    health,
+    replay,
+    solve,
+    standings,
+    token,
+    topics,
+    tournament,
+)
 
 
 def _scenario(args: argparse.Namespace) -> int:
@@ -77,6 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.register(commands)
     token.register(commands)
     audit.register(commands)
+    tournament.register(commands)
     return parser
 
 

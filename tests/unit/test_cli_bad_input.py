@@ -90,10 +90,29 @@ def test_a_negative_simulation_seed_is_not_its_absolute_value() -> None:
                                                                     " at most 22"),
     (["simulate", "--matches", "-1"], "--matches -1"),
     (["simulate", "--hands", "0"], "hands_per_match=0 is outside 7-21 for okeygg"),
+    # okey101 tournament: refused before Kafka is asked (tests/kafka/test_tournament_cli.py
+    # has the ones the decisions decide)
+    (["tournament", "schedule", "--house", "nowhere", "--id", "c", "--starts-at", "1"],
+     "--house 'nowhere': no such house"),
+    (["tournament", "schedule", "--house", "north-sultan", "--id", "c", "--starts-at", "1"],
+     "--starts-at 1970-01-01T00:00:00Z: in the past"),
+    (["tournament", "schedule", "--house", "north-sultan", "--id", "c", "--starts-at",
+      "4102444800000", "--size", "8"], "size 8: north-sultan holds tournaments of 16, 64"),
+    (["tournament", "cancel", "c", "--house", "nowhere"], "--house 'nowhere'"),
 ])
 def test_bad_arguments_get_one_line_naming_them(
         capsys: pytest.CaptureFixture[str], argv: list[str], named: str) -> None:
     assert named in refused(capsys, *argv)
+
+
+def test_a_tournament_argument_argparse_cannot_parse_gets_one_line_too(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["tournament", "schedule", "--house", "north-sultan", "--id", "c",
+              "--starts-at", "1", "--size", "abc"])
+    assert exited.value.code == 2
+    assert capsys.readouterr().err == ("okey101 tournament schedule: argument --size: "
+                                       "invalid int value: 'abc'\n")
 
 
 def test_a_hand_seed_of_32_bytes_and_hand_1_are_accepted(

@@ -55,7 +55,8 @@ def raised_codes() -> Iterator[tuple[str, str]]:
 
 
 def test_every_code_raised_in_the_source_is_registered_with_its_meaning() -> None:
-    known = codes.REJECTIONS.keys() | codes.GATEWAY.keys() | codes.MATCHMAKING.keys()
+    known = codes.REJECTIONS.keys() | codes.GATEWAY.keys() | codes.MATCHMAKING.keys() | \
+        codes.OPERATOR.keys()
     missing = sorted({f"{code} ({where})" for code, where in raised_codes() if code not in known})
     assert not missing, "add these codes to libs/okey101/codes.py (then `make proto`): " + \
         ", ".join(missing)
@@ -64,7 +65,7 @@ def test_every_code_raised_in_the_source_is_registered_with_its_meaning() -> Non
 def test_every_registered_code_is_raised_somewhere() -> None:
     raised = {code for code, _ in raised_codes()}
     stale = sorted((codes.REJECTIONS.keys() | codes.GATEWAY.keys()
-                    | codes.MATCHMAKING.keys()) - raised)
+                    | codes.MATCHMAKING.keys() | codes.OPERATOR.keys()) - raised)
     assert not stale, f"registered but never raised (remove them): {stale}"
 
 
@@ -76,6 +77,7 @@ def test_the_scan_finds_the_codes_of_every_kind_of_raise() -> None:
 
 
 def test_every_code_is_stable_snake_case_with_a_meaning() -> None:
-    for code, meaning in {**codes.REJECTIONS, **codes.GATEWAY, **codes.MATCHMAKING}.items():
+    for code, meaning in {**codes.REJECTIONS, **codes.GATEWAY, **codes.MATCHMAKING,
+                          **codes.OPERATOR}.items():
         assert code.isidentifier() and code == code.lower(), code
         assert len(meaning) > 10, code

@@ -302,3 +302,71 @@ def test_a_rebuilt_tournament_equals_the_live_one() -> None:
     again = rebuilt(m, log)
     t = again.houses[NS].tournaments["cup"]
     assert t.ended is not None and msgspec.json.encode(t.ended) == msgspec.json.encode(live)
+
+
+def cancel(m: core.Matchmaker, tid: str = "cup", at: int = 50, reason: str = "",
+           request_id: str | None = None) -> list[R.AnyDecision]:
+    return m.handle(R.CancelTournament(request_id=request_id or f"c-{tid}-{at}", house=NS,
+                                       tournament_id=tid, reason=reason), accounts(), at)
+
+
+def test_an_open_tournament_cancelled_by_an_operator_never_starts() -> None:
+    m = core.Matchmaker()
+    schedule(m, size=16, fill=True)
+    register(m, "h1")
+    (cancelled,) = cancel(m, reason="the hall is closed tonight", request_id="ops/c1")
+    assert isinstance(cancelled, R.TournamentCancelled)
+    assert (cancelled.tournament_id, cancelled.reason, cancelled.request_id) == \
+        ("cup", "the hall is closed tonight", "ops/c1")
+    assert m.houses[NS].tournaments["cup"].status == "cancelled"
+    assert m.tick(100) == []  # past its start: nothing seated
+    assert refused(register(m, "h2", at=60)) == "registration_closed"
+
+
+def test_a_running_tournament_cancelled_plays_its_tables_out_but_seats_no_next_round() -> None:
+    m = core.Matchmaker()
+    log = schedule(m, size=16, fill=True)
+    log += register(m, "h1")
+    log += m.tick(100)
+    tables = [d for d in log if isinstance(d, R.Seated)]
+    assert len(tables) == 4
+    (cancelled,) = cancel(m, at=101)
+    assert isinstance(cancelled, R.TournamentCancelled)
+    assert cancelled.reason == "cancelled by an operator"
+    later: list[R.AnyDecision] = []
+    for n, table in enumerate(tables):
+        players = [s.player_id for s in table.seats]
+        later += m.handle(R.TableEnded(request_id=f"end-{table.table_id}", house=NS,
+                                       table_id=table.table_id, players=players,
+                                       places=[1, 2, 3, 4], totals=[0] * 4), accounts(), 102 + n)
+    assert [type(d) for d in later] == [R.TableResult] * 4  # no round 2, no standings
+    assert m.houses[NS].tables == {}
+    assert not m.houses[NS].tournaments["cup"].plays("h1")  # free to quick play again
+    assert isinstance(ask(m, "h1", at=200)[0], R.Waiting)
+
+
+def test_cancelling_an_unknown_ended_or_cancelled_tournament_is_refused() -> None:
+    m = core.Matchmaker()
+    assert refused(cancel(m, tid="nope")) == "unknown_tournament"
+    schedule(m, size=16, fill=True, tid="cup")
+    cancel(m, tid="cup", at=1)
+    assert refused(cancel(m, tid="cup", at=2)) == "tournament_over"
+    log = schedule(m, size=16, fill=True, tid="done")
+    log += m.tick(100)
+    play_out(m, log, 100)
+    assert m.houses[NS].tournaments["done"].status == "ended"
+    out = cancel(m, tid="done", at=500)
+    assert refused(out) == "tournament_over"
+    assert isinstance(out[0], R.Refused) and "ended" in out[0].message
+    assert m.houses[NS].tournaments["done"].status == "ended"
+    assert "tournament_over" in codes.OPERATOR
+
+
+def test_a_retried_cancel_is_decided_once_and_a_rebuilt_matchmaker_knows_it() -> None:
+    m = core.Matchmaker()
+    log = schedule(m, size=16)
+    log += cancel(m, request_id="ops/c1")
+    assert cancel(m, at=60, request_id="ops/c1") == []
+    again = rebuilt(m, log)
+    assert again.houses[NS].tournaments["cup"].status == "cancelled"
+    assert again.tick(100) == []

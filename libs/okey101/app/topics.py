@@ -113,9 +113,9 @@ SNAPSHOTS = TopicSpec(
 
 MATCHMAKING = TopicSpec(
     "matchmaking", "house", "a request to the matchmaker (proto/matchmaking-request.schema.json):"
-    " quick play, cancel, a tournament's schedule, registration, and the relay of a seated "
-    "table's end", 7 * 24 * 3600 * 1000, "gateways, operators, matchmaker (the relay)",
-    "matchmaker")
+    " quick play, cancel, a tournament's schedule and its cancelling, registration, and the "
+    "relay of a seated table's end", 7 * 24 * 3600 * 1000,
+    "gateways, operators, matchmaker (the relay)", "matchmaker")
 MATCHMAKER = TopicSpec(
     "matchmaker", "house", "the matchmaker's decisions (proto/matchmaker-decision.schema.json):"
     " waits, refusals, cancellations, seated tables, tournaments; its memory is their fold",

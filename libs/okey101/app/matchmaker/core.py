@@ -192,6 +192,8 @@ class Matchmaker:
                                             waited_ms=now - wait.at))
             case R.ScheduleTournament():
                 self._schedule(h, q, now, out)
+            case R.CancelTournament():
+                self._cancel_tournament(h, q, now, out)
             case R.Register():
                 t = self._tournament(h, q.tournament_id)
                 t.check_register(q.player_id)
@@ -240,23 +242,23 @@ class Matchmaker:
 
     def _schedule(self, h: House, q: R.ScheduleTournament, now: int,
                   out: list[R.AnyDecision]) -> None:
-        rules = halls.HALL_RULES[h.name].tournaments
-        if rules is None:
-            raise refuse("no_tournaments", f"{h.name} holds no tournaments")
+        check_schedule(q)
         if q.tournament_id in h.tournaments:
             raise refuse("tournament_exists", f"tournament {q.tournament_id!r} exists")
-        if q.size not in rules.sizes:
-            raise refuse("bad_schedule", f"size {q.size}: {h.name} holds tournaments of "
-                         f"{', '.join(map(str, rules.sizes))}")
-        lo, hi = profiles.HOUSES[h.name].hands_range
-        if q.hands and not lo <= q.hands <= hi:
-            raise refuse("bad_schedule", f"hands {q.hands}: {h.name} plays {lo}-{hi}")
-        if not 0 <= q.bot_level <= 3:
-            raise refuse("bad_schedule", f"bot level {q.bot_level}: 0-3")
         self._emit(out, R.TournamentScheduled(
             house=h.name, at=now, request_id=q.request_id, tournament_id=q.tournament_id,
             name=q.name or q.tournament_id, starts_at=q.starts_at, size=q.size,
             hands=q.hands, fill_with_bots=q.fill_with_bots, bot_level=q.bot_level))
+
+    def _cancel_tournament(self, h: House, q: R.CancelTournament, now: int,
+                           out: list[R.AnyDecision]) -> None:
+        t = self._tournament(h, q.tournament_id)
+        if t.status in ("ended", "cancelled"):
+            raise refuse("tournament_over", f"{q.tournament_id} has {t.status}"
+                         if t.status == "ended" else f"{q.tournament_id} is cancelled")
+        self._emit(out, R.TournamentCancelled(
+            house=h.name, at=now, request_id=q.request_id, tournament_id=q.tournament_id,
+            reason=q.reason or "cancelled by an operator"))
 
     def _table_ended(self, q: R.TableEnded, now: int, out: list[R.AnyDecision]) -> None:
         h = self.houses.get(q.house)
@@ -319,6 +321,22 @@ class Matchmaker:
         return R.Seated(house=house, at=now, table_id=table_id, hall=hall, seats=seats,
                         window=round(window, 3),
                         waited_ms=[now - w.at for w in group] + [0] * (SEATS - len(group)))
+
+
+def check_schedule(q: R.ScheduleTournament) -> None:
+    """The house's rules for a schedule (its house known): the Refusal it gets, if any.
+    The operator's command checks with this too, before it writes anything."""
+    rules = halls.HALL_RULES[q.house].tournaments
+    if rules is None:
+        raise refuse("no_tournaments", f"{q.house} holds no tournaments")
+    if q.size not in rules.sizes:
+        raise refuse("bad_schedule", f"size {q.size}: {q.house} holds tournaments of "
+                     f"{', '.join(map(str, rules.sizes))}")
+    lo, hi = profiles.HOUSES[q.house].hands_range
+    if q.hands and not lo <= q.hands <= hi:
+        raise refuse("bad_schedule", f"hands {q.hands}: {q.house} plays {lo}-{hi}")
+    if not 0 <= q.bot_level <= 3:
+        raise refuse("bad_schedule", f"bot level {q.bot_level}: 0-3")
 
 
 def commands(d: R.Seated) -> list[E.Command]:

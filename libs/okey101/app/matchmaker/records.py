@@ -1,7 +1,8 @@
 """The matchmaker's records.
 
 Requests (`okey.matchmaking`, key: the house) are written by gateways (a player's quick
-play, cancel, registration), by an operator (a tournament's schedule) and by the
+play, cancel, registration), by an operator (a tournament's schedule or cancellation:
+`okey101 tournament`) and by the
 matchmaker's own relay (a table it seated has ended). Decisions (`okey.matchmaker`, key:
 the house) are the matchmaker's answers, written in one transaction with the table commands
 they call for; the matchmaker's memory is the fold of its decisions, so a restart reads
@@ -49,6 +50,14 @@ class ScheduleTournament(Request, tag="schedule_tournament", frozen=True, kw_onl
     bot_level: int = 1
 
 
+class CancelTournament(Request, tag="cancel_tournament", frozen=True, kw_only=True):
+    """An operator calls off an open or running tournament (a running one's tables play
+    on; no further round is seated and no standings are written)."""
+
+    tournament_id: str
+    reason: str = ""
+
+
 class Register(Request, tag="register", frozen=True, kw_only=True):
     player_id: str
     tournament_id: str
@@ -68,7 +77,8 @@ class TableEnded(Request, tag="table_ended", frozen=True, kw_only=True):
     totals: list[int]
 
 
-AnyRequest = QuickPlay | CancelQuickPlay | ScheduleTournament | Register | Unregister | TableEnded
+AnyRequest = (QuickPlay | CancelQuickPlay | ScheduleTournament | CancelTournament | Register
+              | Unregister | TableEnded)
 request_decoder = msgspec.json.Decoder(AnyRequest)
 
 
@@ -188,8 +198,12 @@ class TournamentEnded(Decision, tag="tournament_ended", frozen=True, kw_only=Tru
 
 
 class TournamentCancelled(Decision, tag="tournament_cancelled", frozen=True, kw_only=True):
+    """Too few entrants at the start (request_id ""), or an operator's `cancel_tournament`
+    (its request id)."""
+
     tournament_id: str
     reason: str
+    request_id: str = ""
 
 
 AnyDecision = (Waiting | Refused | Cancelled | Seated | TournamentScheduled | Registered
