@@ -1,7 +1,7 @@
 """`okey101 tournament schedule|list|cancel`: an operator's tournaments, through the
 matchmaker's topics.
 
-schedule  checks the schedule (okey101.app.matchmaker.operator: the house's rules, a start
+schedule  checks the schedule (okey101.app.tournament_operator: the house's rules, a start
           in the future, an id the house has not scheduled, against the decisions of the
           house's partition of `okey.matchmaker`), writes a `schedule_tournament` request to
           `okey.matchmaking` keyed by the house, and waits (--wait s) for the matchmaker's
@@ -31,8 +31,8 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.errors import KafkaError
 
 from okey101.app import topics
+from okey101.app import tournament_operator as operator
 from okey101.app.gateway.tournaments import TournamentBoard
-from okey101.app.matchmaker import operator
 from okey101.app.matchmaker import records as R
 from okey101.errors import InfrastructureFault
 from services.common.kafka import (

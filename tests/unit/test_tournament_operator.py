@@ -1,11 +1,12 @@
-"""`okey101 tournament`'s checks (okey101.app.matchmaker.operator): what the matchmaker
+"""`okey101 tournament`'s checks (okey101.app.tournament_operator): what the matchmaker
 would refuse, and what the decisions say is over, is refused before anything is written."""
 
 from __future__ import annotations
 
 import pytest
 
-from okey101.app.matchmaker import core, operator
+from okey101.app import tournament_operator as operator
+from okey101.app.matchmaker import core
 from okey101.app.matchmaker import records as R
 from okey101.errors import MalformedInput
 
