@@ -149,11 +149,12 @@ class Matchmaker(Lifecycle):
         (idempotent upserts): one scheduled before the topic existed, or whose record was
         lost, is known to the gateways all the same."""
         producer, mm = self.producers.get(partition), self.owned.get(partition)
-        if producer is None or mm is None or not mm.unfinished():
+        unfinished = mm.unfinished() if mm is not None else []
+        if producer is None or not unfinished:
             return
         try:
             async with producer.transaction():
-                for d in mm.unfinished():
+                for d in unfinished:
                     await producer.send(self.tournaments, R.encode(d),
                                         key=d.tournament_id.encode())
         except Exception as exc:  # not fatal: the next assignment writes them again
