@@ -34,6 +34,8 @@ from tools.generated import sync
 from tools.proto_examples import examples
 
 SCHEMA_ID = "https://okey101.invalid/proto/v{v}/{name}"
+VIEWS_FILES = {"player-update.schema.json", "websocket-client.schema.json",
+               "websocket-server.schema.json"}  # the views contract's (its own `v`)
 _COMMANDS = {cls.__name__: cls for cls in E.AnyCommand.__args__}  # type: ignore[attr-defined]
 
 
@@ -87,7 +89,7 @@ def schemas() -> dict[str, Any]:
     internal = msgspec.json.schema(E.AnyCommand)
     out["table-commands.internal.schema.json"] = internal
     out["table-commands.schema.json"] = public(internal)
-    out["player-update.schema.json"] = msgspec.json.schema(V.PlayerUpdate)
+    out["player-update.schema.json"] = msgspec.json.schema(V.AnyPlayerUpdate)
     out.update(W.published_schemas())
     out["standing.schema.json"] = msgspec.json.schema(board.Standing)
     out["standings-houses.json"] = house.published()
@@ -106,8 +108,9 @@ def schemas() -> dict[str, Any]:
     _with_codes(out["websocket-server.schema.json"], "ErrorReply", sorted(codes.GATEWAY))
     for name, doc in out.items():
         if name.endswith(".schema.json"):
-            doc["$id"] = SCHEMA_ID.format(v=E.VERSION, name=name)
-            doc["x-contract-version"] = E.VERSION
+            v = V.VIEWS_VERSION if name in VIEWS_FILES else E.VERSION
+            doc["$id"] = SCHEMA_ID.format(v=v, name=name)
+            doc["x-contract-version"] = v
     out["codes.json"] = {"version": E.VERSION, "rejections": codes.REJECTIONS,
                          "gateway": codes.GATEWAY, "matchmaking": codes.MATCHMAKING,
                          "operator": codes.OPERATOR}
@@ -151,7 +154,7 @@ def asyncapi(found: dict[str, Any]) -> dict[str, Any]:
     audits = list(A.AnyRecord.__args__)  # type: ignore[attr-defined]
     requests = list(MM.AnyRequest.__args__)  # type: ignore[attr-defined]
     decisions = list(MM.AnyDecision.__args__)  # type: ignore[attr-defined]
-    singles: list[Any] = [E.Outcome, V.PlayerUpdate, E.DeadLetter,
+    singles: list[Any] = [E.Outcome, V.PlayerUpdate, V.PlayerPatch, E.DeadLetter,
                           board.Standing, directory.TableEntry, snapshots.TableSnapshot,
                           snapshots.Cut]
     _, components = msgspec.json.schema_components(
@@ -201,7 +204,10 @@ def asyncapi(found: dict[str, Any]) -> dict[str, Any]:
                        "table id")]
     player_update = [message("player-update", "PlayerUpdate", "player-update",
                              "a seat's (a person's, a bot's, or the spectators') whole view, "
-                             "versioned", "table id:seat")]
+                             "versioned", "table id:seat"),
+                     message("player-patch", "PlayerPatch", "player-patch",
+                             "a seat's view as the changes to its previous version",
+                             "table id:seat")]
     dead = [message("dead-letter", "DeadLetter", "dead-letter", "input that could not be "
                     "decoded", "original key")]
     standing = [message("standing", "Standing", "standing", "an account's standing in a "
@@ -288,9 +294,11 @@ def asyncapi(found: dict[str, Any]) -> dict[str, Any]:
     doc = {
         "asyncapi": "3.0.0",
         "id": "urn:okey101",
-        "info": {"title": "okey101", "version": f"{E.VERSION}.0.0",
+        "info": {"title": "okey101", "version": f"{V.VIEWS_VERSION}.0.0",
                  "description": "101 Okey tables on Kafka, and the gateway's WebSocket API. "
-                                "Every message carries `v`, the contract's major version; "
+                                "Every message carries `v`, its contract's major version: "
+                                f"{V.VIEWS_VERSION} for the player views and the WebSocket "
+                                f"(views sent as patches), {E.VERSION} for the rest; "
                                 "compatible changes are listed in VERSIONING.md."},
         "defaultContentType": "application/json",
         "servers": {

@@ -14,12 +14,14 @@ from okey101.app.gateway import websocket as W
 from okey101.app.matchmaker import records as MM
 from okey101.app.processor.snapshots import Cut, TableSnapshot
 from okey101.app.replays import directory
+from okey101.app.views.playerviews import TableParts
 from okey101.audit import records as A
 from okey101.simulate import play_match
 from okey101.standings.board import Standing
 from okey101.table import messages as E
+from okey101.table.evolve import NEW_TABLE, evolve
 from okey101.table.state import TableState
-from okey101.table.views import PlayerUpdate, player_updates
+from okey101.table.views import PlayerPatch, PlayerUpdate, player_updates
 
 SEED = "a1" * 32
 T = "t4f2a9c1e07b3"
@@ -148,6 +150,7 @@ def examples() -> dict[str, Any]:
                                         previous=update.previous, events=update.events,
                                         view=update.view, bot=update.bot,
                                         bot_level=update.bot_level)
+    out["player-patch"] = _patch_of(middle, events, update.seat)
     entry = None
     for offset, event in enumerate(msgspec.structs.replace(e, table_id=T) for e in events):
         entry = directory.fold(entry, event, 3, 1000 + offset)
@@ -168,6 +171,9 @@ def examples() -> dict[str, Any]:
     out["snapshot.cut"] = Cut(partition=3, events_offset=8812, outcomes_offset=4410,
                               finished=["t-0c1f"], strays=[out["outcome.rejected"]], tables=2)
     out |= _websocket(update)
+    patch = out["player-patch"]
+    out["ws.patch"] = W.Patch(table_id=T, seat=patch.seat, version=patch.version,
+                              previous=patch.previous, events=patch.events, patch=patch.patch)
     out |= _matchmaking()
     return {name: msgspec.json.decode(msgspec.json.encode(value)) for name, value in out.items()}
 
@@ -248,9 +254,25 @@ def _matchmaking() -> dict[str, msgspec.Struct]:
     return out
 
 
+def _patch_of(state: TableState, events: list[E.Event], seat: int) -> PlayerPatch:
+    """The views service's patch of `seat` for the last event before `state`, as it
+    publishes it after a whole view of the state before."""
+    parts = TableParts()
+    before = NEW_TABLE
+    for e in events[:state.seq - 1]:
+        before = evolve(before, msgspec.structs.replace(e, table_id=T))
+    parts.updates(before, before.seq - 1, [], turn_started=AT)
+    last = [msgspec.structs.replace(events[state.seq - 1], table_id=T)]
+    [published] = [p for p in parts.updates(state, before.seq, last, turn_started=AT)
+                   if p.seat == seat]
+    patch: PlayerPatch = msgspec.json.decode(published.value, type=PlayerPatch)
+    return patch
+
+
 def _websocket(update: PlayerUpdate) -> dict[str, msgspec.Struct]:
     return {
-        "ws.hello": W.Hello(token="eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJheXNlLTAxIn0.c2lnbmF0dXJl"),
+        "ws.hello": W.Hello(v=W.VERSION, token="eyJhbGciOiJIUzI1NiJ9."
+                            "eyJzdWIiOiJheXNlLTAxIn0.c2lnbmF0dXJl"),
         "ws.watch": W.Watch(table_id=T, version=57),
         "ws.unwatch": W.Unwatch(table_id=T),
         "ws.command": W.SendCommand(id="c9", table_id=T, seq=update.version,

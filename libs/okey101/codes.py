@@ -142,6 +142,9 @@ GATEWAY: dict[str, str] = {
                       "token_max_hours, 24 h by default): get a shorter-lived one",
     "malformed": "the frame (or an HTTP body) is not JSON, nests too deep, or is not a "
                  "message of the API; the message names the field",
+    "unsupported_version": "the frame's `v` is a version of the contract this gateway no "
+                           "longer speaks (version 1 sent whole views; version 2 sends "
+                           "patches): upgrade the client (proto/VERSIONING.md)",
     "rate_limited": "more commands per second than this connection may send: this one was "
                     "dropped, nothing was published; a connection that keeps sending past "
                     "the limit is closed (1008) after a bounded number of these",

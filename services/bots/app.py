@@ -3,8 +3,10 @@
 It reads the player-views topic, as the gateways do: each message is one seat's
 `PlayerView` (the seat's own rack and the public table), so a bot cannot see the deck or
 another rack by construction. Of each poll it keeps the newest update of each (table, seat)
-and skips any version it already holds (`ActedOn`); it decodes a view only for a bot's seat
-and for the spectators' view of a table with an empty seat (the envelope is read first).
+and skips any version it already holds (`ActedOn`); it follows only the bot seats' views
+and the spectators' (a person's seat is skipped on its head), each whole view then its
+patches (`table.viewpatch.ViewFollower`), and rebuilds a seat's view from its patches once
+a poll, for the newest.
 When a bot seat is to act it publishes the policy's command to the commands topic, keyed by
 table, with the view's seq and a command id made of (table, seat, seq): a restarted service
 that acts again on the same view gets the original outcome back (duplicate detection).
@@ -39,7 +41,8 @@ from okey101 import bots, names
 from okey101.app import topics
 from okey101.bots.memory import ActedOn
 from okey101.table import messages as E
-from okey101.table.views import PlayerUpdate, PlayerView, player_update_decoder
+from okey101.table.viewpatch import ViewFollower, decode_update
+from okey101.table.views import PlayerUpdate, PlayerView
 from services.bots import metrics
 from services.bots.settings import BotsSettings
 from services.common.deadletters import DeadLetters
@@ -75,6 +78,7 @@ class Bots(Lifecycle):
         self.policies: dict[int, Callable[[PlayerView], E.Command]] = {
             0: bots.level0, 1: bots.level1, 2: bots.level2, 3: self.level3, 4: self.level4}
         self.acted = ActedOn()  # per live table: the seq each seat acted on
+        self.follower = ViewFollower()  # the bot seats' and the spectators' views
         self.dead = DeadLetters("bots", prefix)
         self.consumer: AIOKafkaConsumer | None = None
         self.producer: AIOKafkaProducer | None = None
@@ -123,21 +127,19 @@ class Bots(Lifecycle):
                 self.beat()
                 batches = await consumer.getmany(timeout_ms=200, max_records=500)
                 await record_lag(consumer, views)
-                latest: dict[tuple[str, int], tuple[Envelope, Any]] = {}
+                moved: dict[tuple[str, int], Any] = {}  # each seat's newest record
                 for records in batches.values():
                     for record in records:
-                        head = self.dead.apply(record, _envelope)
-                        if head is None:
-                            continue
-                        held = latest.get((head.table_id, head.seat))
-                        if held is None or held[0].version < head.version:
-                            latest[(head.table_id, head.seat)] = (head, record)
-                wanted = [record for head, record in latest.values() if self.wants(head)]
+                        key = self.dead.apply(record, self._keep)
+                        if key is not None:
+                            moved[key] = record
+                wanted: list[tuple[PlayerUpdate, Any]] = []
+                for key, record in moved.items():  # the newest view of each seat counts
+                    update = self.dead.apply(record, functools.partial(self._current, key))
+                    if update is not None and self.wants(_envelope(update)):
+                        wanted.append((update, record))
                 metrics.VIEWS.inc(len(wanted))
-                for record in wanted:  # the newest view of each seat counts
-                    update = self.dead.apply(record, _decode)
-                    if update is None:
-                        continue
+                for update, record in wanted:
                     command = self.dead.apply(record, functools.partial(self._respond, update))
                     if command is not None:
                         if self.think:
@@ -162,6 +164,19 @@ class Bots(Lifecycle):
         return head.bot and head.to_act == head.seat and \
             not self.acted.holds(head.table_id, head.seat, head.version)
 
+    def _keep(self, record: Any) -> tuple[str, int] | None:
+        """A record followed (`ViewFollower`) when it may call for a command: a bot seat's
+        or the spectators' (people's seats are never played here, and skipped undecoded
+        but for their head); its seat, or None when it moved no view on."""
+        head = _decode_head(record.value)
+        if head.seat >= 0 and not head.bot:
+            return None
+        update = decode_update(record.value)
+        return (update.table_id, update.seat) if self.follower.keep(update) else None
+
+    def _current(self, key: tuple[str, int], record: Any) -> PlayerUpdate | None:
+        return self.follower.current(*key)
+
     def _respond(self, update: PlayerUpdate, record: Any) -> E.Command | None:
         return self.respond(update)
 
@@ -169,6 +184,7 @@ class Bots(Lifecycle):
         """The command a view calls for, if any (pure apart from the acted-on memory)."""
         view = update.view
         if view.status == "over":  # the table leaves memory (issue 13)
+            self.follower.forget(view.table_id)
             if self.acted.finish(view.table_id):
                 self.level3.forget(view.table_id)
                 self.level4.forget(view.table_id)
@@ -215,27 +231,16 @@ async def _close_quietly(consumer: AIOKafkaConsumer, producer: AIOKafkaProducer)
             await asyncio.wait_for(client.stop(), 10)
 
 
-class _EnvelopeHand(msgspec.Struct, frozen=True):
-    to_act: int
-    phase: str
-
-
-class _EnvelopeView(msgspec.Struct, frozen=True):
-    status: str
-    players: list[str]
-    hand: _EnvelopeHand | None = None
-
-
-class _Envelope(msgspec.Struct, frozen=True):
-    table_id: str
+class _Head(msgspec.Struct, frozen=True):
     seat: int
-    version: int
-    view: _EnvelopeView
     bot: bool = False
 
 
+_decode_head = msgspec.json.Decoder(_Head).decode
+
+
 class Envelope(msgspec.Struct, frozen=True):
-    """What the bots service reads of an update before deciding to decode its view."""
+    """What the bots service reads of an update to decide whether it calls for a command."""
 
     table_id: str
     seat: int
@@ -246,17 +251,9 @@ class Envelope(msgspec.Struct, frozen=True):
     to_act: int = -1  # the seat to act in a hand being played; -1: none
 
 
-_decode_envelope = msgspec.json.Decoder(_Envelope).decode
-
-
-def _envelope(record: Any) -> Envelope:
-    e = _decode_envelope(record.value)
-    hand = e.view.hand
-    playing = e.view.status == "playing" and hand is not None and hand.phase != "over"
-    return Envelope(e.table_id, e.seat, e.version, e.view.status, e.view.players, e.bot,
+def _envelope(update: PlayerUpdate) -> Envelope:
+    view, hand = update.view, update.view.hand
+    playing = view.status == "playing" and hand is not None and hand.phase != "over"
+    return Envelope(update.table_id, update.seat, update.version, view.status,
+                    view.players, update.bot,
                     hand.to_act if playing and hand is not None else -1)
-
-
-def _decode(record: Any) -> PlayerUpdate:
-    update: PlayerUpdate = player_update_decoder.decode(record.value)
-    return update

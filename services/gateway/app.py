@@ -383,6 +383,11 @@ class Gateway(Lifecycle):
                                          "hello with a token",
                                          hello.id if isinstance(hello, W.SendCommand) else None)
             return None
+        if hello.v != W.VERSION:
+            await self._refuse_and_close(ws, "unsupported_version", f"hello v={hello.v}: this "
+                                         f"gateway speaks v={W.VERSION}, which sends views "
+                                         "as patches (proto/VERSIONING.md)")
+            return None
         try:
             player_id, roles = identity.verify_roles(s.secret, hello.token, int(time.time()),
                                                      s.token_max_seconds)
@@ -436,7 +441,7 @@ class Gateway(Lifecycle):
                 conn, getattr(message, "id", None)):  # a command counts in `_command`
             return
         if message.v != W.VERSION:
-            self._refuse(conn, "malformed", f"v={message.v}: this gateway speaks "
+            self._refuse(conn, "unsupported_version", f"v={message.v}: this gateway speaks "
                          f"v={W.VERSION} (proto/VERSIONING.md)",
                          message.id if isinstance(message, W.SendCommand) else None)
             return

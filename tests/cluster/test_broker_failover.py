@@ -21,7 +21,8 @@ from okey101.app import topics
 from okey101.table import messages as E
 from okey101.table.evolve import NEW_TABLE, evolve
 from okey101.table.state import TableState
-from okey101.table.views import player_update_decoder, player_view
+from okey101.table.viewpatch import ViewFollower, decode_update
+from okey101.table.views import player_view
 from services.common.kafka import provision
 from services.demo.__main__ import house_options, setup_commands
 from tests.cluster.conftest import Cluster
@@ -242,12 +243,18 @@ def _check_views(values: list[bytes], events: dict[str, list[E.Event]],
                  tables: list[str]) -> None:
     """The last view the views service published for each bot seat (flagged a bot's) is
     the view of the replayed table."""
-    last = {}
+    follower = ViewFollower()
     for value in values:
-        update = player_update_decoder.decode(value)
+        update = decode_update(value)
         if update.table_id in tables:
             assert update.bot == (update.seat >= 0), update
-            last[(update.table_id, update.seat)] = update.view
+            follower.keep(update)
+    last = {}
+    for table_id in tables:
+        for seat in range(4):
+            whole = follower.current(table_id, seat)
+            assert whole is not None, (table_id, seat)
+            last[(table_id, seat)] = whole.view
     for table_id in tables:
         state = NEW_TABLE
         for event in events[table_id]:

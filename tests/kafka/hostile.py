@@ -95,12 +95,13 @@ def _set(doc: Any, path: tuple[Any, ...], value: Any) -> Any:
 
 def _typed(topic: str, path: tuple[Any, ...]) -> bool:
     """Does a wrong type here make the record undecodable? Everything but the options
-    (any JSON) and, in a player update, what the gateway keeps raw (events, view) or does
-    not read (v)."""
+    (any JSON) and, in a player update, what the gateway keeps raw (events, view, patch) or
+    does not read (v, bot, bot_level)."""
     if topic == "commands":
         return "options" not in path
     if topic == "playerviews":  # what the gateway decodes of it (`RawPlayerUpdate`)
-        return len(path) == 1 and path[0] in ("table_id", "seat", "version", "previous")
+        return len(path) == 1 and path[0] in ("kind", "table_id", "seat", "version",
+                                                     "previous")
     return True
 
 

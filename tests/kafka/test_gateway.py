@@ -60,15 +60,20 @@ async def commands_in_kafka(stack: Stack) -> list[E.Command]:
 
 # ---------------------------------------------------------------- identity
 @pytest.mark.parametrize("hello,code", [
-    ({"type": "hello", "token": identity.mint("f" * 40, "ayse", int(time.time()))}, "bad_token"),
-    ({"type": "hello", "token": identity.mint(SECRET, "ayse", int(time.time()) - 7200, 60)},
-     "token_expired"),
+    ({"type": "hello", "v": 2, "token": identity.mint("f" * 40, "ayse", int(time.time()))},
+     "bad_token"),
+    ({"type": "hello", "v": 2,
+      "token": identity.mint(SECRET, "ayse", int(time.time()) - 7200, 60)}, "token_expired"),
     ({"type": "tables"}, "unauthenticated"),
-    ({"type": "hello"}, "malformed"),
-    ({"type": "hello", "token": jwt.encode({"sub": "ayse", "iat": int(time.time()),
-                                            "exp": int(time.time()) + 10 * 365 * 86400},
-                                           SECRET, algorithm="HS256")}, "token_lifetime"),
-    ({"type": "hello", "token": "x", "deep": json.loads("[" * 900 + "]" * 900)}, "malformed"),
+    ({"type": "hello", "v": 2}, "malformed"),
+    ({"type": "hello", "v": 2, "token": jwt.encode(
+        {"sub": "ayse", "iat": int(time.time()), "exp": int(time.time()) + 10 * 365 * 86400},
+        SECRET, algorithm="HS256")}, "token_lifetime"),
+    ({"type": "hello", "v": 2, "token": "x", "deep": json.loads("[" * 900 + "]" * 900)},
+     "malformed"),
+    # version 1's client (whole views): refused, never served patches it cannot read
+    ({"type": "hello", "token": token("ayse")}, "unsupported_version"),
+    ({"type": "hello", "v": 1, "token": token("ayse")}, "unsupported_version"),
 ])
 async def test_a_forged_expired_or_missing_token_gets_its_code_and_the_socket_closes(
         stack: Stack, hello: dict[str, Any], code: str) -> None:
@@ -343,7 +348,7 @@ async def test_an_account_holds_a_bounded_number_of_connections(stack: Stack) ->
     async with aiohttp.ClientSession() as session:
         held = [await connect(session, stack.url, "ayse") for _ in range(3)]
         async with session.ws_connect(f"{stack.url}ws") as extra:
-            await extra.send_str(json.dumps({"type": "hello", "token": token("ayse")}))
+            await extra.send_str(json.dumps({"type": "hello", "v": 2, "token": token("ayse")}))
             reply = json.loads((await extra.receive(timeout=10)).data)
             assert reply["code"] == "too_many_connections"
         await held[0].send(type="tables")
@@ -384,7 +389,7 @@ async def _frozen_socket(url: str, table: str) -> socket.socket:
     sock.sendall((f"GET /ws HTTP/1.1\r\nHost: {parsed.netloc}\r\nUpgrade: websocket\r\n"
                   f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
                   "Sec-WebSocket-Version: 13\r\n\r\n").encode())
-    for message in ({"type": "hello", "token": token("frozen")},
+    for message in ({"type": "hello", "v": 2, "token": token("frozen")},
                     {"type": "watch", "table_id": table}):
         sock.sendall(_masked(json.dumps(message).encode()))
     return sock

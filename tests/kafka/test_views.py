@@ -14,7 +14,8 @@ from okey101.app import topics
 from okey101.app.gateway.viewcache import ViewCache
 from okey101.table import messages as E
 from okey101.table.state import TableState
-from okey101.table.views import SPECTATOR, PlayerView, player_update_decoder, player_view
+from okey101.table.viewpatch import decode_update
+from okey101.table.views import SPECTATOR, PlayerView, player_view
 from services.common.kafka import provision
 from tests.kafka.support import (
     ProcessorProcess,
@@ -37,7 +38,7 @@ async def _until_versions(bootstrap: str, topic: str, want: dict[str, int],
         values = await read_all(bootstrap, topic, timeout=5)
         newest: dict[str, int] = {}
         for value in values:
-            u = player_update_decoder.decode(value)
+            u = decode_update(value)
             if u.seat == SPECTATOR:
                 newest[u.table_id] = max(newest.get(u.table_id, 0), u.version)
         if all(newest.get(t, 0) >= v for t, v in want.items()):
@@ -102,7 +103,9 @@ def _assert_whole_chains(values: list[bytes],
         for seat in [SPECTATOR, *range(4)]:
             log = cache.seats[table_id][seat]
             assert log.version == state.seq
-            assert msgspec.json.decode(bytes(log.view), type=PlayerView) == \
+            view = log.view()
+            assert view is not None, (table_id, seat)
+            assert msgspec.json.decode(bytes(view), type=PlayerView) == \
                 player_view(state, seat)
 
 

@@ -16,7 +16,7 @@ from aiokafka import AIOKafkaProducer
 from okey101.app import topics
 from okey101.simulate import match_seeds, play_match
 from okey101.table import messages as E
-from okey101.table.views import player_update_decoder
+from okey101.table.viewpatch import decode_update
 from services.common.kafka import provision
 from tests.kafka.support import ViewsProcess, fresh_tag, read_all
 from tools.bench.disk import LIBS, log_sizes
@@ -86,9 +86,9 @@ async def test_the_player_views_are_stored_compressed_and_kcat_reads_them(
     assert values and stored * 4 < raw, f"{stored} bytes stored for {raw} bytes of views"
     out = subprocess.run([str(KCAT), "-b", tools, "-C", "-t", topic, "-e", "-q",
                           "-f", "%s\n"], capture_output=True, timeout=60, check=True).stdout
-    read = [player_update_decoder.decode(line) for line in out.splitlines() if line]
+    read = [decode_update(line) for line in out.splitlines() if line]
     assert sorted((u.table_id, u.seat, u.version) for u in read) == \
-        sorted((u.table_id, u.seat, u.version) for u in map(player_update_decoder.decode,
+        sorted((u.table_id, u.seat, u.version) for u in map(decode_update,
                                                              values))
 
 

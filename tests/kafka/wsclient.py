@@ -1,10 +1,14 @@
 """A person's WebSocket to the gateway, as the Kafka tests drive it: frames sent as JSON,
 the next frame of a kind awaited (every frame kept in `seen`), a command and its outcome,
-a table watched once the gateway knows it."""
+a table watched once the gateway knows it. It speaks version 2 as a real client does: a
+`patch` that follows the view held (same seat, `previous` the version held) is applied and
+kept as the `update` it stands for (`patched` true); one that does not is kept as it came
+and the table watched again with the version held, which brings the whole view."""
 
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import time
 from typing import Any
@@ -12,6 +16,7 @@ from typing import Any
 import aiohttp
 
 from okey101.app.gateway import identity
+from okey101.table import viewpatch
 from tests.kafka.stack import SECRET
 
 
@@ -23,9 +28,38 @@ class Client:
     def __init__(self, ws: aiohttp.ClientWebSocketResponse) -> None:
         self.ws = ws
         self.seen: list[dict[str, Any]] = []
+        self.held: dict[str, dict[str, Any]] = {}  # table -> the newest whole update
 
     async def send(self, **message: Any) -> None:
         await self.ws.send_str(json.dumps(message))
+
+    async def receive(self, timeout: float) -> dict[str, Any]:
+        """The next frame, a patch that follows the view held as its update; kept in
+        `seen`."""
+        msg = await self.ws.receive(timeout=timeout)
+        assert msg.type == aiohttp.WSMsgType.TEXT, f"socket ended: {msg}"
+        frame: dict[str, Any] = json.loads(msg.data)
+        if frame["type"] == "patch":
+            frame = await self._follow(frame)
+        elif frame["type"] == "update":
+            self.held[frame["table_id"]] = frame
+        self.seen.append(frame)
+        return frame
+
+    async def _follow(self, patch: dict[str, Any]) -> dict[str, Any]:
+        held = self.held.get(patch["table_id"])
+        if held is not None and patch["version"] <= held["version"]:
+            return patch
+        if held is None or held["seat"] != patch["seat"] or \
+                held["version"] != patch["previous"]:
+            await self.send(type="watch", table_id=patch["table_id"],
+                            version=None if held is None else held["version"])
+            return patch
+        view = viewpatch.apply(copy.deepcopy(held["view"]), patch["patch"])
+        update = {**{k: v for k, v in patch.items() if k != "patch"}, "type": "update",
+                  "view": view, "reset": False, "patched": True}
+        self.held[patch["table_id"]] = update
+        return update
 
     async def next(self, kind: str, timeout: float = 30, **match: Any) -> dict[str, Any]:
         """The next frame of type `kind` whose fields equal `match`."""
@@ -33,10 +67,7 @@ class Client:
         while True:
             left = deadline - time.monotonic()
             assert left > 0, f"no {kind} {match}; saw {self.seen[-6:]}"
-            msg = await self.ws.receive(timeout=left)
-            assert msg.type == aiohttp.WSMsgType.TEXT, f"socket ended: {msg}"
-            frame = json.loads(msg.data)
-            self.seen.append(frame)
+            frame = await self.receive(left)
             if frame["type"] == kind and all(frame.get(k) == v for k, v in match.items()):
                 return frame  # type: ignore[no-any-return]
 
@@ -52,8 +83,7 @@ class Client:
         while True:
             await self.send(type="watch", table_id=table)
             while True:
-                frame = json.loads((await self.ws.receive(timeout=10)).data)
-                self.seen.append(frame)
+                frame = await self.receive(10)
                 if frame["type"] == "update" and frame["table_id"] == table:
                     return frame  # type: ignore[no-any-return]
                 if frame["type"] == "error" and frame["code"] == "unknown_table":
@@ -66,6 +96,6 @@ async def connect(session: aiohttp.ClientSession, url: str, player: str,
                   roles: tuple[str, ...] = ()) -> Client:
     """A client said hello and welcomed as `player`."""
     client = Client(await session.ws_connect(f"{url}ws"))
-    await client.send(type="hello", token=token(player, roles=roles))
+    await client.send(type="hello", v=2, token=token(player, roles=roles))
     await client.next("welcome")
     return client

@@ -16,6 +16,7 @@ import pytest
 from okey101.app import topics
 from okey101.app.gateway import websocket as W
 from okey101.table import messages as E
+from okey101.table.views import VIEWS_VERSION
 from tools.gen_proto import schemas
 
 PROTO = Path(__file__).resolve().parents[2] / "proto"
@@ -24,6 +25,7 @@ EXAMPLES: dict[str, Any] = DOCS["examples.json"]
 SCHEMA_OF = {"command": "table-commands.schema.json", "event": "table-events.schema.json",
              "outcome": "outcome.schema.json",
              "player-update": "player-update.schema.json",
+             "player-patch": "player-update.schema.json",
              "dead-letter": "dead-letter.schema.json", "standing": "standing.schema.json",
              "directory-entry": "directory-entry.schema.json",
              "audit": "audit-record.schema.json",
@@ -66,7 +68,8 @@ def test_every_command_event_and_websocket_message_has_an_example() -> None:
     tags += [f"ws.{_tag(c)}" for c in W.AnyClientMessage.__args__]  # type: ignore[attr-defined]
     assert set(tags) <= EXAMPLES.keys()
     assert {"outcome.accepted", "outcome.rejected", "player-update", "dead-letter",
-            "ws.update", "ws.outcome", "ws.error"} <= EXAMPLES.keys()
+            "player-patch", "ws.update", "ws.patch", "ws.outcome",
+            "ws.error"} <= EXAMPLES.keys()
 
 
 def test_the_public_command_schema_has_no_client_chosen_seed_or_deal() -> None:
@@ -104,7 +107,8 @@ def test_a_joker_in_a_meld_is_written_with_what_it_stands_for() -> None:
 def test_every_message_carries_the_contract_version() -> None:
     from okey101.app.processor import snapshots
     for name, example in EXAMPLES.items():  # a snapshot record: the snapshot schema's own
-        wanted = snapshots.VERSION if name.startswith("snapshot.") else E.VERSION
+        wanted = snapshots.VERSION if name.startswith("snapshot.") else \
+            VIEWS_VERSION if name.startswith(("ws.", "player-")) else E.VERSION
         assert example.get("v") == wanted, name
     assert E.event_decoder.decode(b'{"type":"pairs_declared","table_id":"t","seq":3,'
                                   b'"seat":1}').v == 1  # written before v existed

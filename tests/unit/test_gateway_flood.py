@@ -48,7 +48,7 @@ async def test_a_flood_at_one_instant_passes_the_burst_and_each_refill_one_more(
                                flood_strikes=1000), clock=clock)
     async with TestClient(TestServer(gateway.web_app())) as c:
         ws = await c.ws_connect("/ws")
-        await ws.send_str(json.dumps({"type": "hello",
+        await ws.send_str(json.dumps({"type": "hello", "v": 2,
                                       "token": identity.mint(SECRET, "ayse", int(time.time()))}))
         assert (await _frames(ws, 1))[0]["type"] == "welcome"
         assert await _flood(ws, 40) == ["tables"] * BURST + ["rate_limited"] * (40 - BURST)

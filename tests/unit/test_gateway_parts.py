@@ -17,7 +17,8 @@ from okey101.app.gateway.viewcache import ViewCache
 from okey101.app.processor.processing import PartitionTables
 from okey101.app.views.playerviews import PlayerViews
 from okey101.table import messages as E
-from okey101.table.views import PlayerUpdate, player_update_decoder
+from okey101.table.viewpatch import apply, decode_update
+from okey101.table.views import PlayerPatch, PlayerUpdate, player_update_decoder
 from tests.kafka.support import record_timeout_match
 
 SECRET = "k" * 40
@@ -185,21 +186,26 @@ def test_a_bot_seat_gets_its_update_flagged_beside_the_view_and_never_forwarded(
 
 
 # ---------------------------------------------------------------- the view cache
-def _feed(cache: ViewCache, updates: list[PlayerUpdate]) -> None:
+def _feed(cache: ViewCache, updates: list[PlayerUpdate] | list[bytes]) -> None:
     for u in updates:
-        cache.ingest(msgspec.json.encode(u))
+        cache.ingest(u if isinstance(u, bytes) else msgspec.json.encode(u))
 
 
-def _play(n: int) -> list[list[PlayerUpdate]]:
-    """The player updates of a timeout match, one batch per command."""
+def _play(n: int) -> list[list[bytes]]:
+    """The player-views records of a timeout match as the views service publishes them
+    (a seat's first view whole, then patches), one batch per command."""
     commands, _ = record_timeout_match("t1", seed=7)
     tables = PartitionTables(0, 1, allow_stacked_deals=True)
     views = PlayerViews()
     batches = []
     for i, command in enumerate(commands[:n]):
         out = tables.handle(b"t1", E.encode(command), "c", i, lambda: "00" * 32)
-        batches.append(views.apply(out.events)[0])
+        batches.append([p.value for p in views.publish(out.events)[0]])
     return batches
+
+
+def _of(batch: list[bytes], seat: int) -> bytes:
+    return next(r for r in batch if decode_update(r).seat == seat)
 
 
 def test_an_update_published_again_is_kept_once_and_not_sent_to_clients_again() -> None:
@@ -208,10 +214,65 @@ def test_an_update_published_again_is_kept_once_and_not_sent_to_clients_again() 
     for batch in batches:
         _feed(cache, batch)
     newest = cache.seats["t1"][0].version
-    again = next(u for u in batches[8] if u.seat == 0)  # the views service's at-least-once
-    update, frame = cache.ingest(msgspec.json.encode(again))
-    assert update.version == again.version and frame is None
+    again = _of(batches[8], 0)  # the views service's at-least-once
+    update, frame = cache.ingest(again)
+    assert update.version == decode_update(again).version and frame is None
     assert cache.seats["t1"][0].version == newest
+
+
+def test_a_patch_is_forwarded_as_a_patch_frame_that_gives_the_whole_view() -> None:
+    cache = ViewCache()
+    batches = _play(12)
+    for batch in batches[:-1]:
+        _feed(cache, batch)
+    held = json.loads(cache.resume("t1", 1, None) or b"")["view"]
+    _, frame = cache.ingest(_of(batches[-1], 1))
+    assert frame is not None
+    patch = json.loads(frame)
+    assert patch["type"] == "patch" and patch["previous"] == held["seq"]
+    assert "bot" not in patch and "bot_level" not in patch  # the server's record stays
+    apply(held, patch["patch"])
+    assert held == json.loads(cache.resume("t1", 1, None) or b"")["view"]
+    assert held["seq"] == patch["version"]
+
+
+def test_a_patch_after_a_gap_is_not_forwarded_and_the_next_whole_view_heals_it() -> None:
+    cache = ViewCache()
+    batches = _play(14)
+    for batch in batches[:10]:
+        _feed(cache, batch)
+    _, frame = cache.ingest(_of(batches[11], 2))  # the one of batch 10 never arrived
+    assert frame is None
+    assert cache.resume("t1", 2, None) is None  # no view to serve while the gap lasts
+    whole = PlayerViews()
+    tables = PartitionTables(0, 1, allow_stacked_deals=True)
+    commands, _ = record_timeout_match("t1", seed=7)
+    for i, command in enumerate(commands[:13]):
+        for event in tables.handle(b"t1", E.encode(command), "c", i, lambda: "00" * 32).events:
+            whole.fold(event)
+    out = tables.handle(b"t1", E.encode(commands[13]), "c", 13, lambda: "00" * 32)
+    healed = next(p for p in whole.publish(out.events)[0] if p.seat == 2)  # a restart's
+    _, frame = cache.ingest(healed.value)
+    assert frame is not None and json.loads(frame)["type"] == "update"
+    assert json.loads(cache.resume("t1", 2, None) or b"")["view"]["seq"] == healed.version
+
+
+def test_the_spectators_patches_move_the_lobby_on() -> None:
+    cache = ViewCache()
+    views = PlayerViews()
+    tables = PartitionTables(0, 1, allow_stacked_deals=True)
+    sits = [E.CreateTable(table_id="t", command_id="c", profile="okeygg"),
+            E.Sit(table_id="t", command_id="s0", player_id="ayse", seat=0, seq=1),
+            E.Sit(table_id="t", command_id="s1", player_id="can", seat=1, seq=2)]
+    for i, command in enumerate(sits):
+        out = tables.handle(b"t", E.encode(command), "c", i, lambda: "00" * 32)
+        records = [p.value for p in views.publish(out.events)[0]]
+        for record in records:
+            cache.ingest(record)
+    assert isinstance(decode_update(records[0]), PlayerPatch)  # the spectators': a patch
+    [summary] = cache.lobby("okeygg")
+    assert summary.players == ["ayse", "can", "", ""] and summary.free_seats == [2, 3]
+    assert summary.version == 3
 
 
 def test_an_update_overlapping_the_held_version_is_trimmed_to_follow_it() -> None:
@@ -244,7 +305,7 @@ def test_a_client_holding_the_newest_version_is_told_it_is_synced() -> None:
         _feed(cache, batch)
     version = cache.tables["t1"].version
     assert json.loads(cache.resume("t1", 0, version) or b"") == \
-        {"type": "synced", "v": 1, "table_id": "t1", "seat": 0, "version": version}
+        {"type": "synced", "v": 2, "table_id": "t1", "seat": 0, "version": version}
 
 
 def test_a_client_that_missed_updates_gets_only_the_events_since_its_version() -> None:
@@ -252,7 +313,7 @@ def test_a_client_that_missed_updates_gets_only_the_events_since_its_version() -
     batches = _play(12)
     for batch in batches:
         _feed(cache, batch)
-    held = next(u for u in batches[8] if u.seat == 1).version
+    held = decode_update(_of(batches[8], 1)).version
     frame = json.loads(cache.resume("t1", 1, held) or b"")
     assert frame["type"] == "update" and not frame["reset"] and frame["previous"] == held
     assert [e["seq"] for e in frame["events"]] == \

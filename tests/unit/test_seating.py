@@ -246,20 +246,21 @@ class _Record:
 
 def test_the_bots_service_reads_only_its_seats_of_the_player_views() -> None:
     """Of the updates every seat gets, the bots service wants a bot seat's not yet acted on,
-    and the spectators' while a seat is empty; a person's seat never (read from the
-    envelope, before any view is decoded)."""
+    and the spectators' while a seat is empty; a person's seat never (skipped on its head,
+    before any view is followed)."""
     from services.bots.app import _envelope
     t = new_table("north-sultan")
     t.ok(sit(0, "p0"))
     service = Bots("unused:0", level=2)
     [spectators, person] = player_updates(t.state, 0, [])
-    assert service.wants(_envelope(_Record(msgspec.json.encode(spectators))))
-    assert not service.wants(_envelope(_Record(msgspec.json.encode(person))))
+    assert service._keep(_Record(msgspec.json.encode(spectators))) == (TABLE, -1)
+    assert service._keep(_Record(msgspec.json.encode(person))) is None  # not even followed
+    assert service.wants(_envelope(spectators))
+    assert not service.wants(_envelope(person))
     for seat in (1, 2, 3):
         t.ok(sit(seat, f"p{seat}", bot=seat == 3, bot_level=1))
     t.ok(start())
-    heads = {u.seat: (u, _envelope(_Record(msgspec.json.encode(u))))
-             for u in player_updates(t.state, 0, [])}
+    heads = {u.seat: (u, _envelope(u)) for u in player_updates(t.state, 0, [])}
     to_act = heads[3][1].to_act
     assert t.state.hand is not None and to_act == t.state.hand.to_act
     # no seat empty: only the bot seat, and only while it is to act

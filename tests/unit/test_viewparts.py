@@ -6,6 +6,8 @@ whatever the batching."""
 from __future__ import annotations
 
 import functools
+from collections import Counter
+from typing import Any
 
 import msgspec
 import pytest
@@ -18,7 +20,8 @@ from okey101.simulate import match_seeds, play_match
 from okey101.table import messages as E
 from okey101.table.evolve import NEW_TABLE, evolve
 from okey101.table.state import TableState
-from okey101.table.views import player_updates
+from okey101.table.viewpatch import apply
+from okey101.table.views import PlayerUpdate, player_updates
 
 HOUSES = [
     {"base": "north-sultan", "options": {"hands_per_match": 2}},
@@ -63,13 +66,16 @@ def full_rebuild(tables: dict[str, TableState], batch: list[E.Event],
             for u in player_updates(tables[t], previous, events, started.get(t))]
 
 
-def assert_same_bytes(streams: list[list[list[E.Event]]], sizes: list[int]) -> int:
+def assert_same_bytes(streams: list[list[list[E.Event]]], sizes: list[int],
+                      patched: Counter[str] | None = None) -> int:
     """Project the commands' events of `streams` interleaved, `sizes[k]` commands a batch
     (cycling), both ways; the number of updates compared."""
     commands = [c for step in zip(*streams, strict=False) for c in step]
     rest = [c for s in streams for c in s[min(len(x) for x in streams):]]
     commands += rest
     views, tables, started = PlayerViews(), {}, dict[str, int]()
+    held: dict[tuple[str, int], Any] = {}
+    patched = Counter() if patched is None else patched
     at, k, compared = 0, 0, 0
     while at < len(commands):
         size = sizes[k % len(sizes)]
@@ -78,7 +84,9 @@ def assert_same_bytes(streams: list[list[list[E.Event]]], sizes: list[int]) -> i
         published, skipped = views.publish(batch)
         assert skipped == []
         expected = full_rebuild(tables, batch, started)
-        assert [p.value for p in published] == expected
+        assert len(published) == len(expected)
+        for p, whole in zip(published, expected, strict=True):
+            assert_is_the_view(held, p.value, whole, patched)
         assert [p.key for p in published] == \
             [f"{u['table_id']}:{u['seat']}".encode() for u in map(msgspec.json.decode, expected)]
         compared += len(expected)
@@ -86,12 +94,41 @@ def assert_same_bytes(streams: list[list[list[E.Event]]], sizes: list[int]) -> i
     return compared
 
 
+def assert_is_the_view(held: dict[tuple[str, int], Any], value: bytes, whole: bytes,
+                       patched: Counter[str]) -> None:
+    """`value`, a published record, is the whole update `whole` or a patch that, applied to
+    the view held for its seat, gives `whole`'s view byte for byte (its events and the
+    rest of its envelope the same); `held` follows. `patched` counts the event kinds seen
+    in patches."""
+    record, expected = msgspec.json.decode(value), msgspec.json.decode(whole)
+    key = (expected["table_id"], expected["seat"])
+    if record["kind"] == "view":
+        assert value == whole
+        held[key] = expected["view"]
+        return
+    assert record.pop("patch") is not None and expected.pop("view") is not None
+    assert {**record, "kind": "view"} == expected
+    view = apply(held[key], msgspec.json.decode(value)["patch"])
+    assert msgspec.json.encode(view) == msgspec.json.encode(
+        msgspec.json.decode(whole)["view"])  # byte for byte, in the builder's key order
+    assert msgspec.json.encode(view) == E.encode(
+        msgspec.json.decode(whole, type=PlayerUpdate).view)
+    patched.update(e["type"] for e in record["events"])
+
+
 @pytest.mark.parametrize("house", range(len(HOUSES)),
                          ids=[f"{h['base']}{'-partners' if h['options'].get('partners') else ''}"
                               for h in HOUSES])
 def test_every_update_is_the_full_rebuilds_bytes_one_command_at_a_time(house: int) -> None:
+    patched: Counter[str] = Counter()
+    kinds: set[str] = set()
     for match in range(3):
-        assert assert_same_bytes([events_of(house, match)], [1]) > 100
+        assert assert_same_bytes([events_of(house, match)], [1], patched) > 100
+        kinds |= {type(e).__struct_config__.tag for c in events_of(house, match) for e in c
+                  if E.visibility(e) != "server"}  # type: ignore[misc]
+    # every kind of event the matches wrote came as a patch at least once, but the
+    # match's first (a seat's first update is whole) and its last (the table is over)
+    assert kinds - set(patched) <= {"table_created", "match_ended"}, kinds - set(patched)
 
 
 @settings(max_examples=15, deadline=None)

@@ -29,6 +29,7 @@ import aiohttp
 import msgspec
 
 from okey101.app.gateway import identity
+from okey101.table import viewpatch
 from services.common.kafka import bootstrap_servers, provision
 from services.common.stack import PLAYING, Stack
 from tools.bench import scratch
@@ -67,7 +68,8 @@ class _Frame(msgspec.Struct):
     reset: bool = False
     accepted: bool = True
     code: str = ""
-    view: _View | None = None
+    view: Any = None  # the whole view (`update`), as JSON
+    patch: list[Any] = []  # what changed since `previous` (`patch`)
 
 
 decode = msgspec.json.Decoder(_Frame).decode
@@ -102,6 +104,8 @@ class Player:
         self.acting = False
         self.n = 0
         self.outcomes: dict[str, asyncio.Future[_Frame]] = {}
+        self.held: Any = None  # the newest whole view, as a client keeps it
+        self.held_version = -1
 
     async def send(self, **message: Any) -> None:
         await self.ws.send_str(json.dumps(message))
@@ -123,14 +127,26 @@ class Player:
                 future = self.outcomes.pop(frame.id, None)
                 if future is not None and not future.done():
                     future.set_result(frame)
-            elif frame.type == "update" and frame.view is not None:
+            elif (view := self._follow(frame)) is not None:
                 self._seen(frame.version)
-                view = frame.view
                 if time.monotonic() < until and view.status == "playing" and view.hand and \
                         view.hand.to_act == frame.seat and view.rules.allowed and \
                         not self.acting:
                     self.acting = True
                     asyncio.get_running_loop().create_task(self._act(view, measuring))
+
+    def _follow(self, frame: _Frame) -> _View | None:
+        """The seat's new whole view after an `update` or a `patch` frame (a patch applied to
+        the view held), or None (another frame; a gap, which a real client heals by watching
+        again, does not happen on this bench's loopback)."""
+        if frame.type == "update" and frame.view is not None:
+            self.held = frame.view
+        elif frame.type == "patch" and frame.previous == self.held_version:
+            self.held = viewpatch.apply(self.held, frame.patch)
+        else:
+            return None
+        self.held_version = frame.version
+        return msgspec.convert(self.held, _View)
 
     def _seen(self, version: int) -> None:
         for cid, (sent, at) in list(self.waiting.items()):
@@ -163,7 +179,7 @@ class Player:
 async def connect(session: aiohttp.ClientSession, url: str, name: str
                   ) -> aiohttp.ClientWebSocketResponse:
     ws = await session.ws_connect(f"{url}ws", max_msg_size=0)
-    await ws.send_str(json.dumps({"type": "hello", "token": identity.mint(
+    await ws.send_str(json.dumps({"type": "hello", "v": 2, "token": identity.mint(
         SECRET, name, int(time.time()))}))
     welcome = json.loads((await ws.receive(timeout=30)).data)
     assert welcome["type"] == "welcome", welcome
@@ -226,7 +242,8 @@ async def frozen_socket(url: str, table: str, name: str) -> socket.socket:
     sock.sendall((f"GET /ws HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
                   "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
                   "Sec-WebSocket-Version: 13\r\n\r\n").encode())
-    for message in ({"type": "hello", "token": identity.mint(SECRET, name, int(time.time()))},
+    token = identity.mint(SECRET, name, int(time.time()))
+    for message in ({"type": "hello", "v": 2, "token": token},
                     {"type": "watch", "table_id": table}):
         payload = json.dumps(message).encode()
         size = bytes([0x80 | len(payload)]) if len(payload) < 126 else \
@@ -299,7 +316,7 @@ async def reconnect(url: str, clients: int, tables: list[str], players: int, thi
                 except TimeoutError:
                     break
                 frame = decode(msg.data)
-                if frame.type == "update":
+                if frame.type in ("update", "patch"):
                     held[socks.index(ws)] = frame.version
         await asyncio.gather(*(ws.close() for ws in socks))
         await asyncio.sleep(2)  # play goes on meanwhile

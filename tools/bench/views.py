@@ -57,25 +57,25 @@ def decide(stream: list[tuple[bytes, bytes]], batch: int
     return len(stream) / (time.process_time() - started), batches
 
 
-def project(batches: list[list[E.Event]], commands: int) -> tuple[float, int]:
-    """Commands/s of the views service's part (the same commands' events), and updates:
-    the records it publishes, encoded (`PlayerViews.publish`; before it, `apply` and
-    encoding each update)."""
+def project(batches: list[list[E.Event]], commands: int) -> tuple[float, int, int]:
+    """Commands/s of the views service's part (the same commands' events), the updates
+    (the records it publishes, encoded: `PlayerViews.publish`; before it, `apply` and
+    encoding each update) and their bytes (the values, uncompressed)."""
     _cold_caches()
     views = PlayerViews()
-    published = 0
+    published = size = 0
     started = time.process_time()
     if hasattr(views, "publish"):
         for events in batches:
             out, _ = views.publish(events)
             published += len(out)
+            size += sum(len(p.value) for p in out)
     else:  # the code before the projection was incremental (--against)
         for events in batches:
             updates, _ = views.apply(events)
-            for update in updates:
-                E.encode(update)
+            size += sum(len(E.encode(update)) for update in updates)
             published += len(updates)
-    return commands / (time.process_time() - started), published
+    return commands / (time.process_time() - started), published, size
 
 
 def parts_alone(batches: list[list[E.Event]], commands: int) -> tuple[float, float]:
@@ -125,17 +125,18 @@ def main() -> None:
     figures: dict[str, float] = {}
     for batch in args.batches:
         decided, batches = decide(stream, batch)
-        projected, updates = project(batches, len(stream))
+        projected, updates, size = project(batches, len(stream))
         folded, rules = parts_alone(batches, len(stream))
         both = 1 / (1 / decided + 1 / projected)
         figures |= {f"processor {batch}": decided, f"views {batch}": projected,
-                    f"fold {batch}": folded, f"rules {batch}": rules}
+                    f"fold {batch}": folded, f"rules {batch}": rules,
+                    f"bytes {batch}": size / len(stream)}
         if args.json:
             continue
         print(f"batches of {batch:>4} records (~{max(batch / args.tables, 1):.1f} a table): "
               f"processor {decided:7.0f} commands/s; views service {projected:7.0f} "
-              f"commands/s ({updates} updates; {projected / decided:.2f} of the processor);"
-              f" both on one core {both:7.0f}")
+              f"commands/s ({updates} updates, {size / len(stream):.0f} bytes a command; "
+              f"{projected / decided:.2f} of the processor); both on one core {both:7.0f}")
         rest = 1 / max(1 / projected - 1 / rules - 1 / folded, 1e-9)
         print(f"  the views' parts alone, commands/s (of the processor): the fold "
               f"{folded:7.0f} ({folded / decided:.2f}), the seat rules {rules:7.0f} "
@@ -159,7 +160,9 @@ def compare(args: argparse.Namespace) -> None:
               f"{b[f'views {batch}']:7.0f} after {a[f'views {batch}']:7.0f} "
               f"({a[f'views {batch}'] / b[f'views {batch}']:.2f}x; of the processor "
               f"{b[f'views {batch}'] / b[f'processor {batch}']:.2f} before, "
-              f"{a[f'views {batch}'] / a[f'processor {batch}']:.2f} after)")
+              f"{a[f'views {batch}'] / a[f'processor {batch}']:.2f} after); bytes published "
+              f"a command before {b[f'bytes {batch}']:.0f} after {a[f'bytes {batch}']:.0f} "
+              f"({a[f'bytes {batch}'] / b[f'bytes {batch}']:.2f}x)")
 
 
 if __name__ == "__main__":

@@ -8,8 +8,8 @@
 // Prints one JSON line a hand event seen, `my move: draw|discard` for each of its own
 // moves accepted, and `hand over: ...` at the end; exits 1 on a
 // refused command or after 120 s.
-import type { ClientMessage, CommandOutcome, PlayerView, SendCommand, ServerMessage,
-  Update } from "./proto.js";
+import type { ClientMessage, CommandOutcome, Patch, PatchOp, PlayerView, SendCommand,
+  ServerMessage, Update } from "./proto.js";
 
 type Move = SendCommand["command"];
 
@@ -18,6 +18,7 @@ class Gateway {
   private waiting = new Map<string, (o: CommandOutcome) => void>();
   private ids = 0;
   onUpdate: (u: Update) => void = () => {};
+  onPatch: (p: Patch) => void = () => {};
 
   private constructor(ws: WebSocket) {
     this.ws = ws;
@@ -35,7 +36,7 @@ class Gateway {
         ws.onmessage = (e2) => gw.receive(JSON.parse(String(e2.data)) as ServerMessage);
       };
     });
-    gw.send({ type: "hello", token });
+    gw.send({ type: "hello", v: 2, token });
     return { gw, player: await welcome };
   }
 
@@ -56,8 +57,36 @@ class Gateway {
       this.waiting.delete(m.id);
     } else if (m.type === "update") {
       this.onUpdate(m);
+    } else if (m.type === "patch") {
+      this.onPatch(m);
     } else if (m.type === "error") {
       throw new Error(`gateway refused a frame: ${m.code}: ${m.message}`);
+    }
+  }
+}
+
+// JSON Patch (RFC 6902) as the views service writes it: a member or an item replaced, an
+// item added at an index or at the end ("-"); a path that is not there throws
+function applyPatch(view: unknown, ops: PatchOp[]): void {
+  for (const { op, path, value } of ops) {
+    const keys = path.split("/").slice(1);
+    const last = keys.pop() ?? "";
+    let node = view as Record<string, unknown> | unknown[];
+    for (const key of keys) {
+      const next: unknown = Array.isArray(node) ? node[Number(key)] : node[key];
+      if (typeof next !== "object" || next === null) throw new Error(`patch: no ${path}`);
+      node = next as Record<string, unknown> | unknown[];
+    }
+    if (!Array.isArray(node)) {
+      if (op !== "replace" || !(last in node)) throw new Error(`patch: ${op} ${path}`);
+      node[last] = value;
+    } else if (op === "add" && last === "-") {
+      node.push(value);
+    } else {
+      const i = Number(last);
+      if (op === "replace" && Number.isInteger(i) && i >= 0 && i < node.length) node[i] = value;
+      else if (op === "add" && Number.isInteger(i) && i >= 0 && i <= node.length) node.splice(i, 0, value);
+      else throw new Error(`patch: ${op} ${path}`);
     }
   }
 }
@@ -87,8 +116,23 @@ async function main(): Promise<void> {
   let version = -1;
   let acting = false;
   let ended = false;  // the hand is over: no more moves
+  let resyncing = false;  // a patch did not follow the view held: the whole view was asked for
   const over = new Promise<string>((ok) => {
-    gw.onUpdate = (u) => {
+    // a patch is the view as its changes to the version before (`previous`); one that does
+    // not follow the version held means a change was missed: watch again with that version
+    gw.onPatch = (p) => {
+      if (p.seat !== 0 || resyncing || p.version <= version) return;
+      if (view === null || p.previous !== version) {
+        resyncing = true;
+        gw.send({ type: "watch", table_id: table, version: version < 0 ? null : version });
+        return;
+      }
+      const next = structuredClone(view);
+      applyPatch(next, p.patch);
+      seen({ ...p, type: "update", view: next });
+    };
+    gw.onUpdate = (u) => { resyncing = false; seen(u); };
+    const seen = (u: Update): void => {
       if (u.seat !== 0) return;
       view = u.view;
       version = u.version;

@@ -2,7 +2,9 @@
 export type ClientMessage = (Hello | Watch | Unwatch | SendCommand | ListTables | AskQuickPlay | WithdrawQuickPlay | ListTournaments | ShowTournament | RegisterForTournament | WithdrawFromTournament)
 
 /**
- * The first frame: the token (never in the URL).
+ * The first frame: the token (never in the URL), and the version the client speaks,
+ * which the gateway checks once: a hello without `v` is version 1's (whole views), refused
+ * as `unsupported_version`; the connection's later frames may leave `v` out.
  */
 export interface Hello {
 token: string
@@ -207,7 +209,7 @@ tournament_id: string
 type: "unregister"
 v?: number
 }
-export type ServerMessage = (Welcome | ErrorReply | CommandOutcome | Update | Synced | Tables | QuickPlayState | Tournaments | TournamentState)
+export type ServerMessage = (Welcome | ErrorReply | CommandOutcome | Update | Patch | Synced | Tables | QuickPlayState | Tournaments | TournamentState)
 
 export interface Welcome {
 limits: Limits
@@ -227,7 +229,7 @@ queued_messages: number
  * matchmaker: `okey101.codes.MATCHMAKING`); `id` names the frame it answers.
  */
 export interface ErrorReply {
-code: ("bad_token" | "id_reused" | "malformed" | "not_your_seat" | "pending" | "rate_limited" | "shutting_down" | "token_expired" | "token_lifetime" | "too_many_connections" | "too_slow" | "unauthenticated" | "unavailable" | "unknown_table")
+code: ("bad_token" | "id_reused" | "malformed" | "not_your_seat" | "pending" | "rate_limited" | "shutting_down" | "token_expired" | "token_lifetime" | "too_many_connections" | "too_slow" | "unauthenticated" | "unavailable" | "unknown_table" | "unsupported_version")
 id?: (string | null)
 message: string
 type: "error"
@@ -920,6 +922,35 @@ forfeited: boolean[]
 hand: number
 server_commitment: string
 stage: string
+}
+/**
+ * The seat's view at `version` as the changes to its view at `previous`: `patch`
+ * (JSON Patch, RFC 6902: `replace` and `add`) applied in order to the view the client
+ * holds at `previous` gives the whole view, byte for byte as an `update` would send it.
+ * A client that holds another version has missed a change: it sends `watch` with its
+ * version and gets the whole view (or the events since, with it).
+ */
+export interface Patch {
+events: (TableCreated | PlayerSat | PlayerLeft | SeatHandedToBot | MatchStarted | MatchSeeded | HandStarted | HandDealt | RackDealt | TileDrawn | DiscardTaken | DiscardPutBack | PairsDeclared | IndicatorShown | HandOpened | MeldsLaid | TilesLaidOff | OkeyTaken | TileDiscarded | RackShown | PenaltyImposed | OpeningRetracted | TurnTimedOut | HandEnded | MatchEnded | BotsRequested | PlayerDisconnected | PlayerReconnected | SeedingOpened | SeedCommitted | SeedCommitsClosed | SeedRevealed | SeedForfeited | SeedingClosed)[]
+patch: PatchOp[]
+previous: number
+seat: number
+table_id: string
+type: "patch"
+v?: number
+version: number
+}
+/**
+ * One change of a view: a JSON Patch operation (RFC 6902, of the kinds a view needs).
+ * `path` is a JSON Pointer (RFC 6901) into the view, such as `/hand/seats/2` or
+ * `/hand/deck_count`; `replace` sets a member or an array's item that exists, `add` with
+ * a path ending in `-` appends to an array (a meld laid on the table). A view's keys hold
+ * no `/` or `~`, so a pointer is never escaped.
+ */
+export interface PatchOp {
+op: ("add" | "replace")
+path: string
+value: unknown
 }
 /**
  * A resumed watch: the client's version is the newest; nothing was missed.

@@ -16,7 +16,7 @@ a bot seat from a person's: the bot flags read False and a bot's level stays on 
 from __future__ import annotations
 
 import functools
-from typing import Any, TypeVar, cast
+from typing import Any, Literal, TypeVar, cast
 
 import msgspec
 
@@ -190,20 +190,26 @@ class PlayerView(msgspec.Struct, frozen=True, kw_only=True):
     # None where no turn is timed or no one is to act
 
 
-class PlayerUpdate(msgspec.Struct, frozen=True, kw_only=True):
+VIEWS_VERSION = 2  # the views contract's major version: the player-views records and the
+# gateway's frames (proto/VERSIONING.md: version 2 sends changes)
+
+
+class PlayerUpdate(msgspec.Struct, frozen=True, kw_only=True, tag="view", tag_field="kind"):
     """A seat's (a person's, a bot's, or the spectators', seat -1) whole view after a
     change, with the events that made it as that seat may see them (the player-views
     topic): what gateways serve and bots play from. `version` is the table seq the view
     shows; `previous` the version of this table's update before it, so a reader that holds
     `previous` missed nothing. The views service publishes one per changed table and seat
-    per poll (the last view).
+    per poll (the last view): whole (`kind` "view") for a seat's first update, then every
+    `KEYFRAME`-th, and as a `PlayerPatch` (`kind` "patch") in between. A record without
+    `kind` (version 1) is a whole view.
 
     `bot` and `bot_level` are the server's record of the bot playing `seat` (False and None
     for a person's seat and the spectators'): beside the view, never in it, so that the
     bots service knows its seats and their levels while a gateway, which forwards only the
     view and the events (`app.gateway.viewcache.RawPlayerUpdate`), never passes them on."""
 
-    v: int = E.VERSION
+    v: int = VIEWS_VERSION
     table_id: str
     seat: int
     version: int
@@ -214,7 +220,38 @@ class PlayerUpdate(msgspec.Struct, frozen=True, kw_only=True):
     bot_level: int | None = None
 
 
-player_update_decoder = msgspec.json.Decoder(PlayerUpdate)
+class PatchOp(msgspec.Struct, frozen=True, kw_only=True):
+    """One change of a view: a JSON Patch operation (RFC 6902, of the kinds a view needs).
+    `path` is a JSON Pointer (RFC 6901) into the view, such as `/hand/seats/2` or
+    `/hand/deck_count`; `replace` sets a member or an array's item that exists, `add` with
+    a path ending in `-` appends to an array (a meld laid on the table). A view's keys hold
+    no `/` or `~`, so a pointer is never escaped."""
+
+    op: Literal["replace", "add"]
+    path: str
+    value: Any
+
+
+class PlayerPatch(msgspec.Struct, frozen=True, kw_only=True, tag="patch", tag_field="kind"):
+    """A seat's view after a change, as what the change made different: `patch` applied in
+    order to the view at `previous` (`okey101.table.viewpatch.apply`) gives, byte for
+    byte once encoded, the whole view at `version` (`player_views`). A reader that does not
+    hold the view at `previous` (a gap) waits for the next whole view, or asks for it
+    (a gateway's client: `watch` with its version). The rest as `PlayerUpdate`."""
+
+    v: int = VIEWS_VERSION
+    table_id: str
+    seat: int
+    version: int
+    previous: int
+    events: list[E.AnyEvent]
+    patch: list[PatchOp]
+    bot: bool = False
+    bot_level: int | None = None
+
+
+AnyPlayerUpdate = PlayerUpdate | PlayerPatch
+player_update_decoder = msgspec.json.Decoder(PlayerUpdate)  # a whole view's record
 
 
 def update_seats(state: TableState) -> list[int]:
@@ -285,29 +322,37 @@ def player_views(state: TableState, seats: list[int], parts: ViewParts = PLAIN,
     """What each of `seats` may know (a spectator: -1, no rack): the one builder of a
     view. The table's part is built once for all of them; `turn_started` is the time
     (ms) of the event that started the current turn, for `turn_by`."""
+    if not seats:
+        return []
+    common = table_fields(state, parts, turn_started)
+    hand = state.hand
+    common["hand"] = parts.hand(state, hand, _bot_labels(state)) if hand is not None else None
+    first = PlayerView(seat=seats[0], rack=parts.rack(state, seats[0]),
+                       rules=parts.rules(state, seats[0]), **common)
+    replace = msgspec.structs.replace  # the table's part shared: a copy, not a new build
+    return [first, *(replace(first, seat=seat, rack=parts.rack(state, seat),
+                             rules=parts.rules(state, seat)) for seat in seats[1:])]
+
+
+def table_fields(state: TableState, parts: ViewParts = PLAIN, turn_started: int | None = None
+                 ) -> dict[str, Any]:
+    """The fields of a view every seat shares, but the hand (`PlayerView`'s, by name): the
+    one place they are computed, for the whole views and for the patches
+    (`app.views.playerviews`)."""
     profile = state.profile
     unranked = unranked_of(state)
     players, bots, shown = parts.seated(state)
     hand_scores, penalties, totals, remaining = parts.scores(state)
-    hand = state.hand
-    common: dict[str, Any] = dict(
+    return dict(
         table_id=state.table_id, seq=state.seq, status=state.status,
         profile=parts.profile(state), players=players, bots=bots,
         hands_total=state.hands_total, turn=state.turn,
-        hand=parts.hand(state, hand, _bot_labels(state)) if hand is not None else None,
         hand_scores=hand_scores, penalties=penalties, totals=totals, private=state.private,
         owner=state.owner, bots_requested=state.bots_requested,
         bots_may_sit=profile is not None and R.may_seat_bot(state),
         reconnect_by=parts.reconnect_by(state), remaining=remaining,
         seeding=parts.seeding(state), ranked=profile is not None and not unranked,
         unranked_reason=unranked, names=shown, turn_by=turn_by(state, turn_started))
-    if not seats:
-        return []
-    first = PlayerView(seat=seats[0], rack=parts.rack(state, seats[0]),
-                       rules=parts.rules(state, seats[0]), **common)
-    replace = msgspec.structs.replace  # the table's part shared: a copy, not a new build
-    return [first, *(replace(first, seat=seat, rack=parts.rack(state, seat),
-                             rules=parts.rules(state, seat)) for seat in seats[1:])]
 
 
 def player_view(state: TableState, seat: int, turn_started: int | None = None
@@ -417,15 +462,21 @@ def public_view(state: TableState) -> PlayerView:
 
 def _hand_view(state: TableState, hand: HandState, bots: list[bool], parts: ViewParts
                ) -> HandView:
+    return HandView(**hand_fields(state, hand, bots, parts), melds=parts.melds(hand),
+                    seats=[parts.seat(state, hand, i, bots[i])
+                           for i in range(len(hand.seats))])
+
+
+def hand_fields(state: TableState, hand: HandState, bots: list[bool], parts: ViewParts
+                ) -> dict[str, Any]:
+    """`HandView`'s fields but its melds and seats (each patched apart), by name."""
     sc = hand.scratch
     top = None if sc.put_back else available_discard(hand)
-    return HandView(
+    return dict(
         number=hand.number, attempt=hand.attempt, starter=hand.starter,
         indicator=parts.tile(hand.indicator), okey=parts.tile(hand.okey),
         deck_count=hand.deck_left, to_act=hand.to_act, phase=hand.phase,
         available_discard=tiles.name(top) if top is not None else None,
-        melds=parts.melds(hand),
-        seats=[parts.seat(state, hand, i, bots[i]) for i in range(len(hand.seats))],
         current=parts.current(hand), finish=hand.finish, finished_by=hand.finished_by)
 
 

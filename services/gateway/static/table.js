@@ -19,6 +19,7 @@ const state = {
   deadline: 0, offset: null, backoff: 500, revealed: new Set(), seeding: false,
   lang: localStorage.getItem("okey.lang") || "tr", dict: {}, houses: {}, lastCreate: null, tournaments: [],
   clickAt: 0, lastHand: null, lastMatch: null, sheetKey: "", handPenalties: {}, standing: undefined, handInfo: {},
+  resyncing: false,
 };
 window.okeyLatencies = []; // click to the view that shows the move, ms (the browser test reads it)
 
@@ -65,7 +66,7 @@ function renderLink() {
 function connect() {
   const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`);
   state.ws = ws;
-  ws.onopen = () => ws.send(JSON.stringify({ type: "hello", token: state.token }));
+  ws.onopen = () => ws.send(JSON.stringify({ type: "hello", v: 2, token: state.token }));
   ws.onmessage = (e) => receive(JSON.parse(e.data));
   ws.onclose = (e) => {
     linkUp = false; renderLink();
@@ -100,8 +101,9 @@ function receive(m) {
       else if (inviteTable()) watch(inviteTable());
       else showLobby();
       break;
-    case "update": onUpdate(m); break;
-    case "synced": break;
+    case "update": state.resyncing = false; onUpdate(m); break;
+    case "patch": onPatch(m); break;
+    case "synced": state.resyncing = false; break;
     case "tables": renderLobby(m.tables); break;
     case "quick_play_state": onQuickPlay(m); break;
     case "tournaments": renderTournaments(m.tournaments); break;
@@ -408,6 +410,48 @@ function watch(tableId, resume = false) {
 }
 
 // ------------------------------------------------------------ views
+// A patch (views contract v2) is the seat's view as its changes to the version before
+// (`previous`): applied to the view held it gives the whole view an update would send. A
+// page holding another version (or another seat's view) has missed one: it watches again with the version it holds
+// and gets the whole view (once; the patches until then are skipped).
+function onPatch(m) {
+  if (m.table_id !== state.tableId || state.resyncing) return;
+  if (state.version !== null && m.version <= state.version) return;  // held already
+  let view = null;
+  if (state.view && state.version === m.previous && state.seat === m.seat) {
+    try { view = applyPatch(structuredClone(state.view), m.patch); } catch (e) { view = null; }
+  }
+  if (view === null) { state.resyncing = true; watch(state.tableId, true); return; }
+  onUpdate({ ...m, view });
+}
+
+// JSON Patch (RFC 6902) as the views service writes it: members replaced, items replaced
+// or added (at an index, or "-" for the end)
+function applyPatch(view, ops) {
+  for (const { op, path, value } of ops) {
+    const keys = path.split("/").slice(1);
+    const last = keys.pop();
+    let node = view;
+    for (const key of keys) {
+      node = Array.isArray(node) ? node[Number(key)] : node[key];
+      if (node === undefined || node === null || typeof node !== "object") throw new Error(`no ${path}`);
+    }
+    if (!Array.isArray(node)) {
+      if (op !== "replace" || !(last in node)) throw new Error(`${op} ${path}`);
+      node[last] = value;
+    } else if (op === "add" && last === "-") {
+      node.push(value);
+    } else {
+      const i = Number(last);
+      if (!Number.isInteger(i)) throw new Error(`index ${path}`);
+      if (op === "replace" && i >= 0 && i < node.length) node[i] = value;
+      else if (op === "add" && i >= 0 && i <= node.length) node.splice(i, 0, value);
+      else throw new Error(`${op} ${path}`);
+    }
+  }
+  return view;
+}
+
 function onUpdate(m) {
   if (m.table_id !== state.tableId) return;
   if (m.reset) $("log").innerHTML = "";

@@ -1,32 +1,57 @@
 """What a gateway remembers of the player-views topic: each seat's newest view, the recent
 events for resuming, and the lobby's directory of tables. Pure (no I/O, no clock).
 
-The views service publishes whole views with a version (`PlayerUpdate`); the cache never folds
-an engine event. Views and events stay encoded (`msgspec.Raw`): a frame for the clients is
-built once per update by splicing them, however many connections receive it.
+The views service publishes a seat's view whole (`PlayerUpdate`) and then as patches
+(`PlayerPatch`) with a version; the cache never folds an engine event. It keeps each seat's
+view as a `SeatChain` (the last whole view and the patches since) and forwards each record
+to the clients as it came, a whole view as an `update` frame and a patch as a `patch`
+frame; the patches are applied only when a client needs the whole view (a `watch`, a
+resume, a client that saw a gap). Views, patches and events stay encoded
+(`msgspec.Raw`): a frame is built once per record by splicing them, however many
+connections receive it.
 """
 
 from __future__ import annotations
 
 from collections import deque
+from typing import Any
 
 import msgspec
 
 from okey101.app.gateway import websocket as W
+from okey101.table.viewpatch import PatchError, SeatChain
 from okey101.table.views import SPECTATOR
 
 RESUME_DEPTH = 64  # updates kept per seat for a client that reconnects with a version
 
 
 class RawPlayerUpdate(msgspec.Struct, frozen=True, kw_only=True):
-    """A `PlayerUpdate` with its events and view left encoded."""
+    """A `PlayerUpdate` or a `PlayerPatch` with its events and its view or patch left
+    encoded (`kind`: "view", or "patch"; a record without it is a whole view)."""
+
+    kind: str = "view"
+    table_id: str
+    seat: int
+    version: int
+    previous: int
+    events: msgspec.Raw
+    view: msgspec.Raw = msgspec.Raw(b"null")
+    patch: msgspec.Raw = msgspec.Raw(b"null")
+
+    @property
+    def is_patch(self) -> bool:
+        return self.kind == "patch"
+
+
+class RawPatch(W.ServerMessage, tag="patch", frozen=True, kw_only=True):
+    """`websocket.Patch` with the views service's bytes spliced in."""
 
     table_id: str
     seat: int
     version: int
     previous: int
     events: msgspec.Raw
-    view: msgspec.Raw
+    patch: msgspec.Raw
 
 
 class RawUpdate(W.ServerMessage, tag="update", frozen=True, kw_only=True):
@@ -58,6 +83,33 @@ class _PublicView(msgspec.Struct, frozen=True):
     ranked: bool = False
 
 
+class _TableOp(msgspec.Struct, frozen=True):
+    """An operation of a spectators' patch, its value left encoded."""
+
+    path: str
+    value: msgspec.Raw = msgspec.Raw(b"null")
+
+
+_TABLE_FIELDS: dict[str, Any] = {"/status": str, "/players": list[str], "/hands_total": int,
+                 "/ranked": bool, "/profile": _HouseRules | None}
+
+
+def _patch_table(info: TableInfo, update: RawPlayerUpdate) -> None:
+    """The directory's entry of a table moved on by the spectators' patch `update`."""
+    info.version = update.version
+    for op in _decode_ops(update.patch):
+        kind = _TABLE_FIELDS.get(op.path)
+        if kind is None:
+            continue
+        value: Any = msgspec.json.decode(op.value, type=kind)
+        if op.path == "/profile":
+            info.house = value.id if value else ""
+            info.bots_allowed = value.bots_allowed if value else False
+            info.turn_seconds = value.turn_seconds if value else None
+        else:
+            setattr(info, op.path[1:], value)
+
+
 class TableInfo(msgspec.Struct):
     table_id: str
     version: int
@@ -82,21 +134,38 @@ class TableInfo(msgspec.Struct):
 
 
 class SeatLog:
-    """One (table, seat): the newest view and the events of its last updates."""
+    """One (table, seat): the newest view (`SeatChain`) and the events of its last updates.
+    `version` is the newest version received; `chain.version` the one whose view is held
+    (behind it after a gap, until the next whole view)."""
 
-    __slots__ = ("frame", "recent", "version", "view")
+    __slots__ = ("chain", "recent", "version")
 
     def __init__(self, depth: int) -> None:
         self.version = -1
-        self.view = msgspec.Raw(b"null")
-        self.frame = b""
+        self.chain = SeatChain()
         self.recent: deque[tuple[int, int, bytes]] = deque(maxlen=depth)
 
-    def add(self, update: RawPlayerUpdate, frame: bytes) -> None:
+    def add(self, update: RawPlayerUpdate) -> bool:
+        """Keep `update`: whether it follows the view held (a whole view always does)."""
         self.version = update.version
-        self.view = update.view
-        self.frame = frame
+        if update.is_patch:
+            if not self.chain.follows(update.previous):
+                self.recent.clear()  # a gap: nothing to resume from until a whole view
+                return False
+            self.chain.extend(update.version, bytes(update.patch))
+        else:
+            self.chain.reset(update.version, bytes(update.view))
         self.recent.append((update.previous, update.version, bytes(update.events)))
+        return True
+
+    def view(self) -> msgspec.Raw | None:
+        """The newest whole view, or None while a gap lasts (or a patch did not apply)."""
+        if self.chain.version != self.version:
+            return None
+        try:
+            return msgspec.Raw(self.chain.view())
+        except PatchError:
+            return None
 
     def since(self, version: int) -> msgspec.Raw | None:
         """Every event after `version`, in order, or None when they are no longer kept."""
@@ -128,6 +197,7 @@ _decode_events = msgspec.json.Decoder(list[msgspec.Raw]).decode
 _decode_seq = msgspec.json.Decoder(_Seq).decode
 _decode_update = msgspec.json.Decoder(RawPlayerUpdate).decode
 _decode_public = msgspec.json.Decoder(_PublicView).decode
+_decode_ops = msgspec.json.Decoder(list[_TableOp]).decode
 _encoder = msgspec.json.Encoder()
 
 
@@ -140,31 +210,44 @@ class ViewCache:
     def ingest(self, value: bytes) -> tuple[RawPlayerUpdate, bytes | None]:
         """Keep one record of the player-views topic; the update and its client frame, or
         None for the frame when the seat already has this version or a newer one (the
-        views service publishes at least once). Raises msgspec errors for a record that is
-        not a `PlayerUpdate`."""
+        views service publishes at least once) or when a patch does not follow the view
+        held (a gap, until the seat's next whole view). Raises msgspec errors for a record
+        that is not a `PlayerUpdate` or a `PlayerPatch`."""
         update = _decode_update(value)
-        if update.seat == SPECTATOR:
-            self._note_table(update)
+        if update.kind not in ("view", "patch"):
+            raise msgspec.ValidationError(f"player update of unknown kind {update.kind!r}")
         seats = self.seats.setdefault(update.table_id, {})
         log = seats.get(update.seat)
         if log is None:
             log = seats[update.seat] = SeatLog(self.depth)
         if update.version <= log.version:
             return update, None
-        if 0 <= update.previous < log.version:
+        if not update.is_patch and 0 <= update.previous < log.version:
             # batched differently after a restart of the views service: keep the chain
             update = _after(update, log.version)
-        frame = _encoder.encode(RawUpdate(
-            table_id=update.table_id, seat=update.seat, version=update.version,
-            previous=update.previous, events=update.events, view=update.view))
-        log.add(update, frame)
+        if update.seat == SPECTATOR:
+            self._note_table(update)
+        if not log.add(update):
+            return update, None
+        if update.is_patch:
+            frame = _encoder.encode(RawPatch(
+                table_id=update.table_id, seat=update.seat, version=update.version,
+                previous=update.previous, events=update.events, patch=update.patch))
+        else:
+            frame = _encoder.encode(RawUpdate(
+                table_id=update.table_id, seat=update.seat, version=update.version,
+                previous=update.previous, events=update.events, view=update.view))
         return update, frame
 
     def _note_table(self, update: RawPlayerUpdate) -> None:
-        view = _decode_public(update.view)
         info = self.tables.get(update.table_id)
-        if info is not None and info.version >= view.seq:
+        if info is not None and info.version >= update.version:
             return
+        if update.is_patch:
+            if info is not None:
+                _patch_table(info, update)
+            return
+        view = _decode_public(update.view)
         profile = view.profile
         self.tables[update.table_id] = TableInfo(
             table_id=update.table_id, version=view.seq, status=view.status,
@@ -176,9 +259,13 @@ class ViewCache:
     def resume(self, table_id: str, seat: int, version: int | None) -> bytes | None:
         """The frame for a client starting to watch `seat` of a table, holding `version`:
         `synced` when it is the newest, the events since it with the view, or the whole view
-        flagged `reset` when the events are no longer kept. None: no view of that seat yet."""
+        flagged `reset` when the events are no longer kept. None: no view of that seat yet
+        (or none while a gap lasts)."""
         log = self.seats.get(table_id, {}).get(seat)
         if log is None:
+            return None
+        view = log.view()
+        if view is None:
             return None
         if version == log.version:
             return _encoder.encode(W.Synced(table_id=table_id, seat=seat, version=version))
@@ -186,7 +273,7 @@ class ViewCache:
         return _encoder.encode(RawUpdate(
             table_id=table_id, seat=seat, version=log.version,
             previous=version if events is not None and version is not None else -1,
-            reset=events is None, events=events or msgspec.Raw(b"[]"), view=log.view))
+            reset=events is None, events=events or msgspec.Raw(b"[]"), view=view))
 
     def lobby(self, house: str | None = None) -> list[W.TableSummary]:
         """The tables still seating players (optionally of one house), then those playing."""

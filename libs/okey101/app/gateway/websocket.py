@@ -1,10 +1,13 @@
-"""The gateway's WebSocket API, v1: what a client sends and what it is sent.
+"""The gateway's WebSocket API, v2: what a client sends and what it is sent.
 
 Every frame is one JSON object with `type` (the tag) and `v` (the contract's major
 version). A connection starts with `hello` carrying a signed token; the gateway stamps the
 player from the token and ignores any player a payload names. Then:
 - `watch` a table (with the `version` last seen, to resume): the seat's whole view comes
-  back as an `update` (or `synced` when nothing was missed), then every change in order;
+  back as an `update` (or `synced` when nothing was missed), then every change in order,
+  each a `patch` to the view at its `previous` (now and then an `update`, whole): a client
+  whose version is not a patch's `previous` has missed one and sends `watch` again with
+  its version (version 2; a frame of version 1 is refused as `unsupported_version`);
 - `command` with the client's own `id`: answered by one `outcome` (a retry with the same
   id and the same command gets the same outcome, never a second move; the id reused for
   another command is refused as `id_reused`: by an `error` from the gateway that remembers
@@ -31,10 +34,10 @@ import msgspec
 from okey101.app.jsondepth import MAX_DEPTH, too_deep
 from okey101.table import messages as E
 from okey101.table.messages import MeldToken, TileName
-from okey101.table.views import PlayerView
+from okey101.table.views import VIEWS_VERSION, PatchOp, PlayerView
 from okey101.terms import DEFAULT_BOT_LEVEL, RunEnd
 
-VERSION = 1
+VERSION = VIEWS_VERSION  # the views contract's: version 2 sends a view as its changes
 
 
 # ---------------------------------------------------------------- the commands a client sends
@@ -156,8 +159,11 @@ class ClientMessage(msgspec.Struct, tag_field="type", kw_only=True, frozen=True,
 
 
 class Hello(ClientMessage, tag="hello", frozen=True, kw_only=True):
-    """The first frame: the token (never in the URL)."""
+    """The first frame: the token (never in the URL), and the version the client speaks,
+    which the gateway checks once: a hello without `v` is version 1's (whole views), refused
+    as `unsupported_version`; the connection's later frames may leave `v` out."""
 
+    v: int = 1
     token: str
 
 
@@ -298,6 +304,21 @@ class Update(ServerMessage, tag="update", frozen=True, kw_only=True):
     view: PlayerView
 
 
+class Patch(ServerMessage, tag="patch", frozen=True, kw_only=True):
+    """The seat's view at `version` as the changes to its view at `previous`: `patch`
+    (JSON Patch, RFC 6902: `replace` and `add`) applied in order to the view the client
+    holds at `previous` gives the whole view, byte for byte as an `update` would send it.
+    A client that holds another version has missed a change: it sends `watch` with its
+    version and gets the whole view (or the events since, with it)."""
+
+    table_id: str
+    seat: int
+    version: int
+    previous: int
+    events: list[E.AnyEvent]
+    patch: list[PatchOp]
+
+
 class Synced(ServerMessage, tag="synced", frozen=True, kw_only=True):
     """A resumed watch: the client's version is the newest; nothing was missed."""
 
@@ -395,7 +416,7 @@ class TournamentState(ServerMessage, tag="tournament", frozen=True, kw_only=True
     standings: list[TournamentPlace]
 
 
-AnyServerMessage = (Welcome | ErrorReply | CommandOutcome | Update | Synced | Tables
+AnyServerMessage = (Welcome | ErrorReply | CommandOutcome | Update | Patch | Synced | Tables
                     | QuickPlayState | Tournaments | TournamentState)
 
 client_decoder = msgspec.json.Decoder(AnyClientMessage)

@@ -37,19 +37,23 @@ from okey101.table import messages as E
 from okey101.table import rules as R
 from okey101.table.evolve import NEW_TABLE, evolve
 from okey101.table.state import HandState, TableMeld, TableState
+from okey101.table.viewpatch import ViewFollower, decode_update
 from okey101.table.views import (
     NO_RULES,
     SPECTATOR,
+    PlayerPatch,
     PlayerUpdate,
     ViewParts,
+    _bot_labels,
     _seeding_view,
     event_for,
+    hand_fields,
     has_rules,
     meld_view,
-    player_update_decoder,
     player_views,
     seat_rules,
     seat_view,
+    table_fields,
     turn_view,
     update_seats,
 )
@@ -60,6 +64,8 @@ Raw = msgspec.Raw
 _encode = msgspec.json.Encoder().encode
 _NULL = Raw(b"null")
 _NO_RULES = Raw(_encode(NO_RULES))
+KEYFRAME = 32  # a seat's view is sent whole at least every KEYFRAME updates (a reader that
+# lost the chain, or reads the compacted topic from its start, waits at most that long)
 
 
 def _raw(value: object) -> Raw:
@@ -102,6 +108,11 @@ class TableParts(ViewParts):
         self.melds_of: tuple[object, Raw] = (None, _NULL)
         self.seats: list[tuple[tuple[object, ...], bytes] | None] = [None] * SEATS
         self.current_of: tuple[object, Raw] = (None, _NULL)
+        # what the previous update of the table sent: the shared part (`leaves`), each
+        # seat's rack and rules, and each seat's patches since its last whole view
+        self.sent: dict[str, Any] | None = None
+        self.sent_seats: dict[int, tuple[Raw, Raw]] = {}
+        self.patches_since: dict[int, int] = dict.fromkeys(range(SPECTATOR, SEATS), 0)
 
     # ------------------------------------------------------------ the parts, encoded
     def seated(self, state: TableState) -> tuple[Any, Any, Any]:
@@ -140,11 +151,14 @@ class TableParts(ViewParts):
         return self.seeding_of[1]
 
     def hand(self, state: TableState, hand: HandState, bots: list[bool]) -> Any:
+        self._okey_of(hand)
+        return _raw(super().hand(state, hand, bots))
+
+    def _okey_of(self, hand: HandState) -> None:
         if self.okey != (hand.okey, hand.indicator):
             self.okey = (hand.okey, hand.indicator)
             self.melds_held = []  # a meld's notation depends on the okey
             self.melds_of = (None, _NULL)
-        return _raw(super().hand(state, hand, bots))
 
     def tile(self, tile: int) -> Any:
         raw = self.tiles.get(tile)
@@ -205,21 +219,72 @@ class TableParts(ViewParts):
     def rules(self, state: TableState, seat: int) -> Any:
         return _raw(seat_rules(state, seat)) if has_rules(state, seat) else _NO_RULES
 
+    # ------------------------------------------------------------ the patches
+    def leaves(self, state: TableState, turn_started: int | None) -> dict[str, Any]:
+        """What every seat's view shares, by the JSON Pointer a patch names it with: the
+        table's fields and the hand's (its melds as one list of encoded melds, each seat's
+        public view apart), each a value or its encoding (`msgspec.Raw`)."""
+        out = {"/" + k: v for k, v in table_fields(state, self, turn_started).items()}
+        hand = state.hand
+        if hand is None:
+            out["/hand"] = None
+            return out
+        bots = _bot_labels(state)
+        out["/hand"] = (hand.number, hand.attempt)  # a new hand: the whole hand replaced
+        out |= {"/hand/" + k: v for k, v in hand_fields(state, hand, bots, self).items()}
+        self._okey_of(hand)
+        self.melds(hand)
+        out["/hand/melds"] = [raw for _, _, raw in self.melds_held]
+        for i in range(len(hand.seats)):
+            out[_SEAT_PATHS[i]] = self.seat(state, hand, i, bots[i])
+        return out
+
+    def public_ops(self, state: TableState, leaves: dict[str, Any]) -> list[bytes]:
+        """The operations that take the shared part of the views last sent to `leaves`."""
+        sent = self.sent
+        assert sent is not None
+        ops: list[bytes] = []
+        hand_replaced = False
+        for path, value in leaves.items():
+            was = sent.get(path, _MISSING)
+            if path.startswith("/hand/") and hand_replaced:
+                continue
+            if path == "/hand":
+                hand_replaced = value != was
+                if hand_replaced:
+                    hand = state.hand
+                    raw = _NULL if hand is None else self.hand(state, hand, _bot_labels(state))
+                    ops.append(_op(b"replace", b"/hand", raw))
+                continue
+            if path == "/hand/melds":
+                ops += _meld_ops(was, value)
+                continue
+            if value is was or value == was:
+                continue
+            ops.append(_op(b"replace", path.encode(), value if isinstance(value, Raw)
+                           else _encode(value)))
+        return ops
+
     # ------------------------------------------------------------ the updates
     def updates(self, state: TableState, previous: int, events: list[E.Event],
                 turn_started: int | None = None) -> list[Published]:
-        """`player_updates(state, previous, events, turn_started)`, encoded: each event
-        encoded once however many seats see it."""
+        """`player_updates(state, previous, events, turn_started)`, encoded, each seat's as
+        a patch when it was sent the table's previous update and fewer than `KEYFRAME`
+        patches since its last whole view: each event encoded once however many seats see
+        it, the table's part of the patch once for every seat."""
         seats = update_seats(state)
-        views = player_views(state, seats, self, turn_started)
-        # each event encoded once: a public one for every seat, a seat's own as shown to
-        # each seat (`event_for`)
+        leaves = self.leaves(state, turn_started)
+        whole = [seat for seat in seats if seat not in self.sent_seats
+                 or self.patches_since[seat] >= KEYFRAME - 1]
+        views = dict(zip(whole, player_views(state, whole, self, turn_started), strict=True))
+        shared = self.public_ops(state, leaves) if len(whole) < len(seats) else []
         public: list[bytes | None] = []
         for event in events:
             public.append(_encode(event_for(event, SPECTATOR))
                           if E.visibility(event) == "public" else None)
         out = []
-        for seat, view in zip(seats, views, strict=True):
+        sent_seats: dict[int, tuple[Raw, Raw]] = {}
+        for seat in seats:
             seen = []
             for event, raw in zip(events, public, strict=True):
                 if raw is None:
@@ -229,12 +294,53 @@ class TableParts(ViewParts):
                     raw = _encode(shown)
                 seen.append(raw)
             bot = seat >= 0 and state.bots[seat]
-            update = PlayerUpdate(
-                table_id=state.table_id, seat=seat, version=state.seq, previous=previous,
-                events=cast(Any, _list(seen)), view=view, bot=bot,
-                bot_level=state.bot_levels[seat] if bot else None)
+            level = state.bot_levels[seat] if bot else None
+            mine = sent_seats[seat] = (self.rack(state, seat), self.rules(state, seat))
+            view = views.get(seat)
+            if view is not None:
+                self.patches_since[seat] = 0
+                update: Any = PlayerUpdate(
+                    table_id=state.table_id, seat=seat, version=state.seq, previous=previous,
+                    events=cast(Any, _list(seen)), view=view, bot=bot, bot_level=level)
+            else:
+                self.patches_since[seat] += 1
+                ops = shared + _seat_ops(self.sent_seats[seat], mine)
+                update = PlayerPatch(
+                    table_id=state.table_id, seat=seat, version=state.seq, previous=previous,
+                    events=cast(Any, _list(seen)), patch=cast(Any, _list(ops)), bot=bot,
+                    bot_level=level)
             out.append(Published(state.table_id, seat, state.seq, _encode(update)))
+        self.sent, self.sent_seats = leaves, sent_seats
         return out
+
+
+_MISSING = object()
+_SEAT_PATHS = [f"/hand/seats/{i}" for i in range(SEATS)]
+
+
+def _op(kind: bytes, path: bytes, value: bytes) -> bytes:
+    return b'{"op":"' + kind + b'","path":"' + path + b'","value":' + value + b"}"
+
+
+def _meld_ops(was: Any, melds: list[bytes]) -> list[bytes]:
+    """The table's melds from the list sent to `melds`: those changed replaced, those
+    laid since appended; the whole list replaced when it is shorter than before."""
+    if was is _MISSING or was is None or len(melds) < len(was):
+        return [_op(b"replace", b"/hand/melds", b"[" + b",".join(melds) + b"]")]
+    ops = [_op(b"replace", b"/hand/melds/%d" % i, raw)
+           for i, (raw, old) in enumerate(zip(melds, was, strict=False)) if raw != old]
+    ops += [_op(b"add", b"/hand/melds/-", raw) for raw in melds[len(was):]]
+    return ops
+
+
+def _seat_ops(was: tuple[Raw, Raw], now: tuple[Raw, Raw]) -> list[bytes]:
+    """The viewer's own part: its rack and its rules, when they changed."""
+    ops = []
+    if now[0] != was[0]:
+        ops.append(_op(b"replace", b"/rack", now[0]))
+    if now[1] != was[1]:
+        ops.append(_op(b"replace", b"/rules", now[1]))
+    return ops
 
 
 class PlayerViews:
@@ -244,6 +350,7 @@ class PlayerViews:
         self.tables: dict[str, TableState] = {}
         self.parts: dict[str, TableParts] = {}
         self.turn_started: dict[str, int] = {}  # the `at` of the event that started a turn
+        self.follower = ViewFollower()  # `apply`'s reader
 
     def _started(self, before: TableState, after: TableState, event: E.Event) -> None:
         if after.turn != before.turn:
@@ -314,9 +421,15 @@ class PlayerViews:
         return out, skipped
 
     def apply(self, events: Iterable[E.Event]) -> tuple[list[PlayerUpdate], list[str]]:
-        """`publish`, the updates decoded."""
+        """`publish`, the updates decoded and whole (each patch applied to the seat's view
+        before it, as a reader does: `table.viewpatch.ViewFollower`)."""
         published, skipped = self.publish(events)
-        return [player_update_decoder.decode(p.value) for p in published], skipped
+        out = []
+        for p in published:
+            whole = self.follower.follow(decode_update(p.value))
+            assert whole is not None, f"{p.key!r} {p.version}: no whole view to follow"
+            out.append(whole)
+        return out, skipped
 
     def forget(self, is_theirs: Callable[[str], bool]) -> None:
         """Drop the tables for which `is_theirs(table_id)` is true (a revoked partition)."""
