@@ -257,6 +257,27 @@ def test_a_patch_after_a_gap_is_not_forwarded_and_the_next_whole_view_heals_it()
     assert json.loads(cache.resume("t1", 2, None) or b"")["view"]["seq"] == healed.version
 
 
+@pytest.mark.parametrize("body", [
+    {"patch": None}, {"patch": "x"}, {"patch": [{"op": "remove", "path": "/seq"}]},
+    {"patch": [{"op": "replace", "path": 3, "value": 1}]},
+    {"patch": [{"op": "replace", "path": "/seq"}]},
+    {"patch": [{"op": "replace", "path": "/seq", "value": 1, "from": "/x"}]},
+    {"kind": "view", "patch": None},  # a whole view without its view
+])
+def test_a_patch_whose_operations_are_not_operations_is_refused_and_not_kept(
+        body: dict[str, Any]) -> None:
+    cache = ViewCache()
+    batches = _play(12)
+    for batch in batches[:-1]:
+        _feed(cache, batch)
+    held = cache.seats["t1"][1].version
+    record = json.loads(_of(batches[-1], 1))
+    record |= body
+    with pytest.raises(msgspec.ValidationError):
+        cache.ingest(json.dumps(record).encode())
+    assert cache.seats["t1"][1].version == held  # the next good patch still follows
+
+
 def test_the_spectators_patches_move_the_lobby_on() -> None:
     cache = ViewCache()
     views = PlayerViews()

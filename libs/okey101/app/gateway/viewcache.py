@@ -14,7 +14,7 @@ connections receive it.
 from __future__ import annotations
 
 from collections import deque
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
@@ -88,6 +88,16 @@ class _TableOp(msgspec.Struct, frozen=True):
 
     path: str
     value: msgspec.Raw = msgspec.Raw(b"null")
+
+
+class _PatchOp(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """The shape of a patch's operation (`table.views.PatchOp`), its value left encoded:
+    checked before a patch is kept or forwarded, so that a client is never sent one it
+    cannot apply for its form."""
+
+    op: Literal["add", "replace"]
+    path: str
+    value: msgspec.Raw
 
 
 _TABLE_FIELDS: dict[str, Any] = {"/status": str, "/players": list[str], "/hands_total": int,
@@ -177,6 +187,15 @@ class SeatLog:
         return None
 
 
+def _check_body(update: RawPlayerUpdate) -> None:
+    """Raises msgspec errors for a patch whose operations are not operations, or an
+    update without its view or patch."""
+    if update.is_patch:
+        _decode_patch_ops(update.patch)
+    elif bytes(update.view) == b"null":
+        raise msgspec.ValidationError("a whole view without its `view`")
+
+
 def _concat(arrays: object) -> msgspec.Raw:
     inner = [a[1:-1] for a in arrays if len(a) > 2]  # type: ignore[attr-defined]
     return msgspec.Raw(b"[" + b",".join(inner) + b"]")
@@ -198,6 +217,7 @@ _decode_seq = msgspec.json.Decoder(_Seq).decode
 _decode_update = msgspec.json.Decoder(RawPlayerUpdate).decode
 _decode_public = msgspec.json.Decoder(_PublicView).decode
 _decode_ops = msgspec.json.Decoder(list[_TableOp]).decode
+_decode_patch_ops = msgspec.json.Decoder(list[_PatchOp]).decode
 _encoder = msgspec.json.Encoder()
 
 
@@ -216,6 +236,7 @@ class ViewCache:
         update = _decode_update(value)
         if update.kind not in ("view", "patch"):
             raise msgspec.ValidationError(f"player update of unknown kind {update.kind!r}")
+        _check_body(update)
         seats = self.seats.setdefault(update.table_id, {})
         log = seats.get(update.seat)
         if log is None:
