@@ -184,6 +184,10 @@ async def _person(browser: Any, axe: Any, url: str, size: str, typed: str, shots
         assert "Unranked" in (await page.text_content("#sheet-moved") or "")
         await _accessible(page, axe, f"the match's sheet in English at {size}")
         assert errors == []
+        # the views came as patches (contract v2), each applied to the view held: none
+        # missed, none that failed to apply (either would have watched the table again)
+        patches = await page.evaluate("() => window.okeyPatches")
+        assert patches["applied"] >= moves and patches["resynced"] == 0, patches
         return {"size": size, "player": player, "moves": moves,
                 "latencies": await page.evaluate("() => window.okeyLatencies")}
     finally:

@@ -22,6 +22,7 @@ const state = {
   resyncing: false,
 };
 window.okeyLatencies = []; // click to the view that shows the move, ms (the browser test reads it)
+window.okeyPatches = { applied: 0, resynced: 0 }; // patch frames followed, gaps watched again (the same)
 
 // ------------------------------------------------------------ words
 async function loadLanguage(lang) {
@@ -421,7 +422,11 @@ function onPatch(m) {
   if (state.view && state.version === m.previous && state.seat === m.seat) {
     try { view = applyPatch(structuredClone(state.view), m.patch); } catch (e) { view = null; }
   }
-  if (view === null) { state.resyncing = true; watch(state.tableId, true); return; }
+  if (view === null) {
+    window.okeyPatches.resynced++;
+    state.resyncing = true; watch(state.tableId, true); return;
+  }
+  window.okeyPatches.applied++;
   onUpdate({ ...m, view });
 }
 
