@@ -108,6 +108,7 @@ class TableParts(ViewParts):
         self.melds_of: tuple[object, Raw] = (None, _NULL)
         self.seats: list[tuple[tuple[object, ...], bytes] | None] = [None] * SEATS
         self.current_of: tuple[object, Raw] = (None, _NULL)
+        self.rules_of: tuple[object, int, Raw] = (None, SPECTATOR, _NO_RULES)
         # what the previous update of the table sent: the shared part (`leaves`), each
         # seat's rack and rules, and each seat's patches since its last whole view
         self.sent: dict[str, Any] | None = None
@@ -217,7 +218,13 @@ class TableParts(ViewParts):
         return held[1]
 
     def rules(self, state: TableState, seat: int) -> Any:
-        return _raw(seat_rules(state, seat)) if has_rules(state, seat) else _NO_RULES
+        # asked twice of a state whose seat is sent whole (its view, then its own part)
+        if not has_rules(state, seat):
+            return _NO_RULES
+        held = self.rules_of
+        if held[0] is not state or held[1] != seat:
+            held = self.rules_of = (state, seat, _raw(seat_rules(state, seat)))
+        return held[2]
 
     # ------------------------------------------------------------ the patches
     def leaves(self, state: TableState, turn_started: int | None) -> dict[str, Any]:
