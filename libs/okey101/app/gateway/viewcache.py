@@ -83,13 +83,6 @@ class _PublicView(msgspec.Struct, frozen=True):
     ranked: bool = False
 
 
-class _TableOp(msgspec.Struct, frozen=True):
-    """An operation of a spectators' patch, its value left encoded."""
-
-    path: str
-    value: msgspec.Raw = msgspec.Raw(b"null")
-
-
 class _PatchOp(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """The shape of a patch's operation (`table.views.PatchOp`), its value left encoded:
     checked before a patch is kept or forwarded, so that a client is never sent one it
@@ -104,10 +97,11 @@ _TABLE_FIELDS: dict[str, Any] = {"/status": str, "/players": list[str], "/hands_
                  "/ranked": bool, "/profile": _HouseRules | None}
 
 
-def _patch_table(info: TableInfo, update: RawPlayerUpdate) -> None:
-    """The directory's entry of a table moved on by the spectators' patch `update`."""
+def _patch_table(info: TableInfo, update: RawPlayerUpdate, ops: list[_PatchOp]) -> None:
+    """The directory's entry of a table moved on by the spectators' patch `update`, whose
+    operations are `ops`."""
     info.version = update.version
-    for op in _decode_ops(update.patch):
+    for op in ops:
         kind = _TABLE_FIELDS.get(op.path)
         if kind is None:
             continue
@@ -187,13 +181,14 @@ class SeatLog:
         return None
 
 
-def _check_body(update: RawPlayerUpdate) -> None:
-    """Raises msgspec errors for a patch whose operations are not operations, or an
-    update without its view or patch."""
+def _checked_ops(update: RawPlayerUpdate) -> list[_PatchOp]:
+    """A patch's operations (none for a whole view). Raises msgspec errors for a patch
+    whose operations are not operations, or an update without its view or patch."""
     if update.is_patch:
-        _decode_patch_ops(update.patch)
-    elif bytes(update.view) == b"null":
+        return _decode_patch_ops(update.patch)
+    if bytes(update.view) == b"null":
         raise msgspec.ValidationError("a whole view without its `view`")
+    return []
 
 
 def _concat(arrays: object) -> msgspec.Raw:
@@ -216,7 +211,6 @@ _decode_events = msgspec.json.Decoder(list[msgspec.Raw]).decode
 _decode_seq = msgspec.json.Decoder(_Seq).decode
 _decode_update = msgspec.json.Decoder(RawPlayerUpdate).decode
 _decode_public = msgspec.json.Decoder(_PublicView).decode
-_decode_ops = msgspec.json.Decoder(list[_TableOp]).decode
 _decode_patch_ops = msgspec.json.Decoder(list[_PatchOp]).decode
 _encoder = msgspec.json.Encoder()
 
@@ -236,7 +230,7 @@ class ViewCache:
         update = _decode_update(value)
         if update.kind not in ("view", "patch"):
             raise msgspec.ValidationError(f"player update of unknown kind {update.kind!r}")
-        _check_body(update)
+        ops = _checked_ops(update)
         seats = self.seats.setdefault(update.table_id, {})
         log = seats.get(update.seat)
         if log is None:
@@ -247,7 +241,7 @@ class ViewCache:
             # batched differently after a restart of the views service: keep the chain
             update = _after(update, log.version)
         if update.seat == SPECTATOR:
-            self._note_table(update)
+            self._note_table(update, ops)
         if not log.add(update):
             return update, None
         if update.is_patch:
@@ -260,13 +254,13 @@ class ViewCache:
                 previous=update.previous, events=update.events, view=update.view))
         return update, frame
 
-    def _note_table(self, update: RawPlayerUpdate) -> None:
+    def _note_table(self, update: RawPlayerUpdate, ops: list[_PatchOp]) -> None:
         info = self.tables.get(update.table_id)
         if info is not None and info.version >= update.version:
             return
         if update.is_patch:
             if info is not None:
-                _patch_table(info, update)
+                _patch_table(info, update, ops)
             return
         view = _decode_public(update.view)
         profile = view.profile
