@@ -21,6 +21,7 @@ from okey101.standings.board import Standing
 from okey101.table import messages as E
 from okey101.table.evolve import NEW_TABLE, evolve
 from okey101.table.state import TableState
+from okey101.table.viewrules import detail
 from okey101.table.views import PlayerPatch, PlayerUpdate, player_updates
 
 SEED = "a1" * 32
@@ -111,6 +112,23 @@ def _played() -> tuple[list[E.Command], list[E.Event], TableState]:
     return record.commands, record.events, middle[0] if middle else record.final
 
 
+def _detailed() -> tuple[TableState, int]:
+    """The first state of the same match where the seat to act has rules' detail."""
+    found: list[tuple[TableState, int]] = []
+
+    def keep(before: TableState, command: E.Command, decision: object, after: TableState
+             ) -> None:
+        hand = after.hand
+        if not found and hand is not None and hand.phase == "play":
+            got = detail(after, hand.to_act)
+            if got.penalised_discards and (got.lay_offs or got.okey_takes):
+                found.append((after, hand.to_act))
+
+    record = play_match({"base": "north-sultan", "options": {"hands_per_match": 1}}, SEED,
+                        observer=keep)
+    return found[0] if found else (record.final, 0)
+
+
 def _first_by_tag(items: list[Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for item in items:
@@ -174,6 +192,11 @@ def examples() -> dict[str, Any]:
     patch = out["player-patch"]
     out["ws.patch"] = W.Patch(table_id=T, seat=patch.seat, version=patch.version,
                               previous=patch.previous, events=patch.events, patch=patch.patch)
+    asked, at = _detailed()
+    out["ws.rules"] = W.AskRules(id=f"rules-{asked.seq}", table_id=T, seat=at,
+                                 version=asked.seq)
+    out["ws.rules-reply"] = W.Rules(id=f"rules-{asked.seq}", table_id=T, seat=at,
+                                    version=asked.seq, rules=detail(asked, at))
     out |= _matchmaking()
     return {name: msgspec.json.decode(msgspec.json.encode(value)) for name, value in out.items()}
 

@@ -153,8 +153,14 @@ GATEWAY: dict[str, str] = {
                  "the same command, a new command needs a new id",
     "too_many_connections": "this account already holds as many connections as it may",
     "too_slow": "the client did not read its messages fast enough and was disconnected",
-    "not_your_seat": "the command needs a seat at a table where the player does not sit",
+    "not_your_seat": "the command needs a seat at a table where the player does not sit; "
+                     "or `rules` asked for a seat not the player's (only your own seat's "
+                     "rules are answered)",
     "unknown_table": "the gateway knows no table with this id",
+    "not_watching": "`rules` for a table this connection does not watch: watch it first",
+    "stale_version": "`rules` named a version of the view other than the gateway's newest "
+                     "of the seat (an older one, or one not yet shown): apply the patches "
+                     "you were sent (or watch again) and ask with the version you hold",
     "pending": "the leaderboards have not folded this match for this account yet (or it "
                "was not the account's): ask again shortly",
     "shutting_down": "the gateway is stopping: connect again (the view resumes from its "

@@ -34,7 +34,7 @@ from okey101.app.gateway import websocket as W
 from okey101.app.gateway.bookkeeping import Bookkeeping
 from okey101.app.gateway.ratelimit import FloodGuard, TokenBucket
 from okey101.app.gateway.tournaments import Index, TournamentBoard
-from okey101.app.gateway.viewcache import ViewCache
+from okey101.app.gateway.viewcache import RulesRefused, ViewCache
 from okey101.app.matchmaker import records as MR
 from okey101.errors import IllegalMove, MalformedInput
 from okey101.table import messages as E
@@ -452,6 +452,8 @@ class Gateway(Lifecycle):
                 self._watch(conn, message)
             case W.Unwatch():
                 self.books.unwatch(conn, message.table_id)
+            case W.AskRules():
+                self._rules(conn, message)
             case W.ListTables():
                 conn.send(W.Tables(tables=self.cache.lobby(message.house)))
             case W.AskQuickPlay() | W.WithdrawQuickPlay():
@@ -477,6 +479,29 @@ class Gateway(Lifecycle):
                                   message.version)
         if frame is not None:
             conn.push(frame)
+
+    def _rules(self, conn: Connection, message: W.AskRules) -> None:
+        table = self.cache.tables.get(message.table_id)
+        if table is None:
+            self._refuse(conn, "unknown_table", f"no table {message.table_id!r}", message.id)
+            return
+        if not self.books.is_watching(conn, message.table_id):
+            self._refuse(conn, "not_watching", f"rules: watch {message.table_id!r} first",
+                         message.id)
+            return
+        seat = table.seat_of(conn.player_id)
+        if seat == SPECTATOR or seat != message.seat:
+            self._refuse(conn, "not_your_seat", f"rules of seat {message.seat}: "
+                         f"{conn.player_id} sits at {seat if seat >= 0 else 'no seat'}",
+                         message.id)
+            return
+        try:
+            detail = self.cache.rules(message.table_id, seat, message.version)
+        except RulesRefused as refused:
+            self._refuse(conn, refused.code, str(refused), message.id)
+            return
+        conn.send(W.Rules(id=message.id, table_id=message.table_id, seat=seat,
+                          version=message.version, rules=detail))
 
     def _command(self, conn: Connection, message: W.SendCommand) -> None:
         move, client_id = message.command, message.id

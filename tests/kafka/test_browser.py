@@ -305,9 +305,13 @@ async def _held_tile_shows_its_targets_and_costs(page: Any) -> int:
     """A tile held: the discard pile and the empty slots are highlighted as its targets
     (and the melds it may be laid off on, from the seat's rules); every discard the rules
     say costs a penalty carries its amount on the tile before it is thrown. Returns how
-    many such discards the rack showed."""
+    many such discards the rack showed. The detail is the `rules` frame the page asks for
+    the version it holds (views carry only the next move's gates)."""
+    await page.wait_for_function(
+        "() => state.detail && state.detail.version === state.version", timeout=10000)
     seen = await page.evaluate("""() => {
-        const r = state.view.rules, out = { bad: [] };
+        const r = detail(), out = { bad: [] };
+        if (state.detail.version !== state.version) out.bad.push('an answer for another version');
         if (!document.querySelector('#discard-zone.target')) out.bad.push('discard pile');
         const empty = document.querySelectorAll('#rack .slot:not(:has(.tile))').length;
         if (document.querySelectorAll('#rack .slot.target').length !== empty) out.bad.push('slots');

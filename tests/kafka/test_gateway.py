@@ -19,11 +19,14 @@ from urllib.parse import urlparse
 
 import aiohttp
 import jwt
+import msgspec
 import pytest
 
 from okey101.app import topics
 from okey101.app.gateway import identity
 from okey101.table import messages as E
+from okey101.table.viewrules import view_detail
+from okey101.table.views import PlayerView
 from tests.kafka.stack import SECRET, Stack
 from tests.kafka.support import publish, read_all, record_timeout_match
 from tests.kafka.wsclient import Client, connect, token
@@ -436,3 +439,68 @@ async def test_a_person_adds_a_client_seed_to_the_deal_through_the_gateway(
               await read_all(stack.bootstrap, topics.EVENTS.name(stack.prefix), timeout=5)]
     closed = [e for e in events if e.table_id == table and isinstance(e, E.SeedingClosed)]
     assert [c.client_seeds for c in closed] == [[seed.hex(), "", "", ""]]
+
+
+# ---------------------------------------------------------------- the rules' detail
+async def test_the_seat_to_act_asks_its_rules_detail_and_every_bad_ask_is_refused_by_id(
+        stack: Stack) -> None:
+    """Views carry the next move's gates; the detail (lay-offs, okey takes, penalised
+    discards) is a `rules` frame for the seat's own view at the version it holds,
+    answered from that view (`table.viewrules`). Another seat's, a version not the
+    newest, a table not watched or a frame with an unknown field are refused under the
+    frame's id, and nothing reaches Kafka."""
+    names = ["ayse", "mehmet", "zeynep", "ali"]
+    async with aiohttp.ClientSession() as session:
+        people = [await connect(session, stack.url, n) for n in names]
+        created = await people[0].command("new", {"type": "create_table",
+                                                  "profile": "okeygg"})
+        table = created["table_id"]
+        for seat, person in enumerate(people):
+            assert (await person.command("sit", {"type": "sit", "seat": seat}, table))[
+                "accepted"]
+            await person.watch_when_known(table)
+        assert (await people[0].command("go", {"type": "start_match"}, table))["accepted"]
+        held = people[0].held[table]  # the outcome follows the update that shows it
+        while held["view"]["hand"] is None or held["view"]["hand"]["phase"] != "play":
+            held = await people[0].next("update", table_id=table)
+        starter = held["view"]["hand"]["to_act"]
+        asker = people[starter]
+        view = await _newest_view(asker, table, held["version"])
+        before = len(await commands_in_kafka(stack))
+
+        await asker.send(type="rules", id="r1", table_id=table, seat=starter,
+                         version=view["version"])
+        answer = await asker.next("rules", id="r1")
+        want = view_detail(msgspec.convert(view["view"], PlayerView))
+        assert answer["rules"] == msgspec.to_builtins(want)
+        assert answer["seat"] == starter and answer["version"] == view["version"]
+        assert answer["rules"]["penalised_discards"] or answer["rules"]["lay_offs"] == []
+
+        other = (starter + 1) % 4
+        for frame, code in [
+            ({"seat": other, "version": view["version"]}, "not_your_seat"),
+            ({"seat": starter, "version": view["version"] - 1}, "stale_version"),
+            ({"seat": starter, "version": view["version"] + 5}, "stale_version"),
+            ({"seat": starter, "version": view["version"], "table_id": "t-none"},
+             "unknown_table"),
+            ({"seat": starter, "version": view["version"], "extra": 1}, "malformed"),
+        ]:
+            await asyncio.sleep(0.25)  # this stack's gateway allows 5 frames a second
+            await asker.send(**{"type": "rules", "id": f"bad-{code}", "table_id": table,
+                                **frame})
+            refused = await asker.next("error", id=f"bad-{code}")
+            assert refused["code"] == code, refused
+        outsider = await connect(session, stack.url, "deniz")
+        await outsider.send(type="rules", id="r2", table_id=table, seat=0, version=1)
+        assert (await outsider.next("error", id="r2"))["code"] == "not_watching"
+    assert len(await commands_in_kafka(stack)) == before
+
+
+async def _newest_view(client: Client, table: str, version: int) -> dict[str, Any]:
+    """The newest whole view `client` holds of `table` once no frame came for a moment."""
+    with contextlib.suppress(asyncio.TimeoutError, AssertionError):
+        while True:
+            await client.receive(1.0)
+    held = client.held[table]
+    assert held["version"] >= version
+    return held

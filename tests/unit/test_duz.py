@@ -19,6 +19,7 @@ from okey101.table import messages as E
 from okey101.table import rules as R
 from okey101.table import scenario
 from okey101.table.state import TableState
+from okey101.table.viewrules import view_detail
 from okey101.table.views import player_view
 from okey101.terms import FinishKind
 from services.cli.main import main
@@ -215,7 +216,7 @@ def test_a_duz_view_publishes_finish_the_count_left_and_no_opening() -> None:
     assert view.remaining == [20, 20, 20, 20]
     assert view.hand is not None and view.hand.seats[0].points_needed == 0
     assert not view.rules.may_lay_off and not view.rules.may_open_pairs
-    assert not view.rules.is_elden_open and view.rules.penalised_discards == []
+    assert not view.rules.is_elden_open and view_detail(view).penalised_discards == []
     state = _send(state, _cmd(state, E.ShowIndicator))
     assert player_view(state, 2).remaining == [20, 19, 19, 19]
     assert "show_indicator" not in player_view(state, 0).rules.allowed

@@ -43,7 +43,6 @@ FLAGS = ["--commands-per-second", "1000", "--command-burst", "1000",
 
 class _Rules(msgspec.Struct, frozen=True):
     allowed: list[str] = []
-    penalised_discards: list[dict[str, Any]] = []
 
 
 class _Hand(msgspec.Struct):
@@ -52,6 +51,7 @@ class _Hand(msgspec.Struct):
 
 class _View(msgspec.Struct):
     seq: int = 0
+    seat: int = -1
     status: str = ""
     rack: list[str] = []
     hand: _Hand | None = None
@@ -69,6 +69,7 @@ class _Frame(msgspec.Struct):
     accepted: bool = True
     code: str = ""
     view: Any = None  # the whole view (`update`), as JSON
+    rules: Any = None  # the rules' detail (`rules`), as JSON
     patch: list[Any] = []  # what changed since `previous` (`patch`)
 
 
@@ -123,7 +124,7 @@ class Player:
             if msg.type != aiohttp.WSMsgType.TEXT:
                 return
             frame = decode(msg.data)
-            if frame.type == "outcome":
+            if frame.type in ("outcome", "rules") or (frame.type == "error" and frame.id):
                 future = self.outcomes.pop(frame.id, None)
                 if future is not None and not future.done():
                     future.set_result(frame)
@@ -160,8 +161,16 @@ class Player:
             allowed = view.rules.allowed
             if "draw" in allowed:
                 move: dict[str, Any] = {"type": "draw"}
-            else:
-                costly = {p["tile"] for p in view.rules.penalised_discards}
+            else:  # the rules' detail asked, as a client that warns of penalties does
+                self.n += 1
+                rid = f"rules-{self.n}"
+                future: asyncio.Future[_Frame] = asyncio.get_running_loop().create_future()
+                self.outcomes[rid] = future
+                await self.send(type="rules", id=rid, table_id=self.table, seat=view.seat,
+                                version=view.seq)
+                answer = await asyncio.wait_for(future, 60)
+                detail = answer.rules or {}
+                costly = {p["tile"] for p in detail.get("penalised_discards", [])}
                 tile = next((t for t in view.rack if t not in costly), view.rack[0])
                 move = {"type": "discard", "tile": tile}
             self.n += 1

@@ -1,6 +1,7 @@
 // A small okey101 client: logs in as a guest (POST /api/guest), opens a table over the
 // WebSocket gateway, fills the other three seats with bots, starts a one-hand match and
-// plays its own seat until the hand ends: draw from the deck, discard the tile drawn.
+// plays its own seat until the hand ends: draw from the deck, then discard the newest tile
+// that costs no penalty (the rules' detail, asked with a `rules` frame for the view held).
 // Every frame is typed by src/proto.ts, generated from proto/websocket-*.schema.json.
 //
 //   node --experimental-websocket dist/play-hand.js http://127.0.0.1:8100 [house]
@@ -8,14 +9,15 @@
 // Prints one JSON line a hand event seen, `my move: draw|discard` for each of its own
 // moves accepted, and `hand over: ...` at the end; exits 1 on a
 // refused command or after 120 s.
-import type { ClientMessage, CommandOutcome, Patch, PatchOp, PlayerView, SendCommand,
-  ServerMessage, Update } from "./proto.js";
+import type { ClientMessage, CommandOutcome, ErrorReply, Patch, PatchOp, PlayerView, Rules,
+  SendCommand, ServerMessage, Update } from "./proto.js";
 
 type Move = SendCommand["command"];
 
 class Gateway {
   private ws: WebSocket;
   private waiting = new Map<string, (o: CommandOutcome) => void>();
+  private asked = new Map<string, (r: Rules | ErrorReply) => void>();
   private ids = 0;
   onUpdate: (u: Update) => void = () => {};
   onPatch: (p: Patch) => void = () => {};
@@ -49,6 +51,15 @@ class Gateway {
     return done;
   }
 
+  // the rules' detail of our seat's view at `version`; a `stale_version` error when the
+  // gateway's newest view of the seat is another one (a patch is on its way)
+  rules(table_id: string, seat: number, version: number): Promise<Rules | ErrorReply> {
+    const id = `rules-${++this.ids}`;
+    const done = new Promise<Rules | ErrorReply>((ok) => this.asked.set(id, ok));
+    this.send({ type: "rules", id, table_id, seat, version });
+    return done;
+  }
+
   close(): void { this.ws.close(); }
 
   private receive(m: ServerMessage): void {
@@ -59,6 +70,9 @@ class Gateway {
       this.onUpdate(m);
     } else if (m.type === "patch") {
       this.onPatch(m);
+    } else if (m.type === "rules" || (m.type === "error" && m.id && this.asked.has(m.id))) {
+      this.asked.get(m.id ?? "")?.(m);
+      this.asked.delete(m.id ?? "");
     } else if (m.type === "error") {
       throw new Error(`gateway refused a frame: ${m.code}: ${m.message}`);
     }
@@ -155,10 +169,16 @@ async function main(): Promise<void> {
     }
     const allowed = v.rules?.allowed ?? [];
     let move: Move | null = null;
-    if (allowed.includes("draw")) move = { type: "draw" };
-    else if (allowed.includes("discard")) move = { type: "discard", tile: v.rack[v.rack.length - 1] };
-    if (!move) return;
     acting = true;
+    if (allowed.includes("draw")) move = { type: "draw" };
+    else if (allowed.includes("discard")) {
+      const answer = await gw.rules(table, 0, version);
+      const costly = new Set(answer.type === "rules"
+        ? answer.rules.penalised_discards?.map((p) => p.tile) : []);
+      const free = v.rack.filter((t) => !costly.has(t));
+      move = { type: "discard", tile: (free.length ? free : v.rack)[(free.length ? free : v.rack).length - 1] };
+    }
+    if (!move) { acting = false; return; }
     const outcome = await gw.command(move, table, version);
     acting = false;
     if (outcome.accepted) console.log(`my move: ${move.type}`);

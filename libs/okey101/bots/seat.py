@@ -3,8 +3,10 @@
 Everything here comes from one `PlayerView` (RULES.md section 11: a bot knows its own rack
 and the public table, nothing else). What is legal comes from the view's `rules`, the
 engine's own answers (`okey101.table.rules`): a bot chooses among the moves the engine
-enumerates and re-implements no rule. The commands are built with a blank envelope, which
-the driver fills (table, command id, seq, seat).
+enumerates and re-implements no rule (the detail a view leaves out, lay-offs, okey takes
+and penalised discards, is asked of the same rule book on the view:
+`okey101.table.viewrules`, as a person's client asks the gateway). The commands are built
+with a blank envelope, which the driver fills (table, command id, seq, seat).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from okey101 import melds as M
 from okey101 import solver, tiles
 from okey101.profiles import Profile
 from okey101.table import messages as E
+from okey101.table.viewrules import RulesDetail, view_detail
 from okey101.table.views import HandView, MeldView, PlayerView, SeatView
 from okey101.terms import SEATS, MeldCount
 from okey101.tiles import FAKE, Tile
@@ -54,7 +57,8 @@ class Seat:
         self.top: Tile | None = tiles.parse(top) if top is not None else None
         self.rules = v.rules
         self.allowed: frozenset[str] = frozenset(v.rules.allowed)
-        self._penalised = frozenset(tiles.parse(d.tile) for d in v.rules.penalised_discards)
+        self._detail: RulesDetail | None = None
+        self._penalised_tiles: frozenset[Tile] | None = None
         owed = v.rules.owed_tile
         self.owed: Tile | None = tiles.parse(owed) if owed is not None else None
         self._arranged: dict[tuple[Tile, ...], solver.Solution] = {}
@@ -132,9 +136,19 @@ class Seat:
         """Could `tile` be laid off onto the table (melds.is_playable)?"""
         return M.is_playable(tile, self.table, self.okey, self.wraps)
 
+    @property
+    def detail(self) -> RulesDetail:
+        """The rules' detail for this seat now, asked once."""
+        if self._detail is None:
+            self._detail = view_detail(self.v)
+        return self._detail
+
     def penalised(self, tile: Tile) -> bool:
         """Would this discard cost a penalty now?"""
-        return tile in self._penalised
+        if self._penalised_tiles is None:
+            self._penalised_tiles = frozenset(
+                tiles.parse(d.tile) for d in self.detail.penalised_discards)
+        return tile in self._penalised_tiles
 
     def is_full(self, meld: int, end: str) -> bool:
         """Does run `meld` take no more tiles at `end` this turn?"""
@@ -144,7 +158,7 @@ class Seat:
     def lay_off_for(self, tile: Tile) -> E.LayOff | None:
         """A lay-off of `tile` the engine offers now, or None."""
         name = tiles.name(tile)
-        for option in self.rules.lay_offs:
+        for option in self.detail.lay_offs:
             if option.tile == name:
                 end = None if option.end == "group" else option.end
                 return E.LayOff(**BLANK, meld=option.meld, tiles=[name], end=end)
@@ -152,7 +166,7 @@ class Seat:
 
     def okey_takes(self) -> list[tuple[int, list[Tile]]]:
         """(meld, tiles to put) for each okey on the table this seat may take now."""
-        return [(o.meld, tiles.parse_many(o.tiles)) for o in self.rules.okey_takes]
+        return [(o.meld, tiles.parse_many(o.tiles)) for o in self.detail.okey_takes]
 
 
 def played(melds: Sequence[M.Meld]) -> list[Tile]:

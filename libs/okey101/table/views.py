@@ -122,9 +122,11 @@ class PenalisedDiscard(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class SeatRules(msgspec.Struct, frozen=True, kw_only=True):
-    """What the rules allow this seat now (`okey101.table.rules`), so that a client never
-    re-implements a rule: the commands it may send (their `type`), every single-tile
-    lay-off and okey take open to it, and what each discard would cost."""
+    """What the rules allow this seat's next move (`okey101.table.rules`), so that a client
+    never re-implements a rule: the commands it may send (their `type`), whether it may
+    lay off at all and how much, what it owes. The detail (every single-tile lay-off and
+    okey take open to it, what each discard would cost) is not sent with every change: a
+    client asks for it (the gateway's `rules` frame, `table.viewrules.RulesDetail`)."""
 
     allowed: list[str] = msgspec.field(default_factory=list)
     may_lay_off: bool = False  # lay off or take an okey this turn (opened, waits served)
@@ -133,9 +135,6 @@ class SeatRules(msgspec.Struct, frozen=True, kw_only=True):
     is_elden_open: bool = True  # an elden finish is still open to it
     may_open_pairs: bool = False  # unopened, and pairs declared where the house asks
     owed_tile: TileName | None = None  # a taken discard to open with (or lay) before discarding
-    lay_offs: list[LayOffOption] = msgspec.field(default_factory=list)
-    okey_takes: list[OkeyTakeOption] = msgspec.field(default_factory=list)
-    penalised_discards: list[PenalisedDiscard] = msgspec.field(default_factory=list)
 
 
 NO_RULES = SeatRules()
@@ -426,7 +425,6 @@ def seat_rules(state: TableState, seat: int) -> SeatRules:
     hand = state.hand
     assert hand is not None
     allowed = R.allowed_commands(state, seat)
-    play = hand.phase == "play"
     owed = R.owed_take(state, seat)
     return SeatRules(
         allowed=allowed,
@@ -435,13 +433,7 @@ def seat_rules(state: TableState, seat: int) -> SeatRules:
         full_run_ends=R.full_run_ends(state),
         is_elden_open=R.is_elden_open(state, seat),
         may_open_pairs=R.may_open_with_pairs(state, seat),
-        owed_tile=tiles.name(owed) if owed is not None else None,
-        lay_offs=[LayOffOption(tile=tiles.name(t), meld=m, end=e)
-                  for t, m, e in R.lay_off_options(state, seat)] if play else [],
-        okey_takes=[OkeyTakeOption(meld=m, tiles=tiles.names(put))
-                    for m, put in R.okey_take_options(state, seat)] if play else [],
-        penalised_discards=[PenalisedDiscard(tile=tiles.name(t), points=n, reason=why)
-                            for t, n, why in R.penalised_discards(state, seat)] if play else [])
+        owed_tile=tiles.name(owed) if owed is not None else None)
 
 
 def has_rules(state: TableState, seat: int) -> bool:

@@ -1,6 +1,8 @@
 // The browser table: one WebSocket to the gateway (proto/asyncapi.json), whole views in,
 // moves out. The page never decides a rule: what may be sent now is view.rules (allowed,
-// lay_offs, okey_takes, penalised_discards); the server answers every move with an outcome.
+// may_lay_off, owed_tile) and, asked for once a version in the play phase, the rules'
+// detail (a `rules` frame: lay_offs, okey_takes, penalised_discards); the server answers
+// every move with an outcome.
 // Every word shown comes from lang/tr.json or lang/en.json (keyed by proto/codes.json's
 // codes and the page's own ui.* labels).
 "use strict";
@@ -105,6 +107,7 @@ function receive(m) {
     case "update": state.resyncing = false; onUpdate(m); break;
     case "patch": onPatch(m); break;
     case "synced": state.resyncing = false; break;
+    case "rules": onRules(m); break;
     case "tables": renderLobby(m.tables); break;
     case "quick_play_state": onQuickPlay(m); break;
     case "tournaments": renderTournaments(m.tournaments); break;
@@ -117,6 +120,7 @@ function receive(m) {
       break;
     }
     case "error": {
+      if (m.id && m.id.startsWith("rules-")) break;  // a view moved on meanwhile: its own ask follows
       say(reason(m.code, m.message), true);
       if (m.id && state.pending.has(m.id)) { state.pending.get(m.id)({ accepted: false, code: m.code }); state.pending.delete(m.id); }
       if (m.code === "unknown_table" && !m.id && seatedNotYetKnown()) break;
@@ -462,6 +466,7 @@ function onUpdate(m) {
   if (m.reset) $("log").innerHTML = "";
   const fresh = state.version === null;
   state.view = m.view; state.version = m.version; state.seat = m.seat;
+  askRules();
   if (fresh && m.view.hand) state.curHand = m.view.hand.number;
   for (const e of m.events) note(e, fresh);
   clockFrom(m);
@@ -473,6 +478,27 @@ function onUpdate(m) {
     state.clickAt = 0;
   }
   contributeSeed(m.view);
+}
+
+// The rules' detail (every lay-off and okey take open to this seat, each penalised discard)
+// is asked for the version held, once, when it is this seat's play phase; the answer counts
+// only while that version is still the one held.
+function askRules() {
+  const v = state.view, hand = v && v.hand;
+  if (!hand || state.seat < 0 || hand.to_act !== state.seat || hand.phase !== "play" || v.status !== "playing") return;
+  if (state.askedRules === `${state.tableId}:${state.version}`) return;
+  state.askedRules = `${state.tableId}:${state.version}`;
+  send({ type: "rules", id: `rules-${state.version}`, table_id: state.tableId, seat: state.seat, version: state.version });
+}
+function onRules(m) {
+  if (m.table_id !== state.tableId || m.version !== state.version) return;
+  state.detail = m;
+  render();
+}
+function detail() {
+  const d = state.detail;
+  return d && d.table_id === state.tableId && d.version === state.version ? d.rules
+    : { lay_offs: [], okey_takes: [], penalised_discards: [] };
 }
 
 // The turn clock runs to the server's deadline: the view's `turn_by` where it has one
@@ -637,8 +663,7 @@ function render() {
   }
   $("arrange").hidden = !hand || state.seat < 0;
   $("discard-zone").classList.toggle("target", allowed("discard") && state.selected.size === 1);
-  const r = v.rules;
-  $("okey-takes").replaceChildren(...(r ? r.okey_takes : []).map((o) => {
+  $("okey-takes").replaceChildren(...detail().okey_takes.map((o) => {
     const b = document.createElement("button");
     b.type = "button";
     b.textContent = t("ui.take_okey", { tiles: o.tiles.map(tileWords).join(", ") });
@@ -737,7 +762,7 @@ function renderSeat(div, v) {
 }
 
 function renderMelds(hand) {
-  const r = state.view.rules;
+  const lays = detail().lay_offs;
   const held = state.selected.size === 1 ? state.slots[[...state.selected][0]] : null;
   for (const box of document.querySelectorAll(".melds")) {
     box.replaceChildren();
@@ -749,7 +774,7 @@ function renderMelds(hand) {
       div.className = "meld";
       div.dataset.meld = m.index;
       for (const x of m.tiles) div.append(tileEl(x, "small"));
-      const option = held && r && r.lay_offs.find((o) => o.meld === m.index && o.tile === held);
+      const option = held && lays.find((o) => o.meld === m.index && o.tile === held);
       if (option) {
         div.classList.add("target");
         div.setAttribute("role", "button");
@@ -770,8 +795,7 @@ function layOff(meld, option) {
 function renderRack() {
   const rack = $("rack");
   rack.replaceChildren();
-  const r = state.view && state.view.rules;
-  const penalised = new Map((r ? r.penalised_discards : []).map((p) => [p.tile, p]));
+  const penalised = new Map(detail().penalised_discards.map((p) => [p.tile, p]));
   const holding = state.selected.size === 1;
   for (let row = 0; row < 2; row++) {
     const line = document.createElement("div");

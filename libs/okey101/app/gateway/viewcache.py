@@ -8,7 +8,8 @@ to the clients as it came, a whole view as an `update` frame and a patch as a `p
 frame; the patches are applied only when a client needs the whole view (a `watch`, a
 resume, a client that saw a gap). Views, patches and events stay encoded
 (`msgspec.Raw`): a frame is built once per record by splicing them, however many
-connections receive it.
+connections receive it. A `rules` frame is answered from the seat's newest view
+(`table.viewrules.view_detail`), once a version however often it is asked.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ import msgspec
 
 from okey101.app.gateway import websocket as W
 from okey101.table.viewpatch import PatchError, SeatChain
-from okey101.table.views import SPECTATOR
+from okey101.table.viewrules import RulesDetail, UnanswerableView, view_detail
+from okey101.table.views import SPECTATOR, PlayerView
 
 RESUME_DEPTH = 64  # updates kept per seat for a client that reconnects with a version
 
@@ -137,15 +139,24 @@ class TableInfo(msgspec.Struct):
             turn_seconds=self.turn_seconds, ranked=self.ranked)
 
 
+class RulesRefused(Exception):
+    """A `rules` frame the gateway cannot answer: `code` (`okey101.codes.GATEWAY`) and why."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
 class SeatLog:
     """One (table, seat): the newest view (`SeatChain`) and the events of its last updates.
     `version` is the newest version received; `chain.version` the one whose view is held
     (behind it after a gap, until the next whole view)."""
 
-    __slots__ = ("chain", "recent", "version")
+    __slots__ = ("chain", "detail", "recent", "version")
 
     def __init__(self, depth: int) -> None:
         self.version = -1
+        self.detail: tuple[int, RulesDetail] | None = None  # the last answered, by version
         self.chain = SeatChain()
         self.recent: deque[tuple[int, int, bytes]] = deque(maxlen=depth)
 
@@ -212,6 +223,7 @@ _decode_seq = msgspec.json.Decoder(_Seq).decode
 _decode_update = msgspec.json.Decoder(RawPlayerUpdate).decode
 _decode_public = msgspec.json.Decoder(_PublicView).decode
 _decode_patch_ops = msgspec.json.Decoder(list[_PatchOp]).decode
+_decode_view = msgspec.json.Decoder(PlayerView).decode
 _encoder = msgspec.json.Encoder()
 
 
@@ -289,6 +301,26 @@ class ViewCache:
             table_id=table_id, seat=seat, version=log.version,
             previous=version if events is not None and version is not None else -1,
             reset=events is None, events=events or msgspec.Raw(b"[]"), view=view))
+
+    def rules(self, table_id: str, seat: int, version: int) -> RulesDetail:
+        """The rules' detail of `seat`'s newest view, which must be at `version` (the one
+        the asker holds). Raises `RulesRefused` with a gateway code."""
+        log = self.seats.get(table_id, {}).get(seat)
+        view = log.view() if log is not None else None
+        if log is None or view is None or log.version != version:
+            newest = log.version if log is not None and view is not None else None
+            raise RulesRefused("stale_version", f"table {table_id!r} seat {seat}: asked at "
+                               f"version {version}, the gateway holds "
+                               f"{newest if newest is not None else 'no whole view'}")
+        held = log.detail
+        if held is None or held[0] != version:
+            try:
+                detail = view_detail(_decode_view(view))
+            except (msgspec.ValidationError, UnanswerableView) as exc:
+                raise RulesRefused("stale_version", f"table {table_id!r} seat {seat} at "
+                                   f"{version}: {exc}") from None
+            held = log.detail = (version, detail)
+        return held[1]
 
     def lobby(self, house: str | None = None) -> list[W.TableSummary]:
         """The tables still seating players (optionally of one house), then those playing."""

@@ -12,6 +12,10 @@ player from the token and ignores any player a payload names. Then:
   id and the same command gets the same outcome, never a second move; the id reused for
   another command is refused as `id_reused`: by an `error` from the gateway that remembers
   the id, else by the processor, whose memory every gateway shares, as a rejected `outcome`);
+- `rules` with an `id`, the table, your seat and the version of the view you hold: the
+  rules' detail for that view (each lay-off and okey take open to you, each penalised
+  discard) as a `rules` frame under the same `id`; refused (`not_your_seat`,
+  `stale_version`, `not_watching`) with nothing published;
 - `tables`: the lobby, the open tables by house (each says whether it is `ranked`);
 - `quick_play` / `cancel_quick_play`: ask the matchmaker for a seat (or stop waiting);
   `quick_play_state` frames say where the request stands, and which table to watch.
@@ -34,6 +38,7 @@ import msgspec
 from okey101.app.jsondepth import MAX_DEPTH, too_deep
 from okey101.table import messages as E
 from okey101.table.messages import MeldToken, TileName
+from okey101.table.viewrules import RulesDetail
 from okey101.table.views import VIEWS_VERSION, PatchOp, PlayerView
 from okey101.terms import DEFAULT_BOT_LEVEL, RunEnd
 
@@ -190,6 +195,18 @@ class SendCommand(ClientMessage, tag="command", frozen=True, kw_only=True):
     command: AnyMove
 
 
+class AskRules(ClientMessage, tag="rules", frozen=True, kw_only=True):
+    """The rules' detail of your seat's view at `version` (the one you hold): answered by a
+    `rules` frame under the same `id`, or an `error` (`unknown_table`, `not_watching`,
+    `not_your_seat` for another seat's, `stale_version` when the gateway's newest view of
+    the seat is another version). Rate-limited like any frame; nothing is published."""
+
+    id: str
+    table_id: str
+    seat: int
+    version: int
+
+
 class ListTables(ClientMessage, tag="tables", frozen=True, kw_only=True):
     house: str | None = None
 
@@ -244,7 +261,7 @@ class WithdrawFromTournament(ClientMessage, tag="unregister", frozen=True, kw_on
     tournament_id: str
 
 
-AnyClientMessage = (Hello | Watch | Unwatch | SendCommand | ListTables | AskQuickPlay
+AnyClientMessage = (Hello | Watch | Unwatch | SendCommand | AskRules | ListTables | AskQuickPlay
                     | WithdrawQuickPlay | ListTournaments | ShowTournament
                     | RegisterForTournament | WithdrawFromTournament)
 
@@ -317,6 +334,17 @@ class Patch(ServerMessage, tag="patch", frozen=True, kw_only=True):
     previous: int
     events: list[E.AnyEvent]
     patch: list[PatchOp]
+
+
+class Rules(ServerMessage, tag="rules", frozen=True, kw_only=True):
+    """The answer to `rules` `id`: the rules' detail of `seat`'s view at `version`
+    (`table.viewrules.RulesDetail`; all empty but for the seat to act in its play phase)."""
+
+    id: str
+    table_id: str
+    seat: int
+    version: int
+    rules: RulesDetail
 
 
 class Synced(ServerMessage, tag="synced", frozen=True, kw_only=True):
@@ -416,7 +444,8 @@ class TournamentState(ServerMessage, tag="tournament", frozen=True, kw_only=True
     standings: list[TournamentPlace]
 
 
-AnyServerMessage = (Welcome | ErrorReply | CommandOutcome | Update | Patch | Synced | Tables
+AnyServerMessage = (Welcome | ErrorReply | CommandOutcome | Update | Patch | Rules | Synced
+                    | Tables
                     | QuickPlayState | Tournaments | TournamentState)
 
 client_decoder = msgspec.json.Decoder(AnyClientMessage)
