@@ -4,6 +4,8 @@
     GET /tables/{table}?as=                                        one entry
     GET /tables/{table}/events?as=                                 its events as ndjson
     GET /tables/{table}/state?at=SEQ|hand=N&as=&format=json|text   the table at a step
+    GET /tables/{table}/views?from=SEQ&to=SEQ&as=                  its views, step by step, as
+                                                                   the views contract sends them
     GET /tables/{table}/history?as=                                its hand history in words
     GET /status                                                    tables, lag, settings
 
@@ -33,7 +35,7 @@ from okey101.app.replays.directory import (
 )
 from okey101.app.replays.history import history
 from okey101.app.replays.render import render
-from okey101.app.replays.replay import PUBLIC, SERVER, events_as, replay_step
+from okey101.app.replays.replay import PUBLIC, SERVER, events_as, replay_step, view_frames
 from okey101.errors import InfrastructureFault, MalformedInput
 from okey101.table import messages as E
 from services.common.http import json_errors
@@ -77,6 +79,7 @@ def build(service: Replays) -> web.Application:
     app.router.add_get("/tables/{table}", get_table)
     app.router.add_get("/tables/{table}/events", get_events)
     app.router.add_get("/tables/{table}/state", get_state)
+    app.router.add_get("/tables/{table}/views", get_views)
     app.router.add_get("/tables/{table}/history", get_history)
     app.router.add_get("/status", get_status)
     return app
@@ -230,6 +233,24 @@ async def get_state(request: web.Request) -> web.Response:
         note = f"note: the directory lags: {headers['Directory-Lag']}\n" if headers else ""
         return web.Response(text=note + render(step) + "\n", headers=headers)
     return _json(step, headers)
+
+
+async def get_views(request: web.Request) -> web.Response:
+    """One record a line: the view at `from` whole, then a patch a step to `to`."""
+    entry = _entry(request)
+    viewer = _viewer(request, entry)
+    start, end = _int(request, "from"), _int(request, "to")
+    log = await _read(request, entry, offset_for(entry, end, None) if end is not None
+                      else None)
+    got = view_frames(entry.table_id, log.events, viewer, start, end)
+    body = b"\n".join(got.frames) + b"\n" if got.frames else b""
+    headers = _lag_headers(request, entry)
+    headers["Steps"] = f"{got.first}-{got.last}"
+    if got.stopped:
+        headers["Stopped"] = got.stopped
+    if log.skipped:
+        headers["Skipped-Records"] = ", ".join(str(s.offset) for s in log.skipped)
+    return web.Response(body=body, content_type="application/x-ndjson", headers=headers)
 
 
 async def get_history(request: web.Request) -> web.Response:

@@ -30,7 +30,10 @@ from okey101.app.replays.directory import TableEntry, fold, offset_for, skip
 from okey101.app.replays.replay import PUBLIC, events_as, replay_step
 from okey101.app.replays.replay import fold as fold_events
 from okey101.table import messages as E
+from okey101.table import viewpatch
 from okey101.table.state import TableState
+from okey101.table.viewpatch import decode_update
+from okey101.table.views import PlayerPatch, PlayerUpdate
 from services.common.kafka import provision
 from services.common.ports import free_port
 from services.replays.app import Replays
@@ -377,6 +380,36 @@ async def test_the_http_api_lists_replays_and_refuses_server_visibility(load: Lo
         assert status == 400
         status, text, _ = await _get(s, f"{load.url}/tables/{table_id}/history", **{"as": "2"})
         assert status == 200 and "seat 2 holds" in text
+
+
+async def test_a_seats_views_step_by_step_come_whole_then_as_patches(load: Load) -> None:
+    """GET /tables/T/views: the views contract's records for one viewer, the first step
+    whole and a patch a step, which applied give the replay's view at every step."""
+    table_id = next(t for t in load.recorded if "okey-oyna" in t)
+    async with aiohttp.ClientSession() as s:
+        status, text, headers = await _get(s, f"{load.url}/tables/{table_id}/views",
+                                           **{"as": "2", "from": "20", "to": "80"})
+        assert status == 200 and headers["Steps"] == "20-80"
+        held: Any = None
+        versions = []
+        for line in text.splitlines():
+            record = json.loads(line)  # as a client reads it
+            assert isinstance(decode_update(line.encode()), PlayerUpdate | PlayerPatch)
+            if record["kind"] == "view":
+                held = record["view"]
+            else:
+                held = viewpatch.apply(held, record["patch"])
+            versions.append(record["version"])
+        assert versions == list(range(20, 81))
+        status, state, _ = await _get(s, f"{load.url}/tables/{table_id}/state",
+                                      **{"as": "2", "at": "80"})
+        assert held == json.loads(state)["view"]
+        status, text, _ = await _get(s, f"{load.url}/tables/{table_id}/views",
+                                     **{"from": "9", "to": "3"})
+        assert status == 400 and "after" in json.loads(text)["error"]
+        status, text, _ = await _get(s, f"{load.url}/tables/{table_id}/views",
+                                     **{"as": "server"})
+        assert status == 403
 
 
 async def test_an_auditor_service_shows_the_deal(load: Load) -> None:

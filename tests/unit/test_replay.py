@@ -20,10 +20,21 @@ from okey101.app.replays.replay import (
 )
 from okey101.errors import MalformedInput
 from okey101.table import messages as E
-from okey101.table.evolve import replay
-from okey101.table.views import event_for, player_view, public_view
+from okey101.table.evolve import NEW_TABLE, evolve, replay
+from okey101.table.views import SPECTATOR, event_for, player_view
 
 from .matches import timed_events
+
+
+def _turn_started(events: list[E.Event]) -> int:
+    """The time of the last event that moved the turn on: the live views' turn clock."""
+    state, started = NEW_TABLE, 0
+    for event in events:
+        after = evolve(state, event)
+        if after.turn != state.turn:
+            started = event.at
+        state = after
+    return started
 
 
 def test_a_step_shows_the_state_after_that_seq_as_the_seat_saw_it() -> None:
@@ -33,7 +44,8 @@ def test_a_step_shows_the_state_after_that_seq_as_the_seat_saw_it() -> None:
     for seat in range(4):
         step = replay_step("sim", events, seat, at=at)
         assert step.seq == at and step.last_seq == len(events)
-        assert step.view == player_view(state, seat) and step.server is None
+        assert step.view == player_view(state, seat, _turn_started(events[:at]))
+        assert step.server is None
         assert step.event == event_for(events[at - 1], seat)
         assert step.at == events[at - 1].at and step.viewer == f"seat {seat}"
 
@@ -42,9 +54,10 @@ def test_spectators_get_the_public_view_and_auditors_everything() -> None:
     events = timed_events()
     state = replay(events[:40])
     public = replay_step("sim", events, PUBLIC, at=40)
-    assert public.view == public_view(state) and public.server is None
+    shown = player_view(state, SPECTATOR, _turn_started(events[:40]))
+    assert public.view == shown and public.server is None
     server = replay_step("sim", events, SERVER, at=40)
-    assert server.view == public_view(state) and server.server is not None
+    assert server.view == shown and server.server is not None
     hand = state.hand
     assert hand is not None
     assert server.server.racks == [tiles.names(s.rack) for s in hand.seats]

@@ -356,6 +356,20 @@ REPLAYS_ROUTES: tuple[Route, ...] = (
           answers={200: Answer(description="the step (format=text: drawn as text)",
                                body=ReplayStep, headers=(LAG,)),
                    400: REFUSAL, 403: REFUSAL, 404: REFUSAL, 503: REFUSAL}),
+    Route(method="get", path="/tables/{table}/views",
+          summary="its views step by step, as the views contract sends them",
+          params=(TABLE, AS,
+                  Param(name="from", where="query", schema=WHOLE,
+                        description="the first step (a seq, default 1): its view whole"),
+                  Param(name="to", where="query", schema=WHOLE,
+                        description="the last step (a seq, default the last): a patch a "
+                                    "step up to it")),
+          answers={200: Answer(description="one player-views record a line (proto/"
+                               "player-update.schema.json: `kind` view, then patch; whole "
+                               "again every 32nd), without the server's notes of bots",
+                               media=NDJSON, headers=(LAG, "Steps", "Stopped",
+                                                      "Skipped-Records")),
+                   400: REFUSAL, 403: REFUSAL, 404: REFUSAL, 503: REFUSAL}),
     Route(method="get", path="/tables/{table}/history", summary="its hand history in words",
           params=(TABLE, AS),
           answers={200: Answer(description="one line an event", media=TEXT, headers=(LAG,)),

@@ -7,6 +7,13 @@ events through `event_for`, spectators `public_view` and `public_event`. Only th
 viewer (auditors) sees everything, the deal included. Nothing here redacts on its own, so
 a replay shows exactly what the table showed its players then.
 
+A viewer's views over a range of steps (`view_frames`) are the views contract's records, as
+the views service published them to that viewer (`table.viewparts.TableParts`): the first
+step's view whole, then each step as a patch to the one before (whole again every
+`KEYFRAME`th), so a replay reader follows a match the way a live client does, with the
+same patch code. The turn's deadline (`turn_by`) is the live one: the time of the event
+that moved the turn on, plus the house's turn time.
+
 Undecodable records are skipped by the reader and named here by offset; folding stops,
 without raising, at an event that does not follow (a gap left by a skipped record, an
 event the state refuses), and the replay says where and why.
@@ -24,13 +31,14 @@ from okey101.errors import IllegalMove, MalformedInput
 from okey101.table import messages as E
 from okey101.table.evolve import NEW_TABLE, evolve
 from okey101.table.state import TableState
+from okey101.table.viewparts import TableParts
+from okey101.table.viewpatch import decode_update
 from okey101.table.views import (
     SPECTATOR,
     PlayerView,
     event_for,
-    player_view,
+    player_views,
     public_event,
-    public_view,
 )
 
 SERVER = -2  # the auditors' viewer: everything, the deal included
@@ -93,6 +101,7 @@ class Folded(msgspec.Struct, frozen=True, kw_only=True):
     state: TableState
     event: E.Event | None  # the last event folded
     stopped: str = ""
+    turn_started: int | None = None  # the `at` of the event that moved the turn on
 
 
 def last_seq(events: Sequence[E.Event]) -> int:
@@ -102,21 +111,33 @@ def last_seq(events: Sequence[E.Event]) -> int:
 def fold(events: Iterable[E.Event], until: int | None = None) -> Folded:
     """The state after the events up to seq `until` (all of them when None). Stops, with
     the reason, at an event that does not follow or that the state refuses."""
-    state, last = NEW_TABLE, None
+    state, last, started = NEW_TABLE, None, None
     for event in events:
         if until is not None and event.seq > until:
             break
         try:
-            state = evolve(state, event)
-        except IllegalMove as exc:
-            return Folded(state=state, event=last, stopped=f"stopped at seq {state.seq}: "
-                          f"{exc.message}")
-        except (AssertionError, IndexError, KeyError, ValueError, TypeError) as exc:
-            return Folded(state=state, event=last, stopped=f"stopped at seq {state.seq}: "
-                          f"seq {event.seq} ({type(event).__name__}) does not apply: "
-                          f"{type(exc).__name__} {exc}")
-        last = event
-    return Folded(state=state, event=last)
+            after = _step(state, event)
+        except _Stop as stop:
+            return Folded(state=state, event=last, stopped=str(stop), turn_started=started)
+        if after.turn != state.turn:
+            started = event.at
+        state, last = after, event
+    return Folded(state=state, event=last, turn_started=started)
+
+
+class _Stop(Exception):
+    """Folding stops at an event: why, in words."""
+
+
+def _step(state: TableState, event: E.Event) -> TableState:
+    try:
+        return evolve(state, event)
+    except IllegalMove as exc:
+        raise _Stop(f"stopped at seq {state.seq}: {exc.message}") from None
+    except (AssertionError, IndexError, KeyError, ValueError, TypeError) as exc:
+        raise _Stop(f"stopped at seq {state.seq}: seq {event.seq} "
+                    f"({type(event).__name__}) does not apply: "
+                    f"{type(exc).__name__} {exc}") from None
 
 
 def step_for(events: Sequence[E.Event], table_id: str, at: int | None = None,
@@ -145,9 +166,61 @@ def step_for(events: Sequence[E.Event], table_id: str, at: int | None = None,
     return end
 
 
-def view_of(state: TableState, viewer: int) -> PlayerView:
+def view_of(state: TableState, viewer: int, turn_started: int | None = None) -> PlayerView:
     """The core's view for `viewer` (the server's table view is the spectators' one)."""
-    return player_view(state, viewer) if viewer >= 0 else public_view(state)
+    return player_views(state, [_seat_of(viewer)], turn_started=turn_started)[0]
+
+
+def _seat_of(viewer: int) -> int:
+    return viewer if viewer >= 0 else SPECTATOR
+
+
+class ViewFrames(msgspec.Struct, frozen=True, kw_only=True):
+    """`view_frames`' answer: the records, encoded, and why it stopped short, if it did."""
+
+    frames: list[bytes]
+    first: int  # the seq of the first step sent (0: none)
+    last: int  # ... and of the last
+    stopped: str = ""
+
+
+def view_frames(table_id: str, events: Sequence[E.Event], viewer: int,
+                start: int | None = None, end: int | None = None) -> ViewFrames:
+    """`viewer`'s view at every step from seq `start` (default 1) to `end` (default the
+    last), as the views contract's records (`PlayerUpdate`, then `PlayerPatch`es, whole
+    again every `KEYFRAME`th), without the server's notes of bots (`bot`, `bot_level`).
+    The server's viewer gets the spectators' views. Bad input names the table and what it
+    holds."""
+    check_viewer(viewer)
+    last = last_seq(events)
+    first = step_for(events, table_id, start if start is not None else 1)
+    final = step_for(events, table_id, end) if end is not None else last
+    if final < first:
+        raise MalformedInput(f"from {first} is after to {final}")
+    parts, seat = TableParts(), _seat_of(viewer)
+    state, started = NEW_TABLE, None
+    frames: list[bytes] = []
+    for event in events:
+        if event.seq > final:
+            break
+        try:
+            after = _step(state, event)
+        except _Stop as stop:
+            return ViewFrames(frames=frames, first=first if frames else 0,
+                              last=state.seq if frames else 0, stopped=str(stop))
+        if after.turn != state.turn:
+            started = event.at
+        if event.seq >= first:
+            [published] = parts.updates(after, state.seq, [event], started, seats=[seat])
+            frames.append(_without_bots(published.value))
+        state = after
+    return ViewFrames(frames=frames, first=first if frames else 0,
+                      last=state.seq if frames else 0)
+
+
+def _without_bots(value: bytes) -> bytes:
+    update = decode_update(value)
+    return msgspec.json.encode(msgspec.structs.replace(update, bot=False, bot_level=None))
 
 
 def server_view(state: TableState) -> ServerView:
@@ -178,7 +251,8 @@ def replay_step(table_id: str, events: Sequence[E.Event], viewer: int,
         table_id=table_id, seq=folded.state.seq,
         last_seq=max(last_seq(events), table_last or 0),
         at=shown.at if shown is not None else 0, viewer=viewer_name(viewer),
-        event=cast(E.AnyEvent | None, seen), view=view_of(folded.state, viewer),
+        event=cast(E.AnyEvent | None, seen),
+        view=view_of(folded.state, viewer, folded.turn_started),
         server=server_view(folded.state) if viewer == SERVER else None, stopped=stopped,
         skipped=list(skipped))
 
