@@ -24,8 +24,10 @@ from okey101.table.state import HandState, TableMeld, TableState
 from okey101.table.views import (
     NO_RULES,
     SPECTATOR,
+    HandView,
     PlayerPatch,
     PlayerUpdate,
+    PlayerView,
     ViewParts,
     _bot_labels,
     _seeding_view,
@@ -89,7 +91,8 @@ class TableParts(ViewParts):
         self.tiles: dict[int, Raw] = {}
         self.melds_held: list[tuple[TableMeld, int, bytes]] = []
         self.melds_of: tuple[object, Raw] = (None, _NULL)
-        self.seats: list[tuple[tuple[object, ...], bytes] | None] = [None] * SEATS
+        self.seats: list[tuple[tuple[object, ...], Raw] | None] = [None] * SEATS
+        self.thresholds_of: tuple[object, object, list[tuple[int, int]]] = (None, None, [])
         self.current_of: tuple[object, Raw] = (None, _NULL)
         self.rules_of: tuple[object, int, Raw] = (None, SPECTATOR, _NO_RULES)
         # what the previous update of the table sent: the shared part (`leaves`), each
@@ -173,16 +176,26 @@ class TableParts(ViewParts):
 
     def seat(self, state: TableState, hand: HandState, i: int, bot: bool) -> Any:
         h = hand.seats[i]
-        points = pairs = 0
-        if state.profile is not None:
-            points, pairs = R.threshold(state, i, "points"), R.threshold(state, i, "pairs")
+        points, pairs = self._thresholds(state, hand)[i]
         key = (h, state.players[i], bot, points, pairs)
         held = self.seats[i]
         if held is not None and held[0][0] is h and held[0][1:] == key[1:]:
-            return Raw(held[1])
-        raw = _encode(seat_view(state, hand, i, bot))
+            return held[1]
+        raw = Raw(_encode(seat_view(state, hand, i, bot)))
         self.seats[i] = (key, raw)
-        return Raw(raw)
+        return raw
+
+    def _thresholds(self, state: TableState, hand: HandState) -> list[tuple[int, int]]:
+        """Each seat's opening thresholds (points, pairs): they read only the hand's seats
+        and the house, so they are asked once a change of either."""
+        held = self.thresholds_of
+        if held[0] is not hand.seats or held[1] is not state.profile:
+            found = [(0, 0)] * len(hand.seats)
+            if state.profile is not None:
+                found = [(R.threshold(state, i, "points"), R.threshold(state, i, "pairs"))
+                         for i in range(len(hand.seats))]
+            held = self.thresholds_of = (hand.seats, state.profile, found)
+        return held[2]
 
     def current(self, hand: HandState) -> Any:
         sc = hand.scratch
@@ -214,14 +227,17 @@ class TableParts(ViewParts):
         """What every seat's view shares, by the JSON Pointer a patch names it with: the
         table's fields and the hand's (its melds as one list of encoded melds, each seat's
         public view apart), each a value or its encoding (`msgspec.Raw`)."""
-        out = {"/" + k: v for k, v in table_fields(state, self, turn_started).items()}
+        path = _PATHS
+        out = {path[k]: v for k, v in table_fields(state, self, turn_started).items()}
         hand = state.hand
         if hand is None:
             out["/hand"] = None
             return out
         bots = _bot_labels(state)
         out["/hand"] = (hand.number, hand.attempt)  # a new hand: the whole hand replaced
-        out |= {"/hand/" + k: v for k, v in hand_fields(state, hand, bots, self).items()}
+        hand_path = _HAND_PATHS
+        for k, v in hand_fields(state, hand, bots, self).items():
+            out[hand_path[k]] = v
         self._okey_of(hand)
         self.melds(hand)
         out["/hand/melds"] = [raw for _, _, raw in self.melds_held]
@@ -235,9 +251,12 @@ class TableParts(ViewParts):
         assert sent is not None
         ops: list[bytes] = []
         hand_replaced = False
+        get = sent.get
         for path, value in leaves.items():
-            was = sent.get(path, _MISSING)
-            if path.startswith("/hand/") and hand_replaced:
+            was = get(path, _MISSING)
+            if value is was:
+                continue  # the common case: a part kept encoded, unchanged
+            if hand_replaced and path.startswith("/hand/"):
                 continue
             if path == "/hand":
                 hand_replaced = value != was
@@ -249,7 +268,7 @@ class TableParts(ViewParts):
             if path == "/hand/melds":
                 ops += _meld_ops(was, value)
                 continue
-            if value is was or value == was:
+            if value == was:
                 continue
             ops.append(_op(b"replace", path.encode(), value if isinstance(value, Raw)
                            else _encode(value)))
@@ -310,6 +329,8 @@ class TableParts(ViewParts):
 
 _MISSING = object()
 _SEAT_PATHS = [f"/hand/seats/{i}" for i in range(SEATS)]
+_PATHS: dict[str, str] = {k: "/" + k for k in PlayerView.__struct_fields__}
+_HAND_PATHS: dict[str, str] = {k: "/hand/" + k for k in HandView.__struct_fields__}
 
 
 def _op(kind: bytes, path: bytes, value: bytes) -> bytes:
