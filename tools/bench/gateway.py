@@ -179,8 +179,8 @@ class Player:
                 self.waiting[cid] = (time.perf_counter(), view.seq)
             await self.send(type="command", id=cid, table_id=self.table, seq=view.seq,
                             command=move)
-        except ConnectionError:
-            pass  # the run is over and the socket closed
+        except (ConnectionError, TimeoutError):
+            pass  # the run is over and the socket closed (a rules ask left unanswered)
         finally:
             self.acting = False
 
