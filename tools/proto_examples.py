@@ -296,7 +296,7 @@ def _websocket(update: PlayerUpdate) -> dict[str, msgspec.Struct]:
     return {
         "ws.hello": W.Hello(v=W.VERSION, token="eyJhbGciOiJIUzI1NiJ9."
                             "eyJzdWIiOiJheXNlLTAxIn0.c2lnbmF0dXJl"),
-        "ws.watch": W.Watch(table_id=T, version=57),
+        "ws.watch": W.Watch(table_id=T, version=57, id="w1"),
         "ws.unwatch": W.Unwatch(table_id=T),
         "ws.command": W.SendCommand(id="c9", table_id=T, seq=update.version,
                                     command=W.DiscardMove(tile="R5")),

@@ -472,7 +472,11 @@ class Gateway(Lifecycle):
     def _watch(self, conn: Connection, message: W.Watch) -> None:
         table = self.cache.tables.get(message.table_id)
         if table is None:
-            self._refuse(conn, "unknown_table", f"no table {message.table_id!r}")
+            self._refuse(conn, "unknown_table", f"no table {message.table_id!r}", message.id)
+            return
+        if message.version is not None and message.version < 0:
+            self._refuse(conn, "malformed", f"watch {message.table_id!r}: version "
+                         f"{message.version} (versions start at 0)", message.id)
             return
         self.books.watch(conn, message.table_id)
         frame = self.cache.resume(message.table_id, table.seat_of(conn.player_id),

@@ -490,6 +490,12 @@ async def test_the_seat_to_act_asks_its_rules_detail_and_every_bad_ask_is_refuse
                                 **frame})
             refused = await asker.next("error", id=f"bad-{code}")
             assert refused["code"] == code, refused
+        for frame, code in [({"table_id": "t-none"}, "unknown_table"),
+                            ({"table_id": table, "version": -3}, "malformed"),
+                            ({"table_id": table, "version": "x"}, "malformed")]:
+            await asyncio.sleep(0.25)  # a patch request (watch) refused by its id too
+            await asker.send(type="watch", id=f"w-{code}", **frame)
+            assert (await asker.next("error", id=f"w-{code}"))["code"] == code
         outsider = await connect(session, stack.url, "deniz")
         await outsider.send(type="rules", id="r2", table_id=table, seat=0, version=1)
         assert (await outsider.next("error", id="r2"))["code"] == "not_watching"

@@ -13,9 +13,11 @@ v?: number
 }
 /**
  * Follow a table: your seat's view if you sit there, else the spectators'. `version`:
- * the last version you hold, to get only what you missed.
+ * the last version you hold, to get only what you missed (the whole view again after a
+ * gap in the patches). `id`, when given, names the frame in a refusal.
  */
 export interface Watch {
+id?: (string | null)
 table_id: string
 type: "watch"
 v?: number

@@ -174,10 +174,12 @@ class Hello(ClientMessage, tag="hello", frozen=True, kw_only=True):
 
 class Watch(ClientMessage, tag="watch", frozen=True, kw_only=True):
     """Follow a table: your seat's view if you sit there, else the spectators'. `version`:
-    the last version you hold, to get only what you missed."""
+    the last version you hold, to get only what you missed (the whole view again after a
+    gap in the patches). `id`, when given, names the frame in a refusal."""
 
     table_id: str
     version: int | None = None
+    id: str | None = None
 
 
 class Unwatch(ClientMessage, tag="unwatch", frozen=True, kw_only=True):
