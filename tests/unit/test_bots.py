@@ -23,12 +23,13 @@ from okey101 import solver, tiles
 from okey101.bots import Bot, Level3, level0, level1, level2
 from okey101.bots.inference import Knowledge, Memory
 from okey101.bots.level3 import Level3Play
-from okey101.bots.seat import Seat, keep_one, table_meld
+from okey101.bots.seat import Seat, keep_one
 from okey101.bots.standing import rival_weights
 from okey101.profiles import house
 from okey101.simulate import match_seeds, play_match
 from okey101.table import messages as E
 from okey101.table.state import HandState, SeatHand, TableMeld, TableState, TurnScratch
+from okey101.table.viewrules import meld_of_view
 from okey101.table.views import MeldView, PlayerView, player_view
 
 HOUSES = ("north-sultan", "okeygg", "classic", "okey-oyna")
@@ -365,7 +366,7 @@ def test_level3_does_not_take_a_discard_that_opens_by_pairs_only_while_it_holds_
 
 def test_table_melds_read_from_the_view_match_the_engine_notation() -> None:
     okey = tiles.parse("K13")
-    meld = table_meld(MeldView(index=0, owner=1, kind="run", tiles=["B3", "K13=B4", "B5"],
+    meld = meld_of_view(MeldView(index=0, owner=1, kind="run", tiles=["B3", "K13=B4", "B5"],
                                start=3, laid_turn=1), okey)
     assert meld.kind == "run" and meld.start == 3 and meld.value() == 12
     assert meld.tiles[1] == (okey, tiles.parse("B4"))

@@ -63,7 +63,8 @@ import msgspec
 from okey101 import tiles
 from okey101.table import messages as E
 from okey101.table.decide import decide_and_fold
-from okey101.table.state import HandState, SeatHand, TableMeld, TableState, TurnScratch
+from okey101.table.state import TableState
+from okey101.table.viewrules import hand_of_view
 from okey101.table.views import PlayerView, player_view
 from okey101.terms import SEATS
 from okey101.tiles import COPIES, KINDS, Tile
@@ -72,7 +73,7 @@ from . import plays
 from .inference import Knowledge
 from .level3 import Level3
 from .levels import level2, partners, safe_choice
-from .seat import BLANK, Seat, table_meld
+from .seat import BLANK, Seat
 from .standing import rivals
 
 Clock = Callable[[], float]
@@ -232,24 +233,8 @@ def world(v: PlayerView, s: Seat, rng: random.Random,
         need = h.seats[i].rack_size - len(racks[i])
         racks[i].extend(pool[at:at + need])
         at += need
-    deck = tuple(pool[at:])
-    seats = []
-    for i, sv in enumerate(h.seats):
-        rack = tuple(s.rack) if i == s.seat else tuple(racks[i])
-        seats.append(SeatHand(
-            rack=rack, discards=tuple(tiles.parse_many(sv.discards)), opened=sv.opened,
-            opened_turn=sv.opened_turn, opening_value=sv.opening_value,
-            declared_pairs=sv.declared_pairs, shown_indicator=sv.shown_indicator,
-            has_played=sv.has_played, penalties=sv.penalties))
-    cur = h.current
-    scratch = TurnScratch(
-        taken=s.taken, taken_from=cur.taken_from, laid=tuple(s.laid), lay_offs=cur.lay_offs,
-        laid_off=cur.laid_off, end_counts=tuple((m, e, n) for m, e, n in cur.end_counts),  # type: ignore[misc]
-        put_back=cur.put_back)
-    melds = tuple(TableMeld(table_meld(m, s.okey), m.owner, m.laid_turn) for m in h.melds)
-    hand = HandState(number=h.number, attempt=h.attempt, starter=h.starter,
-                     indicator=s.indicator, okey=s.okey, deck=deck, seats=tuple(seats),
-                     melds=melds, to_act=h.to_act, phase=h.phase, scratch=scratch)
+    hand = hand_of_view(v, [tuple(s.rack) if i == s.seat else tuple(racks[i])
+                            for i in range(SEATS)], tuple(pool[at:]))
     # hands_total: the match ends with this hand, so a playout deals no next hand
     return TableState(table_id=v.table_id or "world", seq=v.seq, profile=v.profile,
                       status="playing", players=tuple(p or f"seat{i}" for i, p in

@@ -18,19 +18,12 @@ from okey101 import melds as M
 from okey101 import solver, tiles
 from okey101.profiles import Profile
 from okey101.table import messages as E
-from okey101.table.viewrules import RulesDetail, view_detail
-from okey101.table.views import HandView, MeldView, PlayerView, SeatView
+from okey101.table.viewrules import RulesDetail, meld_of_view, view_detail
+from okey101.table.views import HandView, PlayerView, SeatView
 from okey101.terms import SEATS, MeldCount
 from okey101.tiles import FAKE, Tile
 
 BLANK: dict[str, Any] = {"table_id": "", "command_id": ""}  # the driver fills the envelope
-
-
-def table_meld(m: MeldView, okey: Tile) -> M.Meld:
-    """A meld on the table, as the engine holds it, from its public notation."""
-    placed = tuple(M.parse_placed(list(m.tiles), okey))
-    kind: M.MeldKind = "run" if m.kind == "run" else "group" if m.kind == "group" else "pair"
-    return M.Meld(kind, placed, m.start)
 
 
 class Seat:
@@ -49,7 +42,7 @@ class Seat:
         self.wraps: bool = v.profile.run_wraps_13_to_1
         self.count: MeldCount = v.profile.meld_value  # what a meld is worth toward opening
         self.rack: list[Tile] = tiles.parse_many(v.rack)
-        self.table: list[M.Meld] = [table_meld(m, self.okey) for m in v.hand.melds]
+        self.table: list[M.Meld] = [meld_of_view(m, self.okey) for m in v.hand.melds]
         cur = v.hand.current
         self.taken: Tile | None = tiles.parse(cur.taken) if cur.taken is not None else None
         self.laid: list[Tile] = tiles.parse_many(cur.laid)

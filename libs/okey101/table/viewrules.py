@@ -14,6 +14,8 @@ authoritative state.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import msgspec
 
 from okey101 import melds as M
@@ -21,14 +23,15 @@ from okey101 import tiles
 from okey101.table import rules as R
 from okey101.table.state import HandState, SeatHand, TableMeld, TableState, TurnScratch
 from okey101.table.views import (
-    HandView,
     LayOffOption,
+    MeldView,
     OkeyTakeOption,
     PenalisedDiscard,
     PlayerView,
     SeatView,
 )
 from okey101.terms import SEATS
+from okey101.tiles import Tile
 
 
 class RulesDetail(msgspec.Struct, frozen=True, kw_only=True):
@@ -87,7 +90,7 @@ def state_of_view(view: PlayerView) -> TableState:
     if view.profile is None or hand is None:
         raise UnanswerableView(f"table {view.table_id!r}: no hand is being played")
     try:
-        rebuilt = _hand_of(view, hand)
+        rebuilt = hand_of_view(view)
     except (ValueError, KeyError, IndexError) as exc:
         raise UnanswerableView(f"table {view.table_id!r} at {view.seq}: {exc}") from None
     return TableState(
@@ -97,12 +100,22 @@ def state_of_view(view: PlayerView) -> TableState:
         penalties=tuple(view.penalties), private=view.private, owner=view.owner)
 
 
-def _hand_of(view: PlayerView, hand: HandView) -> HandState:
+def hand_of_view(view: PlayerView, racks: Sequence[tuple[Tile, ...]] | None = None,
+                 deck: tuple[Tile, ...] | None = None) -> HandState:
+    """The hand `view` shows, as the engine holds it: each seat's rack from `racks` (by
+    default the viewer's own and no tiles for the others) and `deck` (by default as many
+    unknown tiles as it has left). Raises ValueError (and KeyError, IndexError) for a view
+    whose tiles or melds are not ones."""
+    hand = view.hand
+    if hand is None:
+        raise ValueError("no hand is being played")
     okey = tiles.parse(hand.okey)
     if len(hand.seats) != SEATS:
         raise ValueError(f"{len(hand.seats)} seats, not {SEATS}")
-    rack = tuple(tiles.parse_many(view.rack))
-    seats = tuple(_seat_of(s, rack if s.seat == view.seat else ()) for s in hand.seats)
+    if racks is None:
+        own = tuple(tiles.parse_many(view.rack))
+        racks = [own if s.seat == view.seat else () for s in hand.seats]
+    seats = tuple(_seat_of(s, racks[i]) for i, s in enumerate(hand.seats))
     cur = hand.current
     scratch = TurnScratch(
         taken=tiles.parse(cur.taken) if cur.taken is not None else None,
@@ -110,24 +123,25 @@ def _hand_of(view: PlayerView, hand: HandView) -> HandState:
         lay_offs=cur.lay_offs, laid_off=cur.laid_off,
         end_counts=tuple((m, e, n) for m, e, n in cur.end_counts),  # type: ignore[misc]
         put_back=cur.put_back)
-    melds = tuple(TableMeld(meld=_meld_of(m.kind, m.tiles, m.start, okey), owner=m.owner,
-                            laid_turn=m.laid_turn) for m in hand.melds)
+    melds = tuple(TableMeld(meld=meld_of_view(m, okey), owner=m.owner, laid_turn=m.laid_turn)
+                  for m in hand.melds)
     return HandState(
         number=hand.number, attempt=hand.attempt, starter=hand.starter,
         indicator=tiles.parse(hand.indicator), okey=okey,
-        deck=(tiles.FAKE,) * hand.deck_count, seats=seats, melds=melds,
-        to_act=hand.to_act, phase=hand.phase, scratch=scratch, finish=hand.finish,
-        finished_by=hand.finished_by)
+        deck=(tiles.FAKE,) * hand.deck_count if deck is None else deck, seats=seats,
+        melds=melds, to_act=hand.to_act, phase=hand.phase, scratch=scratch,
+        finish=hand.finish, finished_by=hand.finished_by)
 
 
-def _seat_of(s: SeatView, rack: tuple[int, ...]) -> SeatHand:
+def _seat_of(s: SeatView, rack: tuple[Tile, ...]) -> SeatHand:
     return SeatHand(rack=rack, discards=tuple(tiles.parse_many(s.discards)), opened=s.opened,
                     opened_turn=s.opened_turn, opening_value=s.opening_value,
                     declared_pairs=s.declared_pairs, shown_indicator=s.shown_indicator,
                     has_played=s.has_played, penalties=s.penalties)
 
 
-def _meld_of(kind: str, tokens: list[str], start: int, okey: int) -> M.Meld:
-    if kind not in ("run", "group", "pair"):
-        raise ValueError(f"a meld of kind {kind!r}")
-    return M.Meld(kind, tuple(M.parse_placed(tokens, okey)), start)  # type: ignore[arg-type]
+def meld_of_view(m: MeldView, okey: Tile) -> M.Meld:
+    """A meld on the table, as the engine holds it, from its public notation."""
+    if m.kind not in ("run", "group", "pair"):
+        raise ValueError(f"a meld of kind {m.kind!r}")
+    return M.Meld(m.kind, tuple(M.parse_placed(m.tiles, okey)), m.start)  # type: ignore[arg-type]

@@ -306,21 +306,22 @@ class ViewCache:
         """The rules' detail of `seat`'s newest view, which must be at `version` (the one
         the asker holds). Raises `RulesRefused` with a gateway code."""
         log = self.seats.get(table_id, {}).get(seat)
+        if log is not None and log.detail is not None and log.detail[0] == version and \
+                log.version == version:
+            return log.detail[1]  # asked again: the view is not rebuilt
         view = log.view() if log is not None else None
         if log is None or view is None or log.version != version:
             newest = log.version if log is not None and view is not None else None
             raise RulesRefused("stale_version", f"table {table_id!r} seat {seat}: asked at "
                                f"version {version}, the gateway holds "
                                f"{newest if newest is not None else 'no whole view'}")
-        held = log.detail
-        if held is None or held[0] != version:
-            try:
-                detail = view_detail(_decode_view(view))
-            except (msgspec.ValidationError, UnanswerableView) as exc:
-                raise RulesRefused("stale_version", f"table {table_id!r} seat {seat} at "
-                                   f"{version}: {exc}") from None
-            held = log.detail = (version, detail)
-        return held[1]
+        try:
+            detail = view_detail(_decode_view(view))
+        except (msgspec.ValidationError, UnanswerableView) as exc:
+            raise RulesRefused("stale_version", f"table {table_id!r} seat {seat} at "
+                               f"{version}: {exc}") from None
+        log.detail = (version, detail)
+        return detail
 
     def lobby(self, house: str | None = None) -> list[W.TableSummary]:
         """The tables still seating players (optionally of one house), then those playing."""
