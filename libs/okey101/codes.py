@@ -161,6 +161,10 @@ GATEWAY: dict[str, str] = {
     "stale_version": "`rules` named a version of the view other than the gateway's newest "
                      "of the seat (an older one, or one not yet shown): apply the patches "
                      "you were sent (or watch again) and ask with the version you hold",
+    "rules_unavailable": "`rules` at the gateway's newest version of the seat, but the "
+                         "gateway could not rebuild the table from that view (a view it "
+                         "cannot read: a fault of the server, not of the frame); nothing was "
+                         "published: ask again at the next version",
     "pending": "the leaderboards have not folded this match for this account yet (or it "
                "was not the account's): ask again shortly",
     "shutting_down": "the gateway is stopping: connect again (the view resumes from its "

@@ -13,12 +13,18 @@ import pytest
 from okey101.app.gateway import identity
 from okey101.app.gateway import websocket as W
 from okey101.app.gateway.ratelimit import TokenBucket
-from okey101.app.gateway.viewcache import ViewCache
+from okey101.app.gateway.viewcache import RulesRefused, ViewCache
 from okey101.app.processor.processing import PartitionTables
 from okey101.app.views.playerviews import PlayerViews
 from okey101.table import messages as E
 from okey101.table.viewpatch import apply, decode_update
-from okey101.table.views import PlayerPatch, PlayerUpdate, player_update_decoder
+from okey101.table.viewrules import view_detail
+from okey101.table.views import (
+    PlayerPatch,
+    PlayerUpdate,
+    PlayerView,
+    player_update_decoder,
+)
 from tests.kafka.support import record_timeout_match
 
 SECRET = "k" * 40
@@ -318,6 +324,39 @@ def test_an_update_overlapping_the_held_version_is_trimmed_to_follow_it() -> Non
     assert [e["seq"] for e in got["events"]] == \
         [e.seq for e in overlapping.events if e.seq > held]
     assert json.loads(cache.resume("t1", 0, held) or b"")["events"] == got["events"]
+
+
+def _in_play() -> tuple[ViewCache, dict[str, Any]]:
+    """A cache holding a timeout match where seat 0 has drawn (its play phase), and the
+    seat's newest view."""
+    cache = ViewCache()
+    for batch in _play(6):
+        _feed(cache, batch)
+    view = json.loads(cache.resume("t1", 0, None) or b"")["view"]
+    assert view["hand"]["to_act"] == 0 and view["hand"]["phase"] == "play"
+    return cache, view
+
+
+def test_the_rules_detail_is_answered_only_at_the_gateways_newest_version() -> None:
+    cache, view = _in_play()
+    detail = cache.rules("t1", 0, view["seq"])
+    assert detail == view_detail(msgspec.json.decode(json.dumps(view), type=PlayerView))
+    assert detail.penalised_discards  # an okey in seed 7's rack: its discard is penalised
+    for version in (view["seq"] - 1, view["seq"] + 1):
+        with pytest.raises(RulesRefused) as refused:
+            cache.rules("t1", 0, version)
+        assert refused.value.code == "stale_version"
+
+
+def test_a_view_the_gateway_cannot_rebuild_is_refused_as_unavailable_not_stale() -> None:
+    cache, view = _in_play()
+    view["rack"][0] = "Q99"  # a view no table could show: the server's fault, not the frame's
+    forged = {"kind": "view", "table_id": "t1", "seat": 0, "version": view["seq"] + 1,
+              "previous": view["seq"], "events": [], "view": view | {"seq": view["seq"] + 1}}
+    cache.ingest(json.dumps(forged).encode())
+    with pytest.raises(RulesRefused) as refused:
+        cache.rules("t1", 0, view["seq"] + 1)
+    assert refused.value.code == "rules_unavailable" and "Q99" in str(refused.value)
 
 
 def test_a_client_holding_the_newest_version_is_told_it_is_synced() -> None:

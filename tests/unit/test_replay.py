@@ -21,6 +21,7 @@ from okey101.app.replays.replay import (
 from okey101.errors import MalformedInput
 from okey101.table import messages as E
 from okey101.table.evolve import NEW_TABLE, evolve, replay
+from okey101.table.rules import is_new_turn
 from okey101.table.views import SPECTATOR, event_for, player_view
 
 from .matches import timed_events
@@ -31,7 +32,7 @@ def _turn_started(events: list[E.Event]) -> int:
     state, started = NEW_TABLE, 0
     for event in events:
         after = evolve(state, event)
-        if after.turn != state.turn:
+        if is_new_turn(state, after):
             started = event.at
         state = after
     return started

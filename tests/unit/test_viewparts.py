@@ -19,6 +19,7 @@ from okey101.app.views.playerviews import PlayerViews
 from okey101.simulate import match_seeds, play_match
 from okey101.table import messages as E
 from okey101.table.evolve import NEW_TABLE, evolve
+from okey101.table.rules import is_new_turn
 from okey101.table.state import TableState
 from okey101.table.viewpatch import apply
 from okey101.table.views import PlayerUpdate, player_updates
@@ -60,7 +61,7 @@ def full_rebuild(tables: dict[str, TableState], batch: list[E.Event],
         state = tables.get(event.table_id, NEW_TABLE)
         changed.setdefault(event.table_id, (state.seq, []))[1].append(event)
         tables[event.table_id] = evolve(state, event)
-        if tables[event.table_id].turn != state.turn:
+        if is_new_turn(state, tables[event.table_id]):
             started[event.table_id] = event.at
     return [E.encode(u) for t, (previous, events) in changed.items()
             for u in player_updates(tables[t], previous, events, started.get(t))]

@@ -148,7 +148,8 @@ type: "finish"
  * The rules' detail of your seat's view at `version` (the one you hold): answered by a
  * `rules` frame under the same `id`, or an `error` (`unknown_table`, `not_watching`,
  * `not_your_seat` for another seat's, `stale_version` when the gateway's newest view of
- * the seat is another version). Rate-limited like any frame; nothing is published.
+ * the seat is another version, `rules_unavailable` when the gateway cannot rebuild the
+ * table from that view). Rate-limited like any frame; nothing is published.
  */
 export interface AskRules {
 id: string
@@ -245,7 +246,7 @@ queued_messages: number
  * matchmaker: `okey101.codes.MATCHMAKING`); `id` names the frame it answers.
  */
 export interface ErrorReply {
-code: ("bad_token" | "id_reused" | "malformed" | "not_watching" | "not_your_seat" | "pending" | "rate_limited" | "shutting_down" | "stale_version" | "token_expired" | "token_lifetime" | "too_many_connections" | "too_slow" | "unauthenticated" | "unavailable" | "unknown_table" | "unsupported_version")
+code: ("bad_token" | "id_reused" | "malformed" | "not_watching" | "not_your_seat" | "pending" | "rate_limited" | "rules_unavailable" | "shutting_down" | "stale_version" | "token_expired" | "token_lifetime" | "too_many_connections" | "too_slow" | "unauthenticated" | "unavailable" | "unknown_table" | "unsupported_version")
 id?: (string | null)
 message: string
 type: "error"

@@ -318,7 +318,7 @@ class ViewCache:
         try:
             detail = view_detail(_decode_view(view))
         except (msgspec.ValidationError, UnanswerableView) as exc:
-            raise RulesRefused("stale_version", f"table {table_id!r} seat {seat} at "
+            raise RulesRefused("rules_unavailable", f"table {table_id!r} seat {seat} at "
                                f"{version}: {exc}") from None
         log.detail = (version, detail)
         return detail

@@ -15,7 +15,7 @@ player from the token and ignores any player a payload names. Then:
 - `rules` with an `id`, the table, your seat and the version of the view you hold: the
   rules' detail for that view (each lay-off and okey take open to you, each penalised
   discard) as a `rules` frame under the same `id`; refused (`not_your_seat`,
-  `stale_version`, `not_watching`) with nothing published;
+  `stale_version`, `rules_unavailable`, `not_watching`) with nothing published;
 - `tables`: the lobby, the open tables by house (each says whether it is `ranked`);
 - `quick_play` / `cancel_quick_play`: ask the matchmaker for a seat (or stop waiting);
   `quick_play_state` frames say where the request stands, and which table to watch.
@@ -201,7 +201,8 @@ class AskRules(ClientMessage, tag="rules", frozen=True, kw_only=True):
     """The rules' detail of your seat's view at `version` (the one you hold): answered by a
     `rules` frame under the same `id`, or an `error` (`unknown_table`, `not_watching`,
     `not_your_seat` for another seat's, `stale_version` when the gateway's newest view of
-    the seat is another version). Rate-limited like any frame; nothing is published."""
+    the seat is another version, `rules_unavailable` when the gateway cannot rebuild the
+    table from that view). Rate-limited like any frame; nothing is published."""
 
     id: str
     table_id: str

@@ -30,6 +30,7 @@ from okey101 import tiles
 from okey101.errors import IllegalMove, MalformedInput
 from okey101.table import messages as E
 from okey101.table.evolve import NEW_TABLE, evolve
+from okey101.table.rules import is_new_turn
 from okey101.table.state import TableState
 from okey101.table.viewparts import TableParts
 from okey101.table.viewpatch import decode_update
@@ -119,7 +120,7 @@ def fold(events: Iterable[E.Event], until: int | None = None) -> Folded:
             after = _step(state, event)
         except _Stop as stop:
             return Folded(state=state, event=last, stopped=str(stop), turn_started=started)
-        if after.turn != state.turn:
+        if is_new_turn(state, after):
             started = event.at
         state, last = after, event
     return Folded(state=state, event=last, turn_started=started)
@@ -208,7 +209,7 @@ def view_frames(table_id: str, events: Sequence[E.Event], viewer: int,
         except _Stop as stop:
             return ViewFrames(frames=frames, first=first if frames else 0,
                               last=state.seq if frames else 0, stopped=str(stop))
-        if after.turn != state.turn:
+        if is_new_turn(state, after):
             started = event.at
         if event.seq >= first:
             [published] = parts.updates(after, state.seq, [event], started, seats=[seat])

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from okey101.errors import IllegalMove
 from okey101.table import messages as E
 from okey101.table.evolve import NEW_TABLE, evolve
-from okey101.table.rules import turn_seconds
+from okey101.table.rules import is_new_turn, turn_seconds
 from okey101.table.state import TableState
 from okey101.terms import SeedingStage
 
@@ -207,7 +207,7 @@ class TurnClock:
         if table is None:
             table = self._tables[table_id] = _Table(after)
         table.state = after
-        if after.turn != before.turn:
+        if is_new_turn(before, after):
             table.started = at
             table.issued = None
         if table.expired and after.disconnected != before.disconnected:

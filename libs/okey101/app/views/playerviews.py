@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable
 
 from okey101.table import messages as E
 from okey101.table.evolve import NEW_TABLE, evolve
+from okey101.table.rules import is_new_turn
 from okey101.table.state import TableState
 from okey101.table.viewparts import KEYFRAME, Published, TableParts
 from okey101.table.viewpatch import ViewFollower, decode_update
@@ -49,7 +50,7 @@ class PlayerViews:
         self.follower = ViewFollower()  # `apply`'s reader
 
     def _started(self, before: TableState, after: TableState, event: E.Event) -> None:
-        if after.turn != before.turn:
+        if is_new_turn(before, after):
             self.turn_started[event.table_id] = event.at
 
     def _drop(self, table_id: str) -> None:

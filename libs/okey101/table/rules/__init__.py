@@ -69,6 +69,7 @@ from okey101.table.rules.seats import (
     check_sit,
     check_start_match,
     has_left,
+    is_new_turn,
     may_seat_bot,
     turn_seconds,
 )
@@ -185,6 +186,7 @@ __all__ = [
     "is_duz",
     "is_elden_open",
     "is_elden_opening",
+    "is_new_turn",
     "lay_off_options",
     "lay_off_room",
     "may_contribute",

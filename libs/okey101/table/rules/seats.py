@@ -124,3 +124,11 @@ def turn_seconds(state: TableState) -> int | None:
     if p.untimed_when_only_bots and all(state.bots):
         return None
     return p.turn_seconds
+
+
+
+def is_new_turn(before: TableState, after: TableState) -> bool:
+    """Did the event that took `before` to `after` start a turn (a `HandStarted`, or a
+    discard that passed the turn)? The turn's clock starts at that event's time and runs
+    out `turn_seconds` later: the timers', the views' and the replays' one rule."""
+    return after.turn != before.turn
