@@ -256,6 +256,12 @@ class Gateway(Lifecycle):
         for conn in self.books.watchers_of(update.table_id):  # a push may drop one
             if table.seat_of(conn.player_id) == update.seat:
                 conn.push(frame)
+        for conn, held in self.books.due(update.table_id, update.seat, update.version):
+            answer = self.cache.resume(update.table_id, update.seat, held)
+            if answer is None:  # no whole view yet (a gap): still awaited
+                self.books.await_version(conn, update.table_id, update.seat, held)
+            else:
+                conn.push(answer)
 
         def seat_of(conn: Connection) -> int:
             watching = self.books.is_watching(conn, update.table_id)
@@ -479,8 +485,12 @@ class Gateway(Lifecycle):
                          f"{message.version} (versions start at 0)", message.id)
             return
         self.books.watch(conn, message.table_id)
-        frame = self.cache.resume(message.table_id, table.seat_of(conn.player_id),
-                                  message.version)
+        seat = table.seat_of(conn.player_id)
+        if self.cache.is_ahead(message.table_id, seat, message.version):
+            assert message.version is not None
+            self.books.await_version(conn, message.table_id, seat, message.version)
+            return  # answered when this gateway's log gets there, never with an older view
+        frame = self.cache.resume(message.table_id, seat, message.version)
         if frame is not None:
             conn.push(frame)
 

@@ -161,6 +161,22 @@ async def test_a_client_that_reconnects_with_its_version_gets_only_what_it_misse
         assert (await again.next("synced"))["version"] == missed["version"]
 
 
+async def test_a_client_ahead_of_the_gateway_is_answered_when_it_gets_there_not_before(
+        stack: Stack) -> None:
+    async with aiohttp.ClientSession() as session:
+        ayse = await connect(session, stack.url, "ayse")
+        table = await seated_table(ayse)
+        await ayse.send(type="watch", table_id=table)
+        held = (await ayse.next("update", table_id=table))["version"]
+        ahead = await connect(session, stack.url, "ayse")  # it read a gateway further on
+        await ahead.send(type="watch", table_id=table, version=held + 2)
+        mehmet = await connect(session, stack.url, "mehmet")
+        for seat in (1, 2):
+            await mehmet.command(f"s{seat}", {"type": "replace_with_bot", "seat": seat}, table)
+        assert (await ahead.next("synced"))["version"] == held + 2
+        assert not [f for f in ahead.seen if f["type"] == "update"]  # no older view, ever
+
+
 # ---------------------------------------------------------------- bad input and floods
 async def test_a_malformed_frame_gets_a_code_and_the_connection_goes_on(stack: Stack) -> None:
     async with aiohttp.ClientSession() as session:

@@ -92,3 +92,30 @@ def test_a_sweep_forgets_old_waits_closed_acks_and_unwatched_finished_tables() -
     assert forget == ["t1"]  # t2 is still watched
     assert books.answered("t1", "ayse/c1") is None and books.acks == {}
     assert list(books.finished) == ["t2"]
+
+
+def test_a_watch_ahead_of_the_gateway_is_due_once_at_its_version_of_its_seat() -> None:
+    books: Bookkeeping[str] = Bookkeeping()
+    books.connected("ayse", "phone")
+    books.watch("phone", "t1")
+    books.await_version("phone", "t1", 2, 40)
+    assert books.due("t1", 2, 39) == []  # not there yet
+    assert books.due("t1", 1, 45) == []  # another seat's view
+    assert books.due("t1", 2, 41) == [("phone", 40)]  # passed in one batch: its events
+    assert books.due("t1", 2, 50) == [] and books.awaiting == {}  # answered once
+
+
+def test_a_watch_awaited_is_dropped_by_unwatching_disconnecting_or_watching_again() -> None:
+    books: Bookkeeping[str] = Bookkeeping()
+    books.connected("ayse", "phone")
+    books.watch("phone", "t1")
+    books.await_version("phone", "t1", 0, 40)
+    books.watch("phone", "t1")  # watching again (with the newest version, or none)
+    assert books.due("t1", 0, 40) == []
+    books.await_version("phone", "t1", 0, 40)
+    books.unwatch("phone", "t1")
+    assert books.due("t1", 0, 40) == []
+    books.watch("phone", "t1")
+    books.await_version("phone", "t1", 0, 40)
+    books.disconnected("ayse", "phone")
+    assert books.due("t1", 0, 40) == [] and books.awaiting == {}

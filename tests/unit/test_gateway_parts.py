@@ -359,6 +359,20 @@ def test_a_view_the_gateway_cannot_rebuild_is_refused_as_unavailable_not_stale()
     assert refused.value.code == "rules_unavailable" and "Q99" in str(refused.value)
 
 
+def test_a_client_ahead_of_the_gateway_is_never_sent_an_older_view() -> None:
+    cache = ViewCache()
+    batches = _play(12)
+    for batch in batches[:8]:
+        _feed(cache, batch)
+    ahead = decode_update(_of(batches[10], 0)).version  # read from a gateway further on
+    assert cache.is_ahead("t1", 0, ahead) and cache.resume("t1", 0, ahead) is None
+    assert not cache.is_ahead("t1", 0, None) and not cache.is_ahead("t1", 0, 3)
+    for batch in batches[8:11]:
+        _feed(cache, batch)
+    assert not cache.is_ahead("t1", 0, ahead)
+    assert json.loads(cache.resume("t1", 0, ahead) or b"")["type"] == "synced"
+
+
 def test_a_client_holding_the_newest_version_is_told_it_is_synced() -> None:
     cache = ViewCache()
     for batch in _play(10):

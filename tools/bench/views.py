@@ -33,7 +33,8 @@ from okey101.app.views.playerviews import PlayerViews
 from okey101.table import messages as E
 from okey101.table.evolve import NEW_TABLE, evolve
 from okey101.table.state import TableState
-from okey101.table.views import has_rules, seat_rules, update_seats
+from okey101.table.viewparts import TableParts
+from okey101.table.views import SPECTATOR, has_rules, seat_rules, update_seats
 from tools.bench.against import best_of_rounds
 from tools.bench.engine import _cold_caches
 from tools.bench.kafka import interleave, record
@@ -105,6 +106,30 @@ def parts_alone(batches: list[list[E.Event]], commands: int) -> tuple[float, flo
     return commands / max(folding, 1e-9), commands / max(ruling, 1e-9)
 
 
+def one_record(batches: list[list[E.Event]], commands: int) -> float:
+    """Commands/s of the projection publishing one record a change, the spectators' (the
+    fold, the table's part diffed and encoded, the public events): the ceiling of a
+    contract sending one record a change for all seats, before any seat's own part or
+    rules (which `parts_alone` times)."""
+    _cold_caches()
+    tables: dict[str, TableState] = {}
+    parts: dict[str, TableParts] = {}
+    started = time.process_time()
+    for events in batches:
+        changed: dict[str, tuple[int, list[E.Event], TableState]] = {}
+        for event in events:
+            held = changed.get(event.table_id)
+            state = held[2] if held else tables.get(event.table_id, NEW_TABLE)
+            after = evolve(state, event)
+            changed[event.table_id] = (held[0] if held else state.seq,
+                                       (held[1] if held else []) + [event], after)
+        for table_id, (previous, batch, after) in changed.items():
+            part = parts.setdefault(table_id, TableParts())
+            part.updates(after, previous, batch, seats=[SPECTATOR])
+            tables[table_id] = after
+    return commands / (time.process_time() - started)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--tables", type=int, default=60)
@@ -127,9 +152,11 @@ def main() -> None:
         decided, batches = decide(stream, batch)
         projected, updates, size = project(batches, len(stream))
         folded, rules = parts_alone(batches, len(stream))
+        single = one_record(batches, len(stream))
         both = 1 / (1 / decided + 1 / projected)
         figures |= {f"processor {batch}": decided, f"views {batch}": projected,
                     f"fold {batch}": folded, f"rules {batch}": rules,
+                    f"one record {batch}": single,
                     f"bytes {batch}": size / len(stream)}
         if args.json:
             continue
@@ -142,6 +169,10 @@ def main() -> None:
               f"{folded:7.0f} ({folded / decided:.2f}), the seat rules {rules:7.0f} "
               f"({rules / decided:.2f}), the rest (building and encoding the views) "
               f"{rest:7.0f} ({rest / decided:.2f})")
+        with_rules = 1 / (1 / single + 1 / rules)
+        print(f"  one record a change (the spectators' alone: the ceiling of a contract "
+              f"not per seat) {single:7.0f} ({single / decided:.2f}); with the acting "
+              f"seat's rules {with_rules:7.0f} ({with_rules / decided:.2f})")
     if args.json:
         print(json.dumps(figures))
 

@@ -41,6 +41,8 @@ class Bookkeeping(Generic[C]):
     accounts: dict[str, set[C]] = field(default_factory=dict)
     watchers: dict[str, set[C]] = field(default_factory=dict)
     watching: dict[C, set[str]] = field(default_factory=dict)
+    awaiting: dict[str, dict[C, tuple[int, int]]] = field(default_factory=dict)  # a watch
+    # answered once the gateway holds the (seat, version) its client holds
     waiting: dict[tuple[str, str], Waiting[C]] = field(default_factory=dict)
     acks: dict[str, list[tuple[C, int, bytes]]] = field(default_factory=dict)  # deferred
     finished: dict[str, float] = field(default_factory=dict)  # table -> seen over
@@ -71,12 +73,38 @@ class Bookkeeping(Generic[C]):
 
     # ------------------------------------------------------------ watching
     def watch(self, conn: C, table_id: str) -> None:
+        """`conn` watches `table_id` (a watch again replaces the one awaited, if any)."""
+        self._stop_awaiting(conn, table_id)
         self.watching.setdefault(conn, set()).add(table_id)
         self.watchers.setdefault(table_id, set()).add(conn)
 
     def unwatch(self, conn: C, table_id: str) -> None:
         self.watching.get(conn, set()).discard(table_id)
         self._unwatch(conn, table_id)
+
+    def await_version(self, conn: C, table_id: str, seat: int, version: int) -> None:
+        """`conn` watches `table_id` holding `version` of `seat`'s view, which this gateway
+        has not reached: its watch is answered when it does (`due`)."""
+        self.awaiting.setdefault(table_id, {})[conn] = (seat, version)
+
+    def due(self, table_id: str, seat: int, version: int) -> list[tuple[C, int]]:
+        """The watches awaiting `seat`'s view that `version` reaches, each with the version
+        its client holds, no longer awaited."""
+        waiting = self.awaiting.get(table_id)
+        if not waiting:
+            return []
+        out = [(conn, held) for conn, (s, held) in waiting.items()
+               if s == seat and held <= version]
+        for conn, _ in out:
+            del waiting[conn]
+        if not waiting:
+            del self.awaiting[table_id]
+        return out
+
+    def _stop_awaiting(self, conn: C, table_id: str) -> None:
+        waiting = self.awaiting.get(table_id)
+        if waiting is not None and waiting.pop(conn, None) is not None and not waiting:
+            del self.awaiting[table_id]
 
     def is_watching(self, conn: C, table_id: str) -> bool:
         return table_id in self.watching.get(conn, ())
@@ -85,6 +113,7 @@ class Bookkeeping(Generic[C]):
         return list(self.watchers.get(table_id, ()))
 
     def _unwatch(self, conn: C, table_id: str) -> None:
+        self._stop_awaiting(conn, table_id)
         watchers = self.watchers.get(table_id)
         if watchers is not None:
             watchers.discard(conn)

@@ -287,12 +287,13 @@ class ViewCache:
         """The frame for a client starting to watch `seat` of a table, holding `version`:
         `synced` when it is the newest, the events since it with the view, or the whole view
         flagged `reset` when the events are no longer kept. None: no view of that seat yet
-        (or none while a gap lasts)."""
+        (or none while a gap lasts), or the client holds a version this gateway has not
+        reached (`is_ahead`): never an older view than the client's."""
         log = self.seats.get(table_id, {}).get(seat)
         if log is None:
             return None
         view = log.view()
-        if view is None:
+        if view is None or (version is not None and version > log.version):
             return None
         if version == log.version:
             return _encoder.encode(W.Synced(table_id=table_id, seat=seat, version=version))
@@ -301,6 +302,14 @@ class ViewCache:
             table_id=table_id, seat=seat, version=log.version,
             previous=version if events is not None and version is not None else -1,
             reset=events is None, events=events or msgspec.Raw(b"[]"), view=view))
+
+    def is_ahead(self, table_id: str, seat: int, version: int | None) -> bool:
+        """Does a client holding `version` of `seat`'s view hold one this gateway has not
+        reached yet (it read another gateway's newer record, or this one's log lags)?"""
+        if version is None:
+            return False
+        log = self.seats.get(table_id, {}).get(seat)
+        return log is None or log.view() is None or version > log.version
 
     def rules(self, table_id: str, seat: int, version: int) -> RulesDetail:
         """The rules' detail of `seat`'s newest view, which must be at `version` (the one

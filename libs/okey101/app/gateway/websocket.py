@@ -175,7 +175,9 @@ class Hello(ClientMessage, tag="hello", frozen=True, kw_only=True):
 class Watch(ClientMessage, tag="watch", frozen=True, kw_only=True):
     """Follow a table: your seat's view if you sit there, else the spectators'. `version`:
     the last version you hold, to get only what you missed (the whole view again after a
-    gap in the patches). `id`, when given, names the frame in a refusal."""
+    gap in the patches); a version this gateway has not reached yet (you read another
+    gateway further on) is answered when it gets there, never with an older view. `id`,
+    when given, names the frame in a refusal."""
 
     table_id: str
     version: int | None = None
