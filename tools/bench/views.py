@@ -124,7 +124,9 @@ def one_record(batches: list[list[E.Event]], commands: int) -> float:
             changed[event.table_id] = (held[0] if held else state.seq,
                                        (held[1] if held else []) + [event], after)
         for table_id, (previous, batch, after) in changed.items():
-            part = parts.setdefault(table_id, TableParts())
+            part = parts.get(table_id)
+            if part is None:
+                part = parts[table_id] = TableParts()
             part.updates(after, previous, batch, seats=[SPECTATOR])
             tables[table_id] = after
     return commands / (time.process_time() - started)
