@@ -14,8 +14,12 @@ from typing import Any, Protocol
 import msgspec
 
 from okey101 import tiles
+from okey101.errors import MalformedInput
 from okey101.table import messages as E
 from okey101.table.state import HandState, TableState
+
+Tokens = list[tuple[int, int]]  # a group's tiles: (played, stands for, or -1 for none)
+Groups = list[Tokens]
 
 
 class NativeHand(Protocol):
@@ -25,6 +29,10 @@ class NativeHand(Protocol):
     def take_discard(self, seat: int) -> str | None: ...
     def put_back(self, seat: int) -> str | None: ...
     def discard(self, seat: int, tile: int) -> str | None: ...
+    def open(self, seat: int, melds: Groups, pairs: Groups) -> str | None: ...
+    def lay(self, seat: int, melds: Groups, pairs: Groups) -> str | None: ...
+    def lay_off(self, seat: int, meld: int, tiles: Tokens, end: str | None) -> str | None: ...
+    def take_okey(self, seat: int, meld: int, tiles: list[int]) -> str | None: ...
     def scores(self) -> tuple[str, int | None, list[int], bool] | None: ...
     def observed(self) -> dict[str, Any]: ...
 
@@ -95,7 +103,45 @@ def play(sim: NativeHand, command: E.Command) -> str | None:
             return sim.put_back(command.seat)
         case E.Discard():
             return sim.discard(command.seat, tiles.parse(command.tile))
+        case E.Open():
+            return sim.open(command.seat, groups(command.melds), groups(command.pairs))
+        case E.Lay():
+            return sim.lay(command.seat, groups(command.melds), groups(command.pairs))
+        case E.LayOff():
+            return sim.lay_off(command.seat, command.meld, tokens(command.tiles), command.end)
+        case E.TakeOkey():
+            return sim.take_okey(command.seat, command.meld, tiles_of(command.tiles))
     raise NotImplementedError(f"native playout: {type(command).__name__} is not native yet")
+
+
+def tokens(group: object) -> Tokens:
+    """A command's meld tokens (``R7``, ``Y6=K9``) as the simulator takes them;
+    NotImplementedError for tokens that are not tiles (the Python engine's `malformed`)."""
+    if not isinstance(group, list):
+        raise NotImplementedError("native playout: a malformed command is not native yet")
+    out = []
+    for token in group:
+        try:
+            played, stands = tiles.parse_meld_token(token)
+        except MalformedInput:
+            raise NotImplementedError("native playout: a malformed command (an unknown "
+                                      "tile) is not native yet") from None
+        out.append((played, -1 if stands is None else stands))
+    return out
+
+
+def groups(groups: object) -> Groups:
+    if not isinstance(groups, list):
+        raise NotImplementedError("native playout: a malformed command is not native yet")
+    return [tokens(g) for g in groups]
+
+
+def tiles_of(names: list[str]) -> list[int]:
+    try:
+        return tiles.parse_at(names, "take_okey")
+    except MalformedInput:
+        raise NotImplementedError("native playout: a malformed command (an unknown tile) "
+                                  "is not native yet") from None
 
 
 def native_hand(state: TableState) -> NativeHand | None:

@@ -27,6 +27,7 @@ from okey101.simulate import Player, play_match
 from okey101.table import messages as E
 from okey101.table.decide import decide_and_fold
 from okey101.table.evolve import evolve
+from okey101.table.rules.options import lay_off_options
 from okey101.table.state import TableMeld, TableState
 from tests.properties.support import HOUSES, SHORT_HANDS
 
@@ -112,6 +113,7 @@ def compare(where: str, sim: NativeHand, command: E.Command, before: TableState,
     wanted = decision.code if isinstance(decision, E.Rejection) else None
     assert code == wanted, f"{where}: {RULE['code']}: native {code!r}, Python {wanted!r}"
     tally[f"{kind} {'rejected' if code else 'accepted'}"] += 1
+    CODES[f"{kind} {code}"] += 1
     expected, end = ended(before, decision, after)
     if end is not None:
         tally[f"hand end {end.finish}"] += 1
@@ -119,22 +121,96 @@ def compare(where: str, sim: NativeHand, command: E.Command, before: TableState,
     return end is None
 
 
-def illegal(rng: random.Random, state: TableState) -> E.Command:
-    """A random draw, take, put-back or discard, often illegal: mostly by the seat to act,
-    a discard mostly of a tile it holds (the okey, when held, a third of the time)."""
+def token(rng: random.Random, tile: int, okey: int) -> str:
+    """A tile's meld token: an okey (or now and then any tile) named as standing for a
+    random tile."""
+    if (tile == okey and rng.random() < 0.7) or rng.random() < 0.03:
+        return f"{tiles.name(tile)}={tiles.name(rng.randrange(52))}"
+    return tiles.name(tile)
+
+
+def some_groups(rng: random.Random, rack: tuple[int, ...], okey: int, size: int
+                ) -> list[list[str]]:
+    """1-3 groups of the rack's tiles, often a plausible run or group (neighbours of a
+    tile in colour or in number), `size` tiles each (2 for pairs)."""
+    out = []
+    for _ in range(rng.randint(1, 3)):
+        first = rng.choice(rack)
+        near = [t for t in rack if t != first and (t // 13 == first // 13 or
+                                                    t % 13 == first % 13 or t == okey)]
+        pool = near if near and rng.random() < 0.8 else list(rack)
+        group = [first, *rng.sample(pool, min(len(pool), size - 1))]
+        out.append([token(rng, t, okey) for t in group])
+    return out
+
+
+def mutated(rng: random.Random, command: E.Command, head: dict[str, Any]) -> E.Command:
+    """The bot's own open, lay, lay-off or okey take, a little wrong (or not)."""
+    match command:
+        case E.Open() | E.Lay():
+            melds = [list(g) for g in command.melds]
+            pairs = [list(g) for g in command.pairs]
+            groups = melds or pairs
+            how = rng.randrange(4)
+            if how == 0 and groups:
+                g = rng.choice(groups)
+                g.pop(rng.randrange(len(g)))
+                if not g:
+                    groups.remove(g)
+            elif how == 1:
+                melds, pairs = pairs, melds
+            elif how == 2 and groups:
+                groups.pop(rng.randrange(len(groups)))
+            elif groups:
+                groups[0].append(rng.choice(groups[-1]))
+            return type(command)(**head, melds=melds, pairs=pairs)
+        case E.LayOff():
+            return E.LayOff(**head, meld=command.meld + rng.choice((-1, 0, 0, 1)),
+                            tiles=command.tiles[:rng.randint(0, len(command.tiles))] or
+                            command.tiles, end=rng.choice((None, "low", "high", command.end)))
+        case E.TakeOkey():
+            return E.TakeOkey(**head, meld=rng.choice((command.meld, 0, -1)),
+                              tiles=command.tiles[:1] if rng.random() < 0.5 else
+                              [*command.tiles, command.tiles[0]])
+    raise AssertionError(command)
+
+
+def illegal(rng: random.Random, state: TableState, command: E.Command) -> E.Command:
+    """A random command, often illegal: mostly by the seat to act; a discard mostly of a
+    tile it holds (the okey, when held, a third of the time); an open or lay of the rack's
+    tiles, a lay-off or okey take on a random meld; or the bot's own open, lay, lay-off or
+    okey take, mutated."""
     hand = state.hand
     assert hand is not None
-    seat = hand.to_act if rng.random() < 0.7 else rng.randrange(4)
+    seat = hand.to_act if rng.random() < 0.8 else rng.randrange(4)
     head = {"table_id": state.table_id, "command_id": "x", "seat": seat,
             "player_id": state.players[seat], "seq": state.seq}
-    kind = rng.choice(RANDOM)
+    if isinstance(command, E.Open | E.Lay | E.LayOff | E.TakeOkey) and rng.random() < 0.6:
+        return mutated(rng, command, {**head, "seat": command.seat,
+                                      "player_id": command.player_id})
+    rack, okey = hand.seats[seat].rack, hand.okey
+    kind = rng.choice((*RANDOM, E.Open, E.Lay, E.LayOff, E.TakeOkey))
     if kind is E.Discard:
-        rack = hand.seats[seat].rack
         tile = rng.choice(rack) if rack and rng.random() < 0.7 else rng.randrange(53)
-        if hand.okey in rack and rng.random() < 0.3:
-            tile = hand.okey
+        if okey in rack and rng.random() < 0.3:
+            tile = okey
         return E.Discard(**head, tile=tiles.name(tile))
-    return kind(**head)
+    if kind in (E.Open, E.Lay) and rack:
+        pairs = rng.random() < 0.3
+        groups = some_groups(rng, rack, okey, 2 if pairs else rng.randint(3, 4))
+        if pairs:
+            return kind(**head, pairs=groups, melds=groups if rng.random() < 0.1 else [])
+        return kind(**head, melds=groups)
+    melds = len(hand.melds)
+    if kind is E.LayOff and rack:
+        return E.LayOff(**head, meld=rng.randrange(-1, melds + 1),
+                        tiles=[token(rng, t, okey) for t in
+                               rng.sample(rack, min(len(rack), rng.randint(1, 2)))],
+                        end=rng.choice((None, "low", "high")))
+    if kind is E.TakeOkey and rack:
+        return E.TakeOkey(**head, meld=rng.randrange(-1, melds + 1),
+                          tiles=tiles.names(rng.sample(rack, min(len(rack), rng.randint(1, 2)))))
+    return kind(**head) if kind in RANDOM else E.Draw(**head)
 
 
 Step = tuple[TableState, E.Command, Any, TableState]
@@ -148,6 +224,7 @@ def match_steps(house: str, partners: bool, seed: str, players: list[Player]) ->
 
 
 TALLY: Counter[str] = Counter()
+CODES: Counter[str] = Counter()  # by command and code, for a failing run's report
 
 
 @pytest.mark.parametrize(("house", "partners"), modes())
@@ -165,7 +242,7 @@ def test_native_hands_match_the_python_engine(house: str, partners: bool) -> Non
                 sim = take_over(before)
             if sim is not None:
                 differences(f"{where}: before the command", sim, before, None)
-                other = illegal(rng, before)
+                other = illegal(rng, before, command)
                 fresh = take_over(before)
                 assert fresh is not None
                 other_after, other_decision = decide_and_fold(before, other)
@@ -178,17 +255,6 @@ def test_native_hands_match_the_python_engine(house: str, partners: bool) -> Non
     TALLY.update(tally)
     assert tally["Draw accepted"] > 20 and tally["Discard accepted"] > 20, tally
     assert sum(n for k, n in tally.items() if k.endswith("rejected")) > 20, tally
-
-
-def test_the_tally_reaches_its_floors() -> None:
-    """Over every house and mode above (run first): hands ended natively by an
-    exhausted deck, and each native command played more often than refused."""
-    if not TALLY:
-        pytest.skip("runs after the matches")
-    print(sorted(TALLY.items()))
-    assert TALLY["hand end deck_exhausted"] >= 3, TALLY
-    for kind in ("Draw", "Discard"):
-        assert TALLY[f"{kind} accepted"] > 10 * TALLY[f"{kind} refused"], TALLY
 
 
 def test_discarding_a_one_onto_a_run_ending_at_thirteen_costs_where_runs_wrap() -> None:
@@ -266,6 +332,21 @@ def test_garbage_is_a_python_error_never_a_panic() -> None:
             sim.discard(0, tile)
     with pytest.raises(TypeError):
         sim.discard(0, "R7")
+    for group in ([(99, -1)], [(1, 52)], [(1, -2)], [(-1, -1)]):
+        with pytest.raises(ValueError, match="tile"):
+            sim.open(0, [group], [])
+        with pytest.raises(ValueError, match="tile"):
+            sim.lay(0, [], [group])
+        with pytest.raises(ValueError, match="tile"):
+            sim.lay_off(0, 0, group, None)
+    with pytest.raises(ValueError, match="end"):
+        sim.lay_off(0, 0, [(1, -1)], "middle")
+    with pytest.raises(ValueError, match="tile"):
+        sim.take_okey(0, 0, [53])
+    with pytest.raises(TypeError):
+        sim.open(0, "R1 R2 R3", [])
+    with pytest.raises(ValueError, match="seat"):
+        sim.take_okey(9, 0, [1])
     bad: list[tuple[str, Any]] = [
         ("deck", [1, 2, 99]), ("okey", 52), ("phase", "lunch"), ("to_act", 7),
         ("deck_pos", 10_000), ("seats", hand["seats"][:3]), ("penalties", [0, 0]),
@@ -287,3 +368,151 @@ def test_garbage_is_a_python_error_never_a_panic() -> None:
     del without["finish_score"]
     with pytest.raises((ValueError, TypeError, KeyError)):
         native.HandSim(without, hand)
+
+
+def opened_turns(house: str, partners: bool = False) -> list[TableState]:
+    """States of a level-2 match of `house` where the seat to act is in play, opened,
+    with melds on the table."""
+    out = []
+    for before, _, _, _ in match_steps(house, partners, SEEDS[0], [level2] * 4):
+        hand = before.hand
+        if hand is not None and before.status == "playing" and hand.phase == "play" and \
+                hand.melds and hand.seats[hand.to_act].opened is not None:
+            out.append(before)
+    return out
+
+
+def command_on(state: TableState, kind: type[E.Command], **fields: Any) -> E.Command:
+    hand = state.hand
+    assert hand is not None
+    seat = hand.to_act
+    return kind(table_id=state.table_id, command_id="x", seat=seat,
+                player_id=state.players[seat], seq=state.seq, **fields)
+
+
+@pytest.mark.parametrize(("house", "partners"), [m for m in modes() if m[0] != "okey-oyna-duz"])
+def test_lay_offs_and_okey_takes_of_every_shape_match_the_python_engine(
+        house: str, partners: bool) -> None:
+    """Every meld on the table, 1-3 of the rack's tiles at each end (the limits of a
+    pairs opener and of a run's end, a joker named or not), and every okey the seat
+    could take with the tiles it stands for and others."""
+    rng = random.Random(house)
+    tally: Counter[str] = Counter()
+    for state in opened_turns(house, partners)[::3]:
+        hand = state.hand
+        assert hand is not None
+        rack = hand.seats[hand.to_act].rack
+        commands: list[E.Command] = []
+        fits = lay_off_options(state, hand.to_act)
+        for tile, meld, end in fits:
+            commands.append(command_on(state, E.LayOff, meld=meld, tiles=[tiles.name(tile)],
+                                       end=None if end == "group" else end))
+        for meld, tm in enumerate(hand.melds):
+            near = [t for t in rack if t == hand.okey or
+                    (t != tiles.FAKE and t // 13 == tm.meld.colour and tm.meld.kind == "run" and
+                     min(abs(t % 13 + 1 - n) for n in tm.meld.positions()) <= 3) or
+                    (tm.meld.kind == "group" and t % 13 == tm.meld.number - 1)]
+            for _ in range(2):
+                pool = near if near and rng.random() < 0.7 else list(rack)
+                picked = rng.sample(pool, min(len(pool), rng.randint(1, 3)))
+                commands.append(command_on(state, E.LayOff, meld=meld, end=rng.choice(
+                    (None, "low", "high")), tiles=[token(rng, t, hand.okey) for t in picked]))
+            jokers = [s for p, s in hand.melds[meld].meld.tiles if p == hand.okey]
+            for put in ([*jokers[:1]], [*jokers[:1], rng.choice(rack)], [rng.choice(rack)]):
+                if put and (jokers or rng.random() < 0.1):
+                    commands.append(command_on(state, E.TakeOkey, meld=meld,
+                                               tiles=tiles.names(put)))
+        for command in commands:
+            after, decision = decide_and_fold(state, command)
+            sim = take_over(state)
+            assert sim is not None
+            compare(f"{house} {partners} seq {state.seq} {command}", sim, command, state,
+                    decision, after, tally)
+    TALLY.update(tally)
+    assert tally["LayOff accepted"] > 5 and tally["LayOff rejected"] > 20, tally
+
+
+def play_through(where: str, state: TableState, commands: list[E.Command],
+                 tally: Counter[str]) -> TableState:
+    """`commands` given one after the other to one simulator and to the Python engine,
+    compared after each; the Python state after the last."""
+    sim = take_over(state)
+    assert sim is not None
+    for command in commands:
+        command = msgspec.structs.replace(command, seq=state.seq)
+        after, decision = decide_and_fold(state, command)
+        assert compare(f"{where} {command}", sim, command, state, decision, after, tally) \
+            or command is commands[-1]
+        state = after if not isinstance(decision, E.Rejection) else state
+    return state
+
+
+def unopened_turn(house: str) -> TableState:
+    """A state of `house` where the seat to act is in play and nobody has opened."""
+    for before, _, _, _ in match_steps(house, False, SEEDS[0], [level2] * 4):
+        hand = before.hand
+        if hand is not None and before.status == "playing" and hand.phase == "play" and \
+                hand.scratch.taken is None and all(h.opened is None for h in hand.seats):
+            return before
+    raise AssertionError(house)
+
+
+def with_rack(state: TableState, rack: list[int], **changes: Any) -> TableState:
+    hand = state.hand
+    assert hand is not None
+    seats = list(hand.seats)
+    seats[hand.to_act] = msgspec.structs.replace(seats[hand.to_act], rack=tuple(rack),
+                                                 **changes)
+    return msgspec.structs.replace(state, hand=msgspec.structs.replace(
+        hand, seats=tuple(seats)))
+
+
+def plain(state: TableState, *names: str) -> list[int]:
+    """`names` as tiles, each moved off the okey (a tile of the next number) so none is
+    a joker."""
+    hand = state.hand
+    assert hand is not None
+    out = [tiles.parse(n) for n in names]
+    assert hand.okey not in out, (names, tiles.name(hand.okey))
+    return out
+
+
+@pytest.mark.parametrize("house", [h for h in HOUSES if h != "okey-oyna-duz"])
+def test_an_elden_opening_and_what_it_forbids_match_the_python_engine(house: str) -> None:
+    """Unopened, below the threshold, laying the whole rack bar one: an elden opening
+    where elden is open; then a lay-off (elden_turn where the house forbids it)."""
+    state = unopened_turn(house)
+    hand = state.hand
+    assert hand is not None
+    colour = (hand.okey // 13 + 1) % 4
+    names = [f"{'RYBK'[colour]}{n}" for n in (1, 2, 3, 5, 6, 7)] + \
+            [f"{'RYBK'[(colour + 1) % 4]}{n}" for n in (9, 10, 11, 13)]
+    rack = plain(state, *names)
+    state = with_rack(state, rack)
+    tally: Counter[str] = Counter()
+    first, second, third = [tiles.names(rack[i:i + 3]) for i in (0, 3, 6)]
+    play_through(house, state, [
+        command_on(state, E.Open, melds=[first, second, third]),
+        command_on(state, E.LayOff, meld=0, tiles=[tiles.name(rack[9])]),
+        command_on(state, E.LayOff, meld=2, tiles=[names[9]], end="high"),
+    ], tally)
+    TALLY.update(tally)
+    assert tally["Open accepted"] == 1 and tally["LayOff rejected"] == 2, tally
+    assert CODES["LayOff elden_turn"] >= 2 * (house != "classic"), CODES
+
+
+def test_the_tally_reaches_its_floors() -> None:
+    """Over every test above (run first): hands ended natively by an exhausted deck, each
+    native command played (accepted and rejected) at least its floor's times and far more
+    often than refused."""
+    if not TALLY:
+        pytest.skip("runs after the matches")
+    print(sorted(TALLY.items()))
+    print(sorted(CODES.items()))
+    assert TALLY["hand end deck_exhausted"] >= 3, TALLY
+    for kind in ("Draw", "Discard", "Open", "Lay", "LayOff", "TakeOkey"):
+        assert TALLY[f"{kind} accepted"] > 10 * TALLY[f"{kind} refused"], TALLY
+    floors = {"Open": (100, 100), "Lay": (50, 100), "LayOff": (200, 200), "TakeOkey": (10, 100)}
+    for kind, (accepted, rejected) in floors.items():
+        assert TALLY[f"{kind} accepted"] >= accepted, TALLY
+        assert TALLY[f"{kind} rejected"] >= rejected, TALLY

@@ -1,17 +1,20 @@
 //! The native hand simulator: a hand packed by `okey101.native_table.pack_hand`, played
-//! command by command (draw, take_discard, put_back, discard) to its end by an exhausted
-//! deck, scored as `okey101/scoring.py` scores it. The Python engine
-//! (`okey101/table/decide.py`, `evolve.py`, `rules/`) is the specification;
+//! command by command (draw, take_discard, put_back, discard, open, lay, lay_off,
+//! take_okey) to its end by an exhausted deck (or a void hand), scored as
+//! `okey101/scoring.py` scores it. The Python engine (`okey101/table/decide.py`,
+//! `evolve.py`, `rules/`, `melds.py`) is the specification;
 //! `tests/properties/test_native_playout.py` checks this against it. Whatever this does
 //! not model raises `NotImplementedError` naming it, so a caller falls back to Python:
 //! never a silent wrong answer. Bad input (a tile that is none, a seat outside 0-3, a
 //! state that does not hold together) raises `ValueError`/`TypeError`/`OverflowError`.
+mod melds;
 mod score;
 
 use pyo3::exceptions::{PyNotImplementedError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+use melds::{Meld, Placed, GROUP, PAIR, RUN};
 use score::{hand_scores, Finish, NoneOpened};
 
 pub(crate) const SEATS: usize = 4;
@@ -24,11 +27,6 @@ pub(crate) const FAKE: u8 = 52;
 pub(crate) const NONE: u8 = 0;
 pub(crate) const POINTS: u8 = 1;
 pub(crate) const PAIRS: u8 = 2;
-
-// a meld's kind
-const RUN: u8 = 0;
-const GROUP: u8 = 1;
-const PAIR: u8 = 2;
 
 /// The profile's fields this reads, by their `okey101.profiles.Profile` names (the
 /// packing passes the profile as a dict; other keys are ignored).
@@ -57,6 +55,28 @@ pub(crate) struct Options {
     countdown_finish_cost: i32,
     partners: bool,
     partner_of_finisher_scores_zero: bool,
+    // the opening, laying and the table (RULES.md sections 4-5, 7)
+    meld_value: String,
+    opening_points: i32,
+    opening_pairs: i32,
+    escalating_openings: bool,
+    team_escalation: bool,
+    opening_counts_own_extensions: bool,
+    lay_off_in_opening_turn: bool,
+    lay_off_wait_rounds: i64,
+    pairs_opener_lay_off_limit: Option<i32>,
+    pairs_need_declaration: bool,
+    siler: bool,
+    siler_points: i32,
+    siler_pairs: i32,
+    siler_reward: i32,
+    invalid_opening_penalty: i32,
+    run_end_lay_off_limit: Option<i32>,
+    take_okey_from_groups: String,
+    okey_taken_penalty: i32,
+    opened_with_discard_multiplier: i32,
+    elden_only_while_nobody_opened: bool,
+    elden_lay_off_allowed: bool,
 }
 
 /// The options with their words read.
@@ -65,6 +85,8 @@ pub(crate) struct Rules {
     o: Options,
     duz: bool,
     none_opened: NoneOpened,
+    third: bool,                // meld_value "third": the "34" count
+    complete_all_colours: bool, // take_okey_from_groups
 }
 
 impl Rules {
@@ -84,10 +106,26 @@ impl Rules {
                 )))
             }
         };
+        let third = match o.meld_value.as_str() {
+            "face" => false,
+            "third" => true,
+            w => return Err(PyValueError::new_err(format!("meld_value {w:?}"))),
+        };
+        let complete_all_colours = match o.take_okey_from_groups.as_str() {
+            "four_only" => false,
+            "complete_all_colours" => true,
+            w => {
+                return Err(PyValueError::new_err(format!(
+                    "take_okey_from_groups {w:?}"
+                )))
+            }
+        };
         Ok(Rules {
             o,
             duz,
             none_opened,
+            third,
+            complete_all_colours,
         })
     }
 }
@@ -160,23 +198,16 @@ struct Seat {
 
 #[derive(Clone, Debug)]
 pub(crate) struct TableMeld {
-    kind: u8,
-    tiles: Vec<(u8, u8)>,
-    start: i32,
+    meld: Meld,
     owner: usize,
     laid_turn: i64,
 }
 
-impl TableMeld {
+impl Meld {
     /// `melds.extension_positions` is not empty: a run has room at an end.
     fn has_run_room(&self, wraps: bool) -> bool {
         let end = self.start + self.tiles.len() as i32 - 1;
         self.kind == RUN && (self.start > 1 || end < if wraps { 14 } else { 13 })
-    }
-
-    /// `melds.missing_colours` is not empty.
-    fn misses_a_colour(&self) -> bool {
-        self.kind == GROUP && (0..4).any(|c| self.tiles.iter().all(|&(_, s)| s / 13 != c))
     }
 }
 
@@ -185,12 +216,12 @@ fn is_playable(tile: u8, melds: &[TableMeld], okey: u8, wraps: bool) -> bool {
     if tile == okey {
         return melds
             .iter()
-            .any(|m| m.has_run_room(wraps) || m.misses_a_colour());
+            .any(|m| m.meld.has_run_room(wraps) || !m.meld.missing_colours().is_empty());
     }
     let stands = if tile == FAKE { okey } else { tile };
     let (colour, number) = (stands / 13, i32::from(stands % 13) + 1);
     let top = if wraps { 14 } else { 13 };
-    melds.iter().any(|m| match m.kind {
+    melds.iter().map(|m| &m.meld).any(|m| match m.kind {
         RUN => {
             let (low, high) = (m.start - 1, m.start + m.tiles.len() as i32);
             m.tiles[0].1 / 13 == colour
@@ -212,7 +243,6 @@ fn is_playable(tile: u8, melds: &[TableMeld], okey: u8, wraps: bool) -> bool {
 pub struct HandSim {
     rules: Rules,
     okey: u8,
-    #[allow(dead_code)] // a shown indicator's pairs joker: read by the opening, not native yet
     indicator: u8,
     deck: Vec<u8>,
     deck_pos: usize,
@@ -346,9 +376,11 @@ impl HandSim {
                 )));
             }
             melds.push(TableMeld {
-                kind,
-                tiles: m.tiles,
-                start: m.start,
+                meld: Meld {
+                    kind,
+                    tiles: m.tiles,
+                    start: m.start,
+                },
                 owner: m.owner,
                 laid_turn: m.laid_turn,
             });
@@ -478,6 +510,217 @@ impl HandSim {
         self.finish = Some(finish);
         self.finished_by = finisher;
         self.scores = Some(scores);
+    }
+}
+
+/// A command's tiles as the packing gives them: (played, stands for, -1 for none).
+type Tokens = Vec<(i64, i64)>;
+/// ... checked: (played, what it is named to stand for).
+type Named = Vec<(u8, Option<u8>)>;
+
+fn named(tokens: Tokens, what: &str) -> PyResult<Named> {
+    tokens
+        .into_iter()
+        .enumerate()
+        .map(|(i, (played, stands))| {
+            let played = u8::try_from(played)
+                .ok()
+                .filter(|&t| t <= FAKE)
+                .ok_or_else(|| bad(format!("{what}, tile {i}: {played} is no tile")))?;
+            let stands = match stands {
+                -1 => None,
+                s => Some(u8::try_from(s).ok().filter(|&t| t < FAKE).ok_or_else(|| {
+                    bad(format!(
+                        "{what}, tile {i}: a joker cannot stand for {s} (0-51, or -1)"
+                    ))
+                })?),
+            };
+            Ok((played, stands))
+        })
+        .collect()
+}
+
+fn named_groups(groups: Vec<Tokens>, what: &str) -> PyResult<Vec<Named>> {
+    groups
+        .into_iter()
+        .enumerate()
+        .map(|(i, g)| named(g, &format!("{what}[{i}]")))
+        .collect()
+}
+
+fn tile_list(tiles: Vec<i64>, what: &str) -> PyResult<Vec<u8>> {
+    tiles
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| {
+            u8::try_from(t)
+                .ok()
+                .filter(|&t| t <= FAKE)
+                .ok_or_else(|| bad(format!("{what}, tile {i}: {t} is no tile")))
+        })
+        .collect()
+}
+
+/// `notation.without`: `rack` less one copy of each tile `taken`.
+fn without(rack: &mut Vec<u8>, taken: &[u8]) {
+    for t in taken {
+        if let Some(at) = rack.iter().position(|x| x == t) {
+            rack.remove(at);
+        }
+    }
+}
+
+/// `rules.tokens_in_rack`: the rack holds every tile needed, and keeps one to discard.
+fn tokens_in_rack(rack: &[u8], need: &[u8]) -> Rejected {
+    for t in need {
+        let wanted = need.iter().filter(|&x| x == t).count();
+        if rack.iter().filter(|&x| x == t).count() < wanted {
+            return Some("tile_not_in_rack");
+        }
+    }
+    if need.len() >= rack.len() {
+        return Some("must_keep_a_discard");
+    }
+    None
+}
+
+impl HandSim {
+    /// `rules.threshold`: what an opening of `kind` needs now (escalation included).
+    fn threshold(&self, seat: usize, kind: u8) -> i32 {
+        let o = &self.rules.o;
+        if self.rules.duz {
+            return 0;
+        }
+        let base = if kind == POINTS {
+            o.opening_points
+        } else {
+            o.opening_pairs
+        };
+        if !o.escalating_openings {
+            return base;
+        }
+        let rivals: Vec<usize> = if o.partners && o.team_escalation {
+            if self.seats[(seat + 2) % SEATS].opened != NONE {
+                return base;
+            }
+            ((seat + 1) % 2..SEATS).step_by(2).collect()
+        } else {
+            (0..SEATS).collect()
+        };
+        rivals
+            .into_iter()
+            .filter(|&r| self.seats[r].opened == kind)
+            .map(|r| self.seats[r].opening_value)
+            .max()
+            .map_or(base, |best| base.max(best + 1))
+    }
+
+    /// `rules.is_elden_open`.
+    fn is_elden_open(&self, seat: usize) -> bool {
+        let others_opened = (0..SEATS).any(|i| i != seat && self.seats[i].opened != NONE);
+        let closed = self.rules.o.elden_only_while_nobody_opened && others_opened;
+        !self.rules.duz && !closed
+    }
+
+    /// `notation.pair_jokers`: a shown indicator twin pairs as an okey for its seat.
+    fn pair_joker(&self, seat: usize) -> Option<u8> {
+        self.seats[seat].shown_indicator.then_some(self.indicator)
+    }
+
+    /// `notation.build_meld` of every group, in order: the first refusal's code.
+    fn build(&self, seat: usize, groups: &[Named], pairs: bool) -> Result<Vec<Meld>, &'static str> {
+        let joker = if pairs { self.pair_joker(seat) } else { None };
+        let wraps = self.rules.o.run_wraps_13_to_1;
+        groups
+            .iter()
+            .map(|g| {
+                let placed = g
+                    .iter()
+                    .map(|&(p, s)| melds::place(p, s, self.okey))
+                    .collect::<Result<Vec<Placed>, _>>()?;
+                melds::meld_of(&placed, self.okey, wraps, pairs, joker)
+            })
+            .collect()
+    }
+
+    /// `rules.check_table_access`'s refusal: opened, its opening turn and wait served.
+    fn table_access(&self, seat: usize) -> Rejected {
+        let (o, me) = (&self.rules.o, &self.seats[seat]);
+        if self.rules.duz {
+            return Some("not_in_duz");
+        }
+        if me.opened == NONE {
+            return Some("not_opened");
+        }
+        let opening_turn = me.opened_turn == self.turn;
+        if opening_turn && !o.lay_off_in_opening_turn {
+            return Some("must_wait_a_round");
+        }
+        if me.elden_opening && opening_turn && !o.elden_lay_off_allowed {
+            return Some("elden_turn");
+        }
+        if self.turn - me.opened_turn < SEATS as i64 * o.lay_off_wait_rounds && !opening_turn {
+            return Some("must_wait_a_round");
+        }
+        None
+    }
+
+    /// `_laid`'s fold: the melds go on the table, their tiles leave the rack.
+    fn put_on_table(&mut self, seat: usize, built: Vec<Meld>, laid: &[u8]) {
+        let turn = self.turn;
+        self.melds.extend(built.into_iter().map(|meld| TableMeld {
+            meld,
+            owner: seat,
+            laid_turn: turn,
+        }));
+        without(&mut self.seats[seat].rack, laid);
+        self.laid.extend_from_slice(laid);
+    }
+
+    /// `decide._maybe_siler`: okeygg's 150 points or 7 pairs, once, in the opening turn.
+    fn maybe_siler(&mut self, seat: usize) {
+        let o = &self.rules.o;
+        let me = &self.seats[seat];
+        if me.opened == NONE || !o.siler || me.siler || me.opened_turn != self.turn {
+            return;
+        }
+        let reached = if me.opened == POINTS {
+            me.opening_value >= o.siler_points
+        } else {
+            me.opening_value >= o.siler_pairs
+        };
+        if reached {
+            let points = -o.siler_reward;
+            self.penalise(seat, points);
+            self.seats[seat].siler = true;
+        }
+    }
+
+    /// `decide._open`'s try block: the melds, their value, the threshold and elden.
+    fn opening(
+        &self,
+        seat: usize,
+        groups: &[Named],
+        pairs: bool,
+        laid: usize,
+    ) -> Result<(Vec<Meld>, i32, bool), &'static str> {
+        let me = &self.seats[seat];
+        if pairs && self.rules.o.pairs_need_declaration && !me.declared_pairs {
+            return Err("pairs_not_declared");
+        }
+        let built = self.build(seat, groups, pairs)?;
+        let kind = if pairs { PAIRS } else { POINTS };
+        let value = if pairs {
+            built.len() as i32
+        } else {
+            built.iter().map(|m| m.counted(self.rules.third)).sum()
+        };
+        let need = self.threshold(seat, kind);
+        let elden = !pairs && value < need && laid + 1 == me.rack.len() && self.is_elden_open(seat);
+        if value < need && !elden {
+            return Err("below_threshold");
+        }
+        Ok((built, value, elden))
     }
 }
 
@@ -614,6 +857,272 @@ impl HandSim {
         Ok(None)
     }
 
+    /// Open with `melds` (runs and groups, by points) or `pairs`: each group's tiles as
+    /// (played, stands for or -1). A retracted invalid opening costs the house's penalty.
+    fn open(&mut self, seat: i64, melds: Vec<Tokens>, pairs: Vec<Tokens>) -> PyResult<Rejected> {
+        let seat = Self::seat(seat)?;
+        let (melds, pairs) = (named_groups(melds, "melds")?, named_groups(pairs, "pairs")?);
+        if let Some(code) = self.check_turn(seat, PLAY) {
+            return Ok(Some(code));
+        }
+        if self.rules.duz {
+            return Ok(Some("not_in_duz"));
+        }
+        if self.seats[seat].opened != NONE {
+            return Ok(Some("already_opened"));
+        }
+        if melds.iter().chain(pairs.iter()).any(Vec::is_empty) {
+            return Ok(Some("malformed"));
+        }
+        if melds.is_empty() == pairs.is_empty() {
+            return Ok(Some("open_one_way"));
+        }
+        let is_pairs = melds.is_empty();
+        let groups = if is_pairs { pairs } else { melds };
+        let laid: Vec<u8> = groups.iter().flatten().map(|&(p, _)| p).collect();
+        if let Some(code) = tokens_in_rack(&self.seats[seat].rack, &laid) {
+            return Ok(Some(code));
+        }
+        if self.taken.is_some_and(|t| !laid.contains(&t)) {
+            return Ok(Some("must_open_with_taken_tile"));
+        }
+        let (built, value, elden) = match self.opening(seat, &groups, is_pairs, laid.len()) {
+            Ok(found) => found,
+            Err(code) => {
+                let o = &self.rules.o;
+                if code == "pairs_not_declared" || !o.penalties || o.invalid_opening_penalty == 0 {
+                    return Ok(Some(code));
+                }
+                let points = o.invalid_opening_penalty;
+                self.penalise(seat, points); // OpeningRetracted, PenaltyImposed
+                return Ok(None);
+            }
+        };
+        self.put_on_table(seat, built, &laid);
+        let turn = self.turn;
+        let me = &mut self.seats[seat];
+        me.opened = if is_pairs { PAIRS } else { POINTS };
+        me.opened_turn = turn;
+        me.opening_value = value;
+        me.elden_opening = elden;
+        // decide._after_opening
+        let o = &self.rules.o;
+        if let Some(taken) = self.taken {
+            if o.penalties && o.opened_with_discard_multiplier != 0 {
+                let points = o.opened_with_discard_multiplier * score::face_value(taken, self.okey);
+                let source = usize::try_from(self.taken_from)
+                    .ok()
+                    .filter(|&s| s < SEATS)
+                    .ok_or_else(|| bad(format!("taken_from {}", self.taken_from)))?;
+                self.penalise(source, points);
+            }
+        }
+        self.maybe_siler(seat);
+        if self.rules.o.void_when_all_open_pairs && self.seats.iter().all(|s| s.opened == PAIRS) {
+            match self.scores_of(None, Finish::Void) {
+                Ok(scores) => self.end_hand(None, Finish::Void, scores),
+                Err(code) => return Err(refuse(&format!("a void hand scored {code}"))),
+            }
+        }
+        Ok(None)
+    }
+
+    /// Lay new melds (or pairs) after opening.
+    fn lay(&mut self, seat: i64, melds: Vec<Tokens>, pairs: Vec<Tokens>) -> PyResult<Rejected> {
+        let seat = Self::seat(seat)?;
+        let (melds, pairs) = (named_groups(melds, "melds")?, named_groups(pairs, "pairs")?);
+        if let Some(code) = self.check_turn(seat, PLAY) {
+            return Ok(Some(code));
+        }
+        if self.rules.duz {
+            return Ok(Some("not_in_duz"));
+        }
+        let opened = self.seats[seat].opened;
+        if opened == NONE {
+            return Ok(Some("not_opened"));
+        }
+        if melds.iter().chain(pairs.iter()).any(Vec::is_empty) {
+            return Ok(Some("malformed"));
+        }
+        if melds.is_empty() == pairs.is_empty() {
+            return Ok(Some("lay_one_way"));
+        }
+        let is_pairs = melds.is_empty();
+        if !is_pairs && opened == PAIRS {
+            return Ok(Some("pairs_opener_cannot_lay_melds"));
+        }
+        // rules.may_lay_pairs
+        if is_pairs && !(opened == PAIRS || self.seats.iter().any(|s| s.opened == PAIRS)) {
+            return Ok(Some("pairs_not_allowed"));
+        }
+        let groups = if is_pairs { pairs } else { melds };
+        let laid: Vec<u8> = groups.iter().flatten().map(|&(p, _)| p).collect();
+        if let Some(code) = tokens_in_rack(&self.seats[seat].rack, &laid) {
+            return Ok(Some(code));
+        }
+        let built = match self.build(seat, &groups, is_pairs) {
+            Ok(built) => built,
+            Err(code) => return Ok(Some(code)),
+        };
+        let added: i32 = if is_pairs {
+            built.len() as i32
+        } else {
+            built.iter().map(|m| m.counted(self.rules.third)).sum()
+        };
+        self.put_on_table(seat, built, &laid);
+        let turn = self.turn;
+        let me = &mut self.seats[seat];
+        // evolve._melds_added: laid in the opening turn, part of the opening
+        if me.opened_turn == turn && (is_pairs == (me.opened == PAIRS)) {
+            me.opening_value += added;
+        }
+        self.maybe_siler(seat);
+        Ok(None)
+    }
+
+    /// Lay `tiles` off on table meld #`meld`, at a run's `end` ("low", "high" or None:
+    /// whichever fits, high first).
+    #[pyo3(signature = (seat, meld, tiles, end=None))]
+    fn lay_off(
+        &mut self,
+        seat: i64,
+        meld: i64,
+        tiles: Tokens,
+        end: Option<&str>,
+    ) -> PyResult<Rejected> {
+        let seat = Self::seat(seat)?;
+        let tiles = named(tiles, "lay_off")?;
+        let end = match end {
+            None => None,
+            Some("low") => Some(melds::LOW),
+            Some("high") => Some(melds::HIGH),
+            Some(e) => return Err(bad(format!("lay_off: end {e:?} is not low or high"))),
+        };
+        if let Some(code) = self
+            .check_turn(seat, PLAY)
+            .or_else(|| self.table_access(seat))
+        {
+            return Ok(Some(code));
+        }
+        if tiles.is_empty() {
+            return Ok(Some("malformed"));
+        }
+        let Some(index) = usize::try_from(meld).ok().filter(|&i| i < self.melds.len()) else {
+            return Ok(Some("no_such_meld"));
+        };
+        let target = &self.melds[index];
+        if target.meld.kind == PAIR {
+            return Ok(Some("cannot_lay_off"));
+        }
+        let played: Vec<u8> = tiles.iter().map(|&(p, _)| p).collect();
+        if let Some(code) = tokens_in_rack(&self.seats[seat].rack, &played) {
+            return Ok(Some(code));
+        }
+        let o = &self.rules.o;
+        if let Some(limit) = o.pairs_opener_lay_off_limit {
+            if self.seats[seat].opened == PAIRS
+                && tiles.len() as i32 > (limit - self.lay_offs).max(0)
+            {
+                return Ok(Some("lay_off_limit"));
+            }
+        }
+        let placed = match tiles
+            .iter()
+            .map(|&(p, s)| melds::place(p, s, self.okey))
+            .collect::<Result<Vec<Placed>, _>>()
+        {
+            Ok(placed) => placed,
+            Err(code) => return Ok(Some(code)),
+        };
+        let (grown, order, end) =
+            match melds::lay_off_plan(&target.meld, &placed, end, self.okey, o.run_wraps_13_to_1) {
+                Ok(plan) => plan,
+                Err(code) => return Ok(Some(code)),
+            };
+        let before = self
+            .end_counts
+            .iter()
+            .find(|&&(m, e, _)| (m, e) == (index, end))
+            .map_or(0, |&(_, _, n)| n);
+        if let Some(limit) = o.run_end_lay_off_limit {
+            if end != melds::GROUP_END && order.len() as i32 > (limit - before).max(0) {
+                return Ok(Some("lay_off_limit"));
+            }
+        }
+        // evolve._tiles_laid_off
+        let me = &self.seats[seat];
+        let mut value = me.opening_value;
+        if o.opening_counts_own_extensions
+            && me.opened == POINTS
+            && me.opened_turn == self.turn
+            && target.owner == seat
+            && target.laid_turn == self.turn
+        {
+            value += grown.counted(self.rules.third) - target.meld.counted(self.rules.third);
+        }
+        let laid: Vec<u8> = order.iter().map(|&(p, _)| p).collect();
+        self.melds[index].meld = grown;
+        let me = &mut self.seats[seat];
+        without(&mut me.rack, &laid);
+        me.opening_value = value;
+        self.laid.extend_from_slice(&laid);
+        self.lay_offs += laid.len() as i32;
+        self.laid_off = true;
+        self.end_counts.retain(|&(m, e, _)| (m, e) != (index, end));
+        self.end_counts
+            .push((index, end, before + laid.len() as i32));
+        self.maybe_siler(seat);
+        Ok(None)
+    }
+
+    /// Take the okey from table meld #`meld`, putting `tiles` (the tile or tiles it
+    /// stands for) in its place.
+    fn take_okey(&mut self, seat: i64, meld: i64, tiles: Vec<i64>) -> PyResult<Rejected> {
+        let seat = Self::seat(seat)?;
+        let put = tile_list(tiles, "take_okey")?;
+        if let Some(code) = self
+            .check_turn(seat, PLAY)
+            .or_else(|| self.table_access(seat))
+        {
+            return Ok(Some(code));
+        }
+        let Some(index) = usize::try_from(meld).ok().filter(|&i| i < self.melds.len()) else {
+            return Ok(Some("no_such_meld"));
+        };
+        if put.is_empty() {
+            return Ok(Some("malformed"));
+        }
+        let rack = &self.seats[seat].rack;
+        if put.iter().any(|t| {
+            rack.iter().filter(|&x| x == t).count() < put.iter().filter(|&x| x == t).count()
+        }) {
+            return Ok(Some("tile_not_in_rack"));
+        }
+        let target = &self.melds[index];
+        if let Err(code) = melds::check_okey_swap(
+            &target.meld,
+            self.okey,
+            self.rules.complete_all_colours,
+            &put,
+        ) {
+            return Ok(Some(code));
+        }
+        let swapped = melds::replace_okey(&target.meld, self.okey, &put);
+        let owner = target.owner;
+        self.melds[index].meld = swapped;
+        let me = &mut self.seats[seat];
+        without(&mut me.rack, &put);
+        me.rack.push(self.okey);
+        self.laid.extend_from_slice(&put);
+        self.laid_off = true;
+        let o = &self.rules.o;
+        if o.penalties && o.okey_taken_penalty != 0 && owner != seat {
+            let points = o.okey_taken_penalty;
+            self.penalise(owner, points);
+        }
+        Ok(None)
+    }
+
     /// The hand's end: None while it is played, else (finish, finished_by, scores,
     /// replay) as the Python `HandEnded` event carries them.
     #[allow(clippy::type_complexity)]
@@ -718,12 +1227,13 @@ impl HandSim {
                 .iter()
                 .map(|m| {
                     (
-                        ["run", "group", "pair"][m.kind as usize],
-                        m.tiles
+                        ["run", "group", "pair"][m.meld.kind as usize],
+                        m.meld
+                            .tiles
                             .iter()
                             .map(|&(p, s)| (u32::from(p), u32::from(s)))
                             .collect::<Vec<_>>(),
-                        m.start,
+                        m.meld.start,
                         m.owner,
                         m.laid_turn,
                     )
