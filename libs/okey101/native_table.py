@@ -1,10 +1,11 @@
 """The table state packed for the compiled core's hand simulator (`okey101_native.HandSim`,
 native/src/playout/), and a table command given to it. Pure: plain dicts, ints and lists.
 
-The simulator is issue 39's native engine in slices: it plays a hand to its end and scores
-it as `okey101.scoring` does, and raises `NotImplementedError` (naming what) for whatever
-it does not model, so a caller falls back to the Python engine, which stays the
-specification."""
+The simulator is issue 39's native engine in slices: it plays a hand's commands (draw,
+take_discard, put_back, discard, open, lay, lay_off, take_okey, düz's finish) to the hand's
+end and scores it as `okey101.scoring` does, and raises `NotImplementedError` (naming
+what) for whatever it does not model, so a caller falls back to the Python engine, which
+stays the specification."""
 
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ class NativeHand(Protocol):
     def lay(self, seat: int, melds: Groups, pairs: Groups) -> str | None: ...
     def lay_off(self, seat: int, meld: int, tiles: Tokens, end: str | None) -> str | None: ...
     def take_okey(self, seat: int, meld: int, tiles: list[int]) -> str | None: ...
+    def finish(self, seat: int, tile: int, melds: Groups, pairs: Groups) -> str | None: ...
     def scores(self) -> tuple[str, int | None, list[int], bool] | None: ...
     def observed(self) -> dict[str, Any]: ...
 
@@ -111,6 +113,9 @@ def play(sim: NativeHand, command: E.Command) -> str | None:
             return sim.lay_off(command.seat, command.meld, tokens(command.tiles), command.end)
         case E.TakeOkey():
             return sim.take_okey(command.seat, command.meld, tiles_of(command.tiles))
+        case E.Finish():
+            return sim.finish(command.seat, tiles_of([command.tile])[0], groups(command.melds),
+                              groups(command.pairs))
     raise NotImplementedError(f"native playout: {type(command).__name__} is not native yet")
 
 
@@ -138,7 +143,7 @@ def groups(groups: object) -> Groups:
 
 def tiles_of(names: list[str]) -> list[int]:
     try:
-        return tiles.parse_at(names, "take_okey")
+        return tiles.parse_at(names, "tiles")
     except MalformedInput:
         raise NotImplementedError("native playout: a malformed command (an unknown tile) "
                                   "is not native yet") from None

@@ -168,6 +168,23 @@ def mutated(rng: random.Random, command: E.Command, head: dict[str, Any]) -> E.C
             return E.LayOff(**head, meld=command.meld + rng.choice((-1, 0, 0, 1)),
                             tiles=command.tiles[:rng.randint(0, len(command.tiles))] or
                             command.tiles, end=rng.choice((None, "low", "high", command.end)))
+        case E.Finish():
+            melds = [list(g) for g in command.melds]
+            pairs = [list(g) for g in command.pairs]
+            groups = melds or pairs
+            how = rng.randrange(4)
+            tile = command.tile
+            if how == 0:
+                g = rng.choice(groups)
+                tile = g.pop(rng.randrange(len(g))).split("=")[0]
+                g.append(command.tile)
+            elif how == 1:
+                melds, pairs = pairs, melds
+            elif how == 2:
+                groups[-1].pop()
+            else:
+                tile = tiles.name(rng.randrange(53))
+            return E.Finish(**head, tile=tile, melds=melds, pairs=pairs)
         case E.TakeOkey():
             return E.TakeOkey(**head, meld=rng.choice((command.meld, 0, -1)),
                               tiles=command.tiles[:1] if rng.random() < 0.5 else
@@ -185,7 +202,8 @@ def illegal(rng: random.Random, state: TableState, command: E.Command) -> E.Comm
     seat = hand.to_act if rng.random() < 0.8 else rng.randrange(4)
     head = {"table_id": state.table_id, "command_id": "x", "seat": seat,
             "player_id": state.players[seat], "seq": state.seq}
-    if isinstance(command, E.Open | E.Lay | E.LayOff | E.TakeOkey) and rng.random() < 0.6:
+    if isinstance(command, E.Open | E.Lay | E.LayOff | E.TakeOkey | E.Finish) and \
+            rng.random() < 0.6:
         return mutated(rng, command, {**head, "seat": command.seat,
                                       "player_id": command.player_id})
     rack, okey = hand.seats[seat].rack, hand.okey
@@ -438,11 +456,11 @@ def play_through(where: str, state: TableState, commands: list[E.Command],
     compared after each; the Python state after the last."""
     sim = take_over(state)
     assert sim is not None
-    for command in commands:
+    for i, command in enumerate(commands):
         command = msgspec.structs.replace(command, seq=state.seq)
         after, decision = decide_and_fold(state, command)
         assert compare(f"{where} {command}", sim, command, state, decision, after, tally) \
-            or command is commands[-1]
+            or i == len(commands) - 1, f"{where}: the hand ended before {commands[i + 1:]}"
         state = after if not isinstance(decision, E.Rejection) else state
     return state
 
@@ -495,10 +513,78 @@ def test_an_elden_opening_and_what_it_forbids_match_the_python_engine(house: str
         command_on(state, E.Open, melds=[first, second, third]),
         command_on(state, E.LayOff, meld=0, tiles=[tiles.name(rack[9])]),
         command_on(state, E.LayOff, meld=2, tiles=[names[9]], end="high"),
+        command_on(state, E.Discard, tile=names[9]),
     ], tally)
     TALLY.update(tally)
     assert tally["Open accepted"] == 1 and tally["LayOff rejected"] == 2, tally
+    assert tally["hand end elden"] == 1, tally
     assert CODES["LayOff elden_turn"] >= 2 * (house != "classic"), CODES
+
+
+@pytest.mark.parametrize(("house", "partners"), [m for m in modes() if m[0] != "okey-oyna-duz"])
+@pytest.mark.parametrize("opened", ["points", "pairs"])
+@pytest.mark.parametrize("last", ["okey", "plain"])
+def test_finishing_discards_score_as_the_python_engine(
+        house: str, partners: bool, opened: str, last: str) -> None:
+    """An opened seat discards its last tile (an okey or not): normal, okey, pairs and
+    pairs_okey finishes, the others' racks holding okeys and fake okeys, with partners."""
+    state = opened_turns(house, partners)[0]
+    hand = state.hand
+    assert hand is not None
+    seat = hand.to_act
+    tile = hand.okey if last == "okey" else next(
+        t for t in hand.seats[seat].rack if t not in (hand.okey, tiles.FAKE))
+    seats = []
+    for i, h in enumerate(hand.seats):
+        if i == seat:
+            h = msgspec.structs.replace(h, rack=(tile,), opened=opened,
+                                        opened_turn=state.turn - 4)
+        elif i == (seat + 1) % 4:
+            h = msgspec.structs.replace(h, rack=(*h.rack[:3], hand.okey, tiles.FAKE))
+        seats.append(h)
+    state = msgspec.structs.replace(state, hand=msgspec.structs.replace(
+        hand, seats=tuple(seats), scratch=msgspec.structs.replace(hand.scratch, taken=None)))
+    tally: Counter[str] = Counter()
+    play_through(f"{house} {partners} {opened} {last}", state,
+                 [command_on(state, E.Discard, tile=tiles.name(tile))], tally)
+    TALLY.update(tally)
+    kind = {"points": "normal", "pairs": "pairs"}[opened]
+    if last == "okey":
+        kind = {"normal": "okey", "pairs": "pairs_okey"}[kind]
+    assert tally[f"hand end {kind}"] == 1, tally
+
+
+@pytest.mark.parametrize("partners", [False, True])
+@pytest.mark.parametrize("okey_last", [False, True])
+def test_duz_finishes_with_seven_pairs_match_the_python_engine(
+        partners: bool, okey_last: bool) -> None:
+    """Düz: seven pairs shown (an okey pairing with any tile), the last discard an okey
+    or not, and the same rack shown wrong."""
+    state = unopened_turn("okey-oyna-duz") if not partners else next(
+        b for b, _, _, _ in match_steps("okey-oyna-duz", True, SEEDS[0], [level2] * 4)
+        if b.hand is not None and b.status == "playing" and b.hand.phase == "play")
+    hand = state.hand
+    assert hand is not None
+    okey = hand.okey
+    naturals = [t for t in range(52) if t != okey][:13:2]  # seven kinds
+    rack = [t for t in naturals[:6] for _ in range(2)] + [naturals[6], okey]
+    last = okey if okey_last else tiles.FAKE
+    rack += [last]
+    pairs = [[tiles.name(t)] * 2 for t in naturals[:6]] + \
+        [[tiles.name(naturals[6]), tiles.name(okey)]]
+    state = with_rack(state, rack)
+    tally: Counter[str] = Counter()
+    wrong = [command_on(state, E.Finish, tile=tiles.name(last), pairs=pairs[:-1]),
+             command_on(state, E.Finish, tile=tiles.name(last), melds=pairs),
+             command_on(state, E.Finish, tile=tiles.name(last), pairs=pairs, melds=pairs),
+             command_on(state, E.Finish, tile=tiles.name(naturals[0]), pairs=pairs)]
+    for command in wrong:
+        play_through("düz wrong", state, [command], tally)
+    play_through(f"düz {partners} {okey_last}", state,
+                 [command_on(state, E.Finish, tile=tiles.name(last), pairs=pairs)], tally)
+    TALLY.update(tally)
+    assert tally["Finish rejected"] == len(wrong), tally
+    assert tally[f"hand end {'pairs_okey' if okey_last else 'pairs'}"] == 1, tally
 
 
 def test_the_tally_reaches_its_floors() -> None:
@@ -510,9 +596,12 @@ def test_the_tally_reaches_its_floors() -> None:
     print(sorted(TALLY.items()))
     print(sorted(CODES.items()))
     assert TALLY["hand end deck_exhausted"] >= 3, TALLY
-    for kind in ("Draw", "Discard", "Open", "Lay", "LayOff", "TakeOkey"):
+    for end in ("normal", "okey", "pairs", "pairs_okey", "elden"):
+        assert TALLY[f"hand end {end}"] >= 1, TALLY
+    for kind in ("Draw", "Discard", "Open", "Lay", "LayOff", "TakeOkey", "Finish"):
         assert TALLY[f"{kind} accepted"] > 10 * TALLY[f"{kind} refused"], TALLY
-    floors = {"Open": (100, 100), "Lay": (50, 100), "LayOff": (200, 200), "TakeOkey": (10, 100)}
+    floors = {"Open": (100, 100), "Lay": (50, 100), "LayOff": (200, 200), "TakeOkey": (10, 100),
+              "Finish": (5, 5)}
     for kind, (accepted, rejected) in floors.items():
         assert TALLY[f"{kind} accepted"] >= accepted, TALLY
         assert TALLY[f"{kind} rejected"] >= rejected, TALLY

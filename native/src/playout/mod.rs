@@ -1,6 +1,7 @@
 //! The native hand simulator: a hand packed by `okey101.native_table.pack_hand`, played
 //! command by command (draw, take_discard, put_back, discard, open, lay, lay_off,
-//! take_okey) to its end by an exhausted deck (or a void hand), scored as
+//! take_okey, düz's finish) to its end (the finishing discard, a düz finish, an
+//! exhausted deck, a void hand), scored as
 //! `okey101/scoring.py` scores it. The Python engine (`okey101/table/decide.py`,
 //! `evolve.py`, `rules/`, `melds.py`) is the specification;
 //! `tests/properties/test_native_playout.py` checks this against it. Whatever this does
@@ -615,6 +616,23 @@ impl HandSim {
             .map_or(base, |best| base.max(best + 1))
     }
 
+    /// `rules.finish_kind`: how `seat` finishes by discarding `last`, its last tile.
+    fn finish_kind(&self, seat: usize, last: u8) -> Finish {
+        let me = &self.seats[seat];
+        let okey = last == self.okey;
+        let elden = me.opened_turn == self.turn
+            && self.is_elden_open(seat)
+            && (self.rules.o.elden_lay_off_allowed || !self.laid_off);
+        match (elden, me.opened == PAIRS, okey) {
+            (true, _, true) => Finish::EldenOkey,
+            (true, _, false) => Finish::Elden,
+            (false, true, true) => Finish::PairsOkey,
+            (false, true, false) => Finish::Pairs,
+            (false, false, true) => Finish::Okey,
+            (false, false, false) => Finish::Normal,
+        }
+    }
+
     /// `rules.is_elden_open`.
     fn is_elden_open(&self, seat: usize) -> bool {
         let others_opened = (0..SEATS).any(|i| i != seat && self.seats[i].opened != NONE);
@@ -838,9 +856,18 @@ impl HandSim {
             return Ok(Some(code));
         }
         if self.seats[seat].rack.len() == 1 {
-            return Err(refuse(
-                "the finishing discard (the hand's end and its scoring)",
-            ));
+            // the finishing discard: no penalty; the hand ends (decide._end_hand)
+            let finish = self.finish_kind(seat, tile);
+            let scores = match self.scores_of(Some(seat), finish) {
+                Ok(scores) => scores,
+                Err(code) => return Ok(Some(code)),
+            };
+            let me = &mut self.seats[seat];
+            me.rack.clear();
+            me.discards.push(tile);
+            me.has_played = true;
+            self.end_hand(Some(seat), finish, scores);
+            return Ok(None);
         }
         let penalty = self.discard_penalty(tile);
         let me = &mut self.seats[seat];
@@ -1120,6 +1147,93 @@ impl HandSim {
             let points = o.okey_taken_penalty;
             self.penalise(owner, points);
         }
+        Ok(None)
+    }
+
+    /// Düz: discard `tile` and show every other tile of the rack as runs and groups
+    /// (`melds`) or seven pairs (`pairs`); the hand is won.
+    fn finish(
+        &mut self,
+        seat: i64,
+        tile: i64,
+        melds: Vec<Tokens>,
+        pairs: Vec<Tokens>,
+    ) -> PyResult<Rejected> {
+        let seat = Self::seat(seat)?;
+        let tile = tile_list(vec![tile], "finish")?[0];
+        let (melds, pairs) = (named_groups(melds, "melds")?, named_groups(pairs, "pairs")?);
+        if let Some(code) = self.check_turn(seat, PLAY) {
+            return Ok(Some(code));
+        }
+        if !self.rules.duz {
+            return Ok(Some("not_applicable"));
+        }
+        if melds.iter().chain(pairs.iter()).any(Vec::is_empty) {
+            return Ok(Some("malformed"));
+        }
+        if melds.is_empty() == pairs.is_empty() {
+            return Ok(Some("finish_one_way"));
+        }
+        let is_pairs = melds.is_empty();
+        let groups = if is_pairs { pairs } else { melds };
+        // rules.check_shows_whole_rack
+        let rack = &self.seats[seat].rack;
+        if !rack.contains(&tile) {
+            return Ok(Some("tile_not_in_rack"));
+        }
+        let mut rest = rack.clone();
+        without(&mut rest, &[tile]);
+        let mut shown: Vec<u8> = groups.iter().flatten().map(|&(p, _)| p).collect();
+        rest.sort_unstable();
+        shown.sort_unstable();
+        if shown != rest {
+            let extra = shown.iter().any(|t| {
+                shown.iter().filter(|&x| x == t).count() > rest.iter().filter(|&x| x == t).count()
+            });
+            return Ok(Some(if extra {
+                "tile_not_in_rack"
+            } else {
+                "must_show_whole_rack"
+            }));
+        }
+        let wraps = self.rules.o.run_wraps_13_to_1;
+        let mut built = Vec::with_capacity(groups.len());
+        for g in &groups {
+            let placed = match g
+                .iter()
+                .map(|&(p, s)| melds::place(p, s, self.okey))
+                .collect::<Result<Vec<Placed>, _>>()
+            {
+                Ok(placed) => placed,
+                Err(code) => return Ok(Some(code)),
+            };
+            match melds::meld_of(&placed, self.okey, wraps, is_pairs, None) {
+                Ok(meld) => built.push(meld),
+                Err(code) => return Ok(Some(code)),
+            }
+        }
+        let finish = match (is_pairs, tile == self.okey) {
+            (true, true) => Finish::PairsOkey,
+            (true, false) => Finish::Pairs,
+            (false, true) => Finish::Okey,
+            (false, false) => Finish::Normal,
+        };
+        let scores = match self.scores_of(Some(seat), finish) {
+            Ok(scores) => scores,
+            Err(code) => return Ok(Some(code)),
+        };
+        // evolve._rack_shown
+        let turn = self.turn;
+        self.melds.extend(built.into_iter().map(|meld| TableMeld {
+            meld,
+            owner: seat,
+            laid_turn: turn,
+        }));
+        let me = &mut self.seats[seat];
+        me.rack.clear();
+        me.discards.push(tile);
+        me.has_played = true;
+        self.end_hand(Some(seat), finish, scores);
         Ok(None)
     }
 

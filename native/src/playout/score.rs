@@ -4,7 +4,6 @@
 use super::{Rules, FAKE, NONE, PAIRS, SEATS};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[allow(dead_code)] // the finishes by a seat: not played natively yet
 pub(crate) enum Finish {
     Normal,
     Okey,
