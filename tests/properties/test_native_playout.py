@@ -115,6 +115,11 @@ def compare(where: str, sim: NativeHand, command: E.Command, before: TableState,
     tally[f"{kind} {'rejected' if code else 'accepted'}"] += 1
     CODES[f"{kind} {code}"] += 1
     expected, end = ended(before, decision, after)
+    for event in decision if isinstance(decision, list) else []:
+        if isinstance(event, E.PenaltyImposed):
+            tally[f"penalty {event.reason}"] += 1
+        if isinstance(event, E.HandEnded):
+            break
     if end is not None:
         tally[f"hand end {end.finish}"] += 1
     differences(where, sim, expected, end)
@@ -587,6 +592,29 @@ def test_duz_finishes_with_seven_pairs_match_the_python_engine(
     assert tally[f"hand end {'pairs_okey' if okey_last else 'pairs'}"] == 1, tally
 
 
+@pytest.mark.parametrize("house", [h for h in HOUSES if resolve(h).void_when_all_open_pairs])
+def test_the_fourth_pairs_opening_voids_the_hand_as_the_python_engine(house: str) -> None:
+    """Three seats opened with pairs; the fourth opens with pairs: a void hand, dealt
+    again (HandEnded replay), where the house has void hands."""
+    state = unopened_turn(house)
+    hand = state.hand
+    assert hand is not None
+    seat = hand.to_act
+    kinds = [t for t in range(52) if t != hand.okey][:12:2]
+    rack = [t for t in kinds for _ in range(2)] + [kinds[0] + 1]
+    seats = [msgspec.structs.replace(h, opened="pairs", opening_value=5, opened_turn=0)
+             if i != seat else
+             msgspec.structs.replace(h, rack=tuple(rack), declared_pairs=True)
+             for i, h in enumerate(hand.seats)]
+    state = msgspec.structs.replace(state, hand=msgspec.structs.replace(
+        hand, seats=tuple(seats)))
+    tally: Counter[str] = Counter()
+    play_through(house, state, [command_on(state, E.Open, pairs=[
+        [tiles.name(t)] * 2 for t in kinds[:5]])], tally)
+    TALLY.update(tally)
+    assert tally["hand end void"] == 1, tally
+
+
 def test_the_tally_reaches_its_floors() -> None:
     """Over every test above (run first): hands ended natively by an exhausted deck, each
     native command played (accepted and rejected) at least its floor's times and far more
@@ -596,8 +624,11 @@ def test_the_tally_reaches_its_floors() -> None:
     print(sorted(TALLY.items()))
     print(sorted(CODES.items()))
     assert TALLY["hand end deck_exhausted"] >= 3, TALLY
-    for end in ("normal", "okey", "pairs", "pairs_okey", "elden"):
+    for end in ("normal", "okey", "pairs", "pairs_okey", "elden", "void"):
         assert TALLY[f"hand end {end}"] >= 1, TALLY
+    for reason in ("invalid_opening", "opener_used_discard", "okey_taken", "siler",
+                   "playable_discard", "okey_discarded"):
+        assert TALLY[f"penalty {reason}"] >= 1, TALLY
     for kind in ("Draw", "Discard", "Open", "Lay", "LayOff", "TakeOkey", "Finish"):
         assert TALLY[f"{kind} accepted"] > 10 * TALLY[f"{kind} refused"], TALLY
     floors = {"Open": (100, 100), "Lay": (50, 100), "LayOff": (200, 200), "TakeOkey": (10, 100),
