@@ -2,7 +2,8 @@
 native/src/playout/), and a table command given to it. Pure: plain dicts, ints and lists.
 
 The simulator is issue 39's native engine in slices: it plays a hand's commands (draw,
-take_discard, put_back, discard, open, lay, lay_off, take_okey, düz's finish) to the hand's
+take_discard, put_back, discard, open, lay, lay_off, take_okey, declare_pairs,
+show_indicator, düz's finish) to the hand's
 end and scores it as `okey101.scoring` does, and raises `NotImplementedError` (naming
 what) for whatever it does not model, so a caller falls back to the Python engine, which
 stays the specification."""
@@ -35,6 +36,8 @@ class NativeHand(Protocol):
     def lay_off(self, seat: int, meld: int, tiles: Tokens, end: str | None) -> str | None: ...
     def take_okey(self, seat: int, meld: int, tiles: list[int]) -> str | None: ...
     def finish(self, seat: int, tile: int, melds: Groups, pairs: Groups) -> str | None: ...
+    def declare_pairs(self, seat: int) -> str | None: ...
+    def show_indicator(self, seat: int) -> str | None: ...
     def scores(self) -> tuple[str, int | None, list[int], bool] | None: ...
     def observed(self) -> dict[str, Any]: ...
 
@@ -60,7 +63,8 @@ def pack_hand(state: TableState) -> tuple[dict[str, Any], dict[str, Any]]:
               "elden_opening": h.elden_opening, "siler": h.siler} for h in hand.seats]
     melds = [{"kind": m.meld.kind, "tiles": list(m.meld.tiles), "start": m.meld.start,
               "owner": m.owner, "laid_turn": m.laid_turn} for m in hand.melds]
-    packed = {"okey": hand.okey, "indicator": hand.indicator, "deck": list(hand.deck),
+    packed = {"okey": hand.okey, "indicator": hand.indicator, "starter": hand.starter,
+              "deck": list(hand.deck),
               "deck_pos": hand.deck_pos, "seats": seats, "melds": melds,
               "to_act": hand.to_act, "phase": hand.phase, "turn": state.turn,
               "taken": sc.taken, "taken_from": sc.taken_from, "laid": list(sc.laid),
@@ -93,30 +97,45 @@ def observed(state: TableState) -> dict[str, Any]:
     }
 
 
+Call = tuple[str, tuple[Any, ...]]  # a HandSim method's name and its arguments
+
+
+def native_call(command: E.Command) -> Call:
+    """The `HandSim` method playing `command`, with its arguments (tiles as ints);
+    NotImplementedError for a command (or a malformed one) the simulator does not play."""
+    match command:
+        case E.Draw():
+            return "draw", (command.seat,)
+        case E.TakeDiscard():
+            return "take_discard", (command.seat,)
+        case E.PutBack():
+            return "put_back", (command.seat,)
+        case E.Discard():
+            return "discard", (command.seat, tiles_of([command.tile])[0])
+        case E.Open():
+            return "open", (command.seat, groups(command.melds), groups(command.pairs))
+        case E.Lay():
+            return "lay", (command.seat, groups(command.melds), groups(command.pairs))
+        case E.LayOff():
+            return "lay_off", (command.seat, command.meld, tokens(command.tiles), command.end)
+        case E.TakeOkey():
+            return "take_okey", (command.seat, command.meld, tiles_of(command.tiles))
+        case E.DeclarePairs():
+            return "declare_pairs", (command.seat,)
+        case E.ShowIndicator():
+            return "show_indicator", (command.seat,)
+        case E.Finish():
+            return "finish", (command.seat, tiles_of([command.tile])[0],
+                              groups(command.melds), groups(command.pairs))
+    raise NotImplementedError(f"native playout: {type(command).__name__} is not native yet")
+
+
 def play(sim: NativeHand, command: E.Command) -> str | None:
     """Give `command` to `sim`: None when accepted, else the rejection's code;
     NotImplementedError for a command (or a case of one) the simulator does not play."""
-    match command:
-        case E.Draw():
-            return sim.draw(command.seat)
-        case E.TakeDiscard():
-            return sim.take_discard(command.seat)
-        case E.PutBack():
-            return sim.put_back(command.seat)
-        case E.Discard():
-            return sim.discard(command.seat, tiles.parse(command.tile))
-        case E.Open():
-            return sim.open(command.seat, groups(command.melds), groups(command.pairs))
-        case E.Lay():
-            return sim.lay(command.seat, groups(command.melds), groups(command.pairs))
-        case E.LayOff():
-            return sim.lay_off(command.seat, command.meld, tokens(command.tiles), command.end)
-        case E.TakeOkey():
-            return sim.take_okey(command.seat, command.meld, tiles_of(command.tiles))
-        case E.Finish():
-            return sim.finish(command.seat, tiles_of([command.tile])[0], groups(command.melds),
-                              groups(command.pairs))
-    raise NotImplementedError(f"native playout: {type(command).__name__} is not native yet")
+    method, args = native_call(command)
+    code: str | None = getattr(sim, method)(*args)
+    return code
 
 
 def tokens(group: object) -> Tokens:

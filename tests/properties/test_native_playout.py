@@ -33,7 +33,7 @@ from tests.properties.support import HOUSES, SHORT_HANDS
 
 native = pytest.importorskip("okey101_native")
 
-RANDOM = (E.Draw, E.TakeDiscard, E.PutBack, E.Discard)
+RANDOM = (E.Draw, E.TakeDiscard, E.PutBack, E.Discard, E.DeclarePairs, E.ShowIndicator)
 SEEDS = [f"{i:02x}" * 32 for i in (0x11, 0x2c, 0x5e)]
 
 # what each compared field says, to name the rule a difference breaks
@@ -629,10 +629,11 @@ def test_the_tally_reaches_its_floors() -> None:
     for reason in ("invalid_opening", "opener_used_discard", "okey_taken", "siler",
                    "playable_discard", "okey_discarded"):
         assert TALLY[f"penalty {reason}"] >= 1, TALLY
-    for kind in ("Draw", "Discard", "Open", "Lay", "LayOff", "TakeOkey", "Finish"):
+    for kind in ("Draw", "Discard", "Open", "Lay", "LayOff", "TakeOkey", "Finish",
+                 "DeclarePairs", "ShowIndicator"):
         assert TALLY[f"{kind} accepted"] > 10 * TALLY[f"{kind} refused"], TALLY
     floors = {"Open": (100, 100), "Lay": (50, 100), "LayOff": (200, 200), "TakeOkey": (10, 100),
-              "Finish": (5, 5)}
+              "Finish": (5, 5), "DeclarePairs": (2, 20), "ShowIndicator": (10, 20)}
     for kind, (accepted, rejected) in floors.items():
         assert TALLY[f"{kind} accepted"] >= accepted, TALLY
         assert TALLY[f"{kind} rejected"] >= rejected, TALLY

@@ -1,6 +1,6 @@
 //! The native hand simulator: a hand packed by `okey101.native_table.pack_hand`, played
 //! command by command (draw, take_discard, put_back, discard, open, lay, lay_off,
-//! take_okey, düz's finish) to its end (the finishing discard, a düz finish, an
+//! take_okey, declare_pairs, show_indicator, düz's finish) to its end (the finishing discard, a düz finish, an
 //! exhausted deck, a void hand), scored as
 //! `okey101/scoring.py` scores it. The Python engine (`okey101/table/decide.py`,
 //! `evolve.py`, `rules/`, `melds.py`) is the specification;
@@ -78,6 +78,8 @@ pub(crate) struct Options {
     opened_with_discard_multiplier: i32,
     elden_only_while_nobody_opened: bool,
     elden_lay_off_allowed: bool,
+    indicator_pair: bool,
+    indicator_show_cost: i32,
 }
 
 /// The options with their words read.
@@ -165,6 +167,7 @@ struct MeldIn {
 struct HandIn {
     okey: u8,
     indicator: u8,
+    starter: usize,
     deck: Vec<u8>,
     deck_pos: usize,
     seats: Vec<SeatIn>,
@@ -245,6 +248,7 @@ pub struct HandSim {
     rules: Rules,
     okey: u8,
     indicator: u8,
+    starter: usize,
     deck: Vec<u8>,
     deck_pos: usize,
     seats: [Seat; SEATS],
@@ -333,7 +337,7 @@ impl HandSim {
             "over" => OVER,
             p => return Err(bad(format!("phase {p:?}"))),
         };
-        if h.deck_pos > h.deck.len() || h.to_act >= SEATS {
+        if h.deck_pos > h.deck.len() || h.to_act >= SEATS || h.starter >= SEATS {
             return Err(bad(format!(
                 "deck_pos {} of {}, to_act {}: out of range",
                 h.deck_pos,
@@ -402,6 +406,7 @@ impl HandSim {
             rules,
             okey: h.okey,
             indicator: h.indicator,
+            starter: h.starter,
             deck: h.deck,
             deck_pos: h.deck_pos,
             seats,
@@ -433,6 +438,17 @@ impl HandSim {
         }
         if self.phase != phase {
             return Some("wrong_phase");
+        }
+        None
+    }
+
+    /// `rules.check_turn` without a phase.
+    fn check_turn_any(&self, seat: usize) -> Rejected {
+        if self.phase == OVER {
+            return Some("hand_over");
+        }
+        if self.to_act != seat {
+            return Some("not_your_turn");
         }
         None
     }
@@ -1234,6 +1250,54 @@ impl HandSim {
         me.discards.push(tile);
         me.has_played = true;
         self.end_hand(Some(seat), finish, scores);
+        Ok(None)
+    }
+
+    /// Declare pairs ("çifte gidiyorum") before opening with them, where the house asks.
+    fn declare_pairs(&mut self, seat: i64) -> PyResult<Rejected> {
+        let seat = Self::seat(seat)?;
+        if let Some(code) = self.check_turn_any(seat) {
+            return Ok(Some(code));
+        }
+        if !self.rules.o.pairs_need_declaration {
+            return Ok(Some("not_applicable"));
+        }
+        let me = &mut self.seats[seat];
+        if me.opened != NONE || me.declared_pairs {
+            return Ok(Some("already_declared"));
+        }
+        me.declared_pairs = true;
+        Ok(None)
+    }
+
+    /// Show the indicator's twin before the seat first draws (okeygg: a pairs joker;
+    /// düz: every other seat loses the house's cost).
+    fn show_indicator(&mut self, seat: i64) -> PyResult<Rejected> {
+        let seat = Self::seat(seat)?;
+        if let Some(code) = self.check_turn_any(seat) {
+            return Ok(Some(code));
+        }
+        let o = &self.rules.o;
+        if !o.indicator_pair && o.indicator_show_cost == 0 {
+            return Ok(Some("not_applicable"));
+        }
+        let cost = o.indicator_show_cost;
+        let me = &self.seats[seat];
+        if me.has_played || self.taken.is_some() || (seat != self.starter && self.phase != DRAW) {
+            return Ok(Some("too_late"));
+        }
+        if me.shown_indicator {
+            return Ok(Some("already_shown"));
+        }
+        if !me.rack.contains(&self.indicator) {
+            return Ok(Some("tile_not_in_rack"));
+        }
+        self.seats[seat].shown_indicator = true;
+        if cost != 0 {
+            for other in (0..SEATS).filter(|&i| i != seat) {
+                self.penalise(other, cost);
+            }
+        }
         Ok(None)
     }
 
