@@ -615,6 +615,42 @@ def test_the_fourth_pairs_opening_voids_the_hand_as_the_python_engine(house: str
     assert tally["hand end void"] == 1, tally
 
 
+@pytest.mark.parametrize("house", [h for h in HOUSES if resolve(h).game != "duz" and (
+    not resolve(h).put_back_allowed or resolve(h).opened_take_must_use)])
+def test_takes_of_the_discard_the_solver_decides_match_the_python_engine(house: str) -> None:
+    """Where the house lets a discard be taken only to open with it (can_open_with: the
+    solver's openings, pairs, elden) or, opened, only to use it (can_use): every draw
+    turn of three matches, the previous seat's discard and other tiles in its place."""
+    rng = random.Random(house)
+    tally: Counter[str] = Counter()
+    for n, seed in enumerate(SEEDS):
+        players = [level2] * 4 if n == 0 else [level0] * 4
+        for before, _, _, _ in match_steps(house, False, seed, players):
+            hand = before.hand
+            if hand is None or before.status != "playing" or hand.phase != "draw" or \
+                    hand.scratch.put_back:
+                continue
+            source = (hand.to_act - 1) % 4
+            pile = hand.seats[source].discards
+            rack = hand.seats[hand.to_act].rack
+            tops = [*pile[-1:], rng.choice(rack), rng.randrange(53)]
+            for top in [t for t in tops if rack.count(t) < 2]:  # no third copy
+                seats = list(hand.seats)
+                seats[source] = msgspec.structs.replace(seats[source],
+                                                        discards=(*pile[:-1], top))
+                state = msgspec.structs.replace(before, hand=msgspec.structs.replace(
+                    hand, seats=tuple(seats)))
+                command = command_on(state, E.TakeDiscard)
+                after, decision = decide_and_fold(state, command)
+                sim = take_over(state)
+                assert sim is not None
+                compare(f"{house} seed {seed[:4]} seq {state.seq} take of {tiles.name(top)}",
+                        sim, command, state, decision, after, tally)
+    TALLY.update(tally)
+    assert tally["TakeDiscard accepted"] >= 50 and tally["TakeDiscard rejected"] >= 50, tally
+    assert not tally["TakeDiscard refused"], tally
+
+
 def test_the_tally_reaches_its_floors() -> None:
     """Over every test above (run first): hands ended natively by an exhausted deck, each
     native command played (accepted and rejected) at least its floor's times and far more
@@ -630,7 +666,7 @@ def test_the_tally_reaches_its_floors() -> None:
                    "playable_discard", "okey_discarded"):
         assert TALLY[f"penalty {reason}"] >= 1, TALLY
     for kind in ("Draw", "Discard", "Open", "Lay", "LayOff", "TakeOkey", "Finish",
-                 "DeclarePairs", "ShowIndicator"):
+                 "DeclarePairs", "ShowIndicator", "TakeDiscard", "PutBack"):
         assert TALLY[f"{kind} accepted"] > 10 * TALLY[f"{kind} refused"], TALLY
     floors = {"Open": (100, 100), "Lay": (50, 100), "LayOff": (200, 200), "TakeOkey": (10, 100),
               "Finish": (5, 5), "DeclarePairs": (2, 20), "ShowIndicator": (10, 20)}

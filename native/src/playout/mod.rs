@@ -10,6 +10,7 @@
 //! state that does not hold together) raises `ValueError`/`TypeError`/`OverflowError`.
 mod melds;
 mod score;
+mod takes;
 
 use pyo3::exceptions::{PyNotImplementedError, PyValueError};
 use pyo3::prelude::*;
@@ -809,11 +810,14 @@ impl HandSim {
         }
         if !self.rules.duz {
             let opened = self.seats[seat].opened != NONE;
-            if !opened && !o.put_back_allowed {
-                return Err(refuse("take_discard's can_open_with (the solver)"));
+            if !opened
+                && !o.put_back_allowed
+                && !self.can_open_with(seat, tile).map_err(|e| refuse(&e))?
+            {
+                return Ok(Some("cannot_open_with_discard"));
             }
-            if opened && o.opened_take_must_use {
-                return Err(refuse("take_discard's can_use (opened_take_must_use)"));
+            if opened && o.opened_take_must_use && !self.can_use(seat, tile) {
+                return Ok(Some("cannot_use_discard"));
             }
         }
         self.seats[source].discards.pop();
