@@ -171,10 +171,15 @@ impl HandSim {
         }
         let mut rack = self.seats[seat].rack.clone();
         rack.push(tile);
-        if rack.iter().any(|t| rack.iter().filter(|&x| x == t).count() > 2) {
-            return Err("take_discard's can_open_with of a rack holding a third copy of a \
+        if rack
+            .iter()
+            .any(|t| rack.iter().filter(|&x| x == t).count() > 2)
+        {
+            return Err(
+                "take_discard's can_open_with of a rack holding a third copy of a \
                         tile (the Python solver's malformed)"
-                .into());
+                    .into(),
+            );
         }
         if self.can_open_pairs_with(seat, &rack, tile) {
             return Ok(true);
