@@ -1,14 +1,18 @@
 """Benchmark: the compiled hand simulator (okey101_native.HandSim) against the Python
 engine on the same commands, in one run.
 
-The simulator's first slice plays the turn's draw, take_discard, put_back and discard
-(issue 39; no native playout policy yet, so no whole playout): short matches of each
-house are played by level 0 and recorded, and every run of consecutive commands the
-simulator takes (from a state it accepts to the first command it refuses or does not
-play) is a segment. Timed, over the same segments: the Python engine deciding and folding
-each command (`decide_and_fold`, as `level4.playout` does), and the simulator packing the
-segment's first state (`native_table.pack_hand`, once a segment) and playing its commands.
-Printed: CPU per command each way, the packing's share, and the ratio.
+The simulator plays a hand's commands (draw, take_discard, put_back, discard, open, lay,
+lay_off, take_okey, düz's finish) to the hand's end and scores it (issue 39; no native
+playout policy yet): short matches of each house are played by level 0 and recorded, and
+every run of consecutive commands the simulator takes (from a state it accepts to the
+hand's end, or to the first command it refuses or does not play) is a segment; a segment
+from the hand's first command to its end is a whole hand. Timed, over the same segments:
+the Python engine deciding and folding each command (`decide_and_fold`, as
+`level4.playout` does; a hand's last command there also deals the next hand or ends the
+match), and the simulator packing the segment's first state (`native_table.pack_hand`,
+once a segment) and playing its commands (converted to the simulator's ints beforehand,
+as a native playout would hold them). Printed: CPU per command each way, the packing's
+share, the ratio, and the same for whole hands.
 
 Run: .venv/bin/python -m tools.bench.playout [--matches N] [--repeat R]
 """
@@ -18,11 +22,11 @@ from __future__ import annotations
 import argparse
 import importlib
 import time
+from collections import Counter
 from typing import Any
 
-from okey101 import tiles
 from okey101.bots.level0 import level0
-from okey101.native_table import pack_hand
+from okey101.native_table import Call, native_call, pack_hand
 from okey101.simulate import match_seeds, play_match
 from okey101.table import messages as E
 from okey101.table.decide import decide_and_fold
@@ -30,28 +34,8 @@ from okey101.table.state import TableState
 
 HOUSES = ("north-sultan", "okeygg", "classic", "okey-oyna", "okey-oyna-duz")
 HANDS = {"okeygg": 7}  # the fewest hands a match of the house may have; 2 elsewhere
-PLAYED = (E.Draw, E.TakeDiscard, E.PutBack, E.Discard)
-Native = tuple[str, int, int]  # (method, seat, tile)
 Step = tuple[TableState, E.Command, Any, TableState]
-Segment = tuple[TableState, list[E.Command], list[Native]]
-
-
-def as_native(c: E.Command) -> Native:
-    match c:
-        case E.Discard():
-            return ("discard", c.seat, tiles.parse(c.tile))
-        case E.Draw():
-            return ("draw", c.seat, -1)
-        case E.TakeDiscard():
-            return ("take_discard", c.seat, -1)
-    return ("put_back", c.seat, -1)
-
-
-def play(sim: Any, move: Native) -> object:
-    method, seat, tile = move
-    if method == "discard":
-        return sim.discard(seat, tile)
-    return getattr(sim, method)(seat)
+Segment = tuple[TableState, list[E.Command], list[Call], bool]  # ..., a whole hand
 
 
 def segments(core: Any, matches: int, seed: int) -> list[Segment]:
@@ -68,36 +52,46 @@ def recorded(house: str, seed: str) -> list[Step]:
     return steps
 
 
+def first_command(state: TableState) -> bool:
+    """Is this the hand's first command (nobody has played, nothing is on the table)?"""
+    hand = state.hand
+    return hand is not None and not hand.melds and not any(h.has_played for h in hand.seats)
+
+
 def segments_of(core: Any, steps: list[Step]) -> list[Segment]:
     out: list[Segment] = []
     sim: Any = None
     start: TableState | None = None
     commands: list[E.Command] = []
+    calls: list[Call] = []
     for before, command, _, _ in steps:
-        if sim is None and before.hand is not None and isinstance(command, PLAYED):
+        if sim is None and before.hand is not None and before.status == "playing":
             try:
-                sim, start, commands = core.HandSim(*pack_hand(before)), before, []
+                sim, start, commands, calls = core.HandSim(*pack_hand(before)), before, [], []
             except NotImplementedError:
                 continue
         if sim is None:
             continue
         try:
-            if not isinstance(command, PLAYED):
-                raise NotImplementedError(type(command).__name__)
-            play(sim, as_native(command))
-            commands.append(command)
+            call = native_call(command)
+            getattr(sim, call[0])(*call[1])
         except NotImplementedError:
             if commands and start is not None:
-                out.append((start, commands, [as_native(c) for c in commands]))
+                out.append((start, commands, calls, False))
             sim = None
-    if sim is not None and commands and start is not None:
-        out.append((start, commands, [as_native(c) for c in commands]))
+            continue
+        commands.append(command)
+        calls.append(call)
+        if sim.scores() is not None:  # the hand's end
+            assert start is not None
+            out.append((start, commands, calls, first_command(start)))
+            sim = None
     return out
 
 
 def time_python(segs: list[Segment]) -> float:
     t0 = time.process_time()
-    for start, commands, _ in segs:
+    for start, commands, _, _ in segs:
         state = start
         for c in commands:
             state, _ = decide_and_fold(state, c)
@@ -105,13 +99,31 @@ def time_python(segs: list[Segment]) -> float:
 
 
 def time_native(core: Any, segs: list[Segment], with_packing: bool) -> float:
-    packed = [pack_hand(start) for start, _, _ in segs]
+    packed = [pack_hand(start) for start, _, _, _ in segs]
     t0 = time.process_time()
-    for (start, _, moves), args in zip(segs, packed, strict=True):
+    for (start, _, calls, _), args in zip(segs, packed, strict=True):
         sim = core.HandSim(*(pack_hand(start) if with_packing else args))
-        for move in moves:
-            play(sim, move)
+        for method, call_args in calls:
+            getattr(sim, method)(*call_args)
     return time.process_time() - t0
+
+
+def report(core: Any, what: str, segs: list[Segment], repeat: int) -> None:
+    n = sum(len(c) for _, c, _, _ in segs)
+    kinds = Counter(type(c).__name__ for _, cs, _, _ in segs for c in cs)
+    py = min(time_python(segs) for _ in range(repeat))
+    bare = min(time_native(core, segs, False) for _ in range(repeat))
+    full = min(time_native(core, segs, True) for _ in range(repeat))
+    print(f"{what}: {len(segs)} segments, {n} commands "
+          f"({', '.join(f'{k} {v}' for k, v in kinds.most_common())})")
+    print(f"  python decide_and_fold   {py / n * 1e6:8.2f} us a command, "
+          f"{py / len(segs) * 1e3:7.3f} ms a segment")
+    print(f"  native with pack_hand    {full / n * 1e6:8.2f} us a command, "
+          f"{full / len(segs) * 1e3:7.3f} ms a segment")
+    print(f"  native, packed before    {bare / n * 1e6:8.2f} us a command, "
+          f"{bare / len(segs) * 1e3:7.3f} ms a segment")
+    print(f"  ratio python/native      {py / full:8.1f}x with packing, "
+          f"{py / bare:.1f}x without")
 
 
 def main() -> None:
@@ -122,17 +134,11 @@ def main() -> None:
     a = ap.parse_args()
     core = importlib.import_module("okey101_native")
     segs = segments(core, a.matches, a.seed)
-    n = sum(len(c) for _, c, _ in segs)
-    py = min(time_python(segs) for _ in range(a.repeat))
-    bare = min(time_native(core, segs, False) for _ in range(a.repeat))
-    full = min(time_native(core, segs, True) for _ in range(a.repeat))
-    print(f"{a.matches} matches, {len(segs)} segments, {n} commands "
-          f"(draw, take_discard, put_back, discard), best of {a.repeat}")
-    print(f"python decide_and_fold   {py / n * 1e6:8.2f} us each")
-    print(f"native with pack_hand    {full / n * 1e6:8.2f} us each")
-    print(f"native, packed before    {bare / n * 1e6:8.2f} us each")
-    print(f"ratio python/native      {py / full:8.1f}x with packing, "
-          f"{py / bare:.1f}x without")
+    print(f"{a.matches} level-0 matches of {', '.join(HOUSES)}, best of {a.repeat}")
+    report(core, "every segment", segs, a.repeat)
+    whole = [s for s in segs if s[3]]
+    if whole:
+        report(core, "whole hands (deal to HandEnded)", whole, a.repeat)
 
 
 if __name__ == "__main__":
