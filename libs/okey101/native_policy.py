@@ -6,7 +6,7 @@ top discard, the turn so far, the `SeatRules` and the house's options) into one 
 ints; the core computes the rules' detail itself (lay-offs, okey takes, penalised
 discards). `level2(view)` answers the same command as the Python level 2, which stays the
 specification (tests/properties/test_native_policy.py). The core raises
-NotImplementedError for what it has not ported (düz, the "34" count's opening)."""
+NotImplementedError for what it has not ported (the "34" count's opening)."""
 
 from __future__ import annotations
 
@@ -101,6 +101,10 @@ def command_of(answer: tuple[str, list[int], list[list[tuple[int, int]]]], okey:
         return E.TakeOkey(**BLANK, meld=args[0], tiles=tiles.names(args[1:]))
     if kind == "discard":
         return E.Discard(**BLANK, tile=tiles.name(args[0]))
+    if kind == "finish":
+        tile = tiles.name(args[0])
+        return E.Finish(**BLANK, tile=tile, pairs=shown) if args[1] else \
+            E.Finish(**BLANK, tile=tile, melds=shown)
     raise ValueError(f"the core answered an unknown command {kind!r}")
 
 

@@ -23,11 +23,13 @@ from okey101.table.views import player_view
 core = pytest.importorskip("okey101_native")
 
 SPECS = [("north-sultan", {}), ("okeygg", {}), ("okeygg", {"partners": True}),
-         ("classic", {}), ("classic", {"partners": True}), ("okey-oyna", {}),
+         ("classic", {}), ("classic", {"partners": True}), ("classic", {"meld_value": "third"}),
+         ("okey-oyna", {}),
          ("okey-oyna-duz", {})]
 SEEDS = 9
 FLOORS = {"discard": 3000, "draw": 3000, "take_discard": 200, "open": 300, "lay": 300,
-          "lay_off": 500, "take_okey": 50, "show_indicator": 50, "declare_pairs": 5}
+          "lay_off": 500, "take_okey": 50, "show_indicator": 50, "declare_pairs": 5,
+          "finish": 5}
 
 
 def _seed(house: str, i: int) -> str:
@@ -76,10 +78,14 @@ def test_native_level2_equals_python() -> None:
     print("compared", dict(compared), "refused", dict(refused))
     names = {"Discard": "discard", "Draw": "draw", "TakeDiscard": "take_discard",
              "Open": "open", "Lay": "lay", "LayOff": "lay_off", "TakeOkey": "take_okey",
-             "ShowIndicator": "show_indicator", "DeclarePairs": "declare_pairs"}
+             "ShowIndicator": "show_indicator", "DeclarePairs": "declare_pairs",
+             "Finish": "finish"}
     for kind, floor in FLOORS.items():
         got = sum(n for k, n in compared.items() if names.get(k) == kind)
         assert got >= floor, f"{kind}: {got} compared, floor {floor} ({dict(compared)})"
+    # only the "34" count's opening is refused (its unopened decisions)
+    third = "not ported: the \"34\" count's opening (solver._opening_third)"
+    assert set(refused) <= {third}, refused
     assert sum(refused.values()) < sum(compared.values()) // 3, refused
 
 

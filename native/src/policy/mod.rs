@@ -3,15 +3,15 @@
 //! view alone (the rules' detail included: lay-offs, okey takes, penalised discards), so
 //! that a native playout can call it. The Python stays the specification:
 //! `tests/properties/test_native_policy.py` checks both give the same command. What is not
-//! ported (düz, the "34" count's opening) raises NotImplementedError naming it.
+//! ported (the "34" count's opening) raises NotImplementedError naming it.
 use pyo3::exceptions::{PyAssertionError, PyNotImplementedError, PyValueError};
 use pyo3::prelude::*;
 
+mod duz;
 mod knowledge;
 mod level2;
-#[allow(dead_code)]
 mod seat;
-#[allow(dead_code)] // düz (fewest_left, the cap) and the owners are read once düz is ported
+#[allow(dead_code)] // the owners and the turn: read by no choice yet
 mod view;
 
 use view::{End, PMeld};
@@ -33,6 +33,7 @@ pub enum Command {
     LayOff { meld: i64, tile: u8, end: End },
     TakeOkey { meld: i64, tiles: Vec<u8> },
     Discard(u8),
+    Finish { tile: u8, pairs: bool, melds: Vec<PMeld> },
 }
 
 type Answer = (&'static str, Vec<i64>, Vec<Vec<(u8, u8)>>);
@@ -54,15 +55,16 @@ fn answer(c: Command) -> Answer {
             ("take_okey", args, vec![])
         }
         Command::Discard(t) => ("discard", vec![i64::from(t)], vec![]),
+        Command::Finish { tile, pairs, melds } => ("finish", vec![i64::from(tile), i64::from(pairs)], shown(melds)),
     }
 }
 
 pub fn level2_command(packed: &[i64]) -> Result<Command, Fail> {
     let v = view::unpack(packed).map_err(Fail::Malformed)?;
-    if v.p.duz {
-        return Err(Fail::NotPorted("düz at level 2 (bots/duz.py)"));
-    }
     let mut s = seat::Seat::new(&v);
+    if v.p.duz {
+        return duz::command(&mut s);
+    }
     level2::command(&mut s)
 }
 

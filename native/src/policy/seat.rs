@@ -3,7 +3,8 @@
 //! lay-offs, okey takes, penalised discards), computed here from the view alone.
 use std::collections::HashMap;
 
-use super::view::{End, Opened, PMeld, Phase, View};
+pub use super::view::PMeld;
+use super::view::{End, Opened, Phase, View};
 use super::Fail;
 use crate::solver::{MeldKind, FAKE};
 
