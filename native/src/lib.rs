@@ -3,6 +3,7 @@
 use pyo3::prelude::*;
 
 mod playout;
+mod policy;
 pub mod solve;
 pub mod solver;
 
@@ -16,6 +17,7 @@ fn core_version() -> &'static str {
 fn okey101_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(core_version, m)?)?;
     playout::register(m)?;
+    policy::register(m)?;
     solver::register(m)?;
     solve::register(m)?;
     Ok(())
