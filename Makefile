@@ -149,6 +149,7 @@ bench: $(STAMP)
 	$(BIN)/python -m tools.bench.solver
 	$(BIN)/python -m tools.bench.engine
 	$(BIN)/python -m tools.bench.playout
+	$(BIN)/python -m tools.bench.policy
 	$(BIN)/python -m tools.bench.bots
 	$(BIN)/python -m tools.bench.search_signal
 	$(BIN)/python -m tools.bench.kafka --partitions 2
@@ -170,6 +171,7 @@ bench-quick: $(STAMP)
 	$(BIN)/python -m tools.bench.solver
 	$(BIN)/python -m tools.bench.engine --matches 10
 	$(BIN)/python -m tools.bench.playout --matches 5
+	$(BIN)/python -m tools.bench.policy --matches 1
 	$(BIN)/python -m tools.bench.kafka --seconds 10 --backlog 20000 --partitions 2
 	$(BIN)/python -m tools.bench.ratings --accounts 80 --rounds 12 --calibration 8 --seeds 1
 	$(BIN)/python -m tools.bench.standings --rate 20 --seconds 10 --rebuild 5000
