@@ -72,8 +72,9 @@ def native_playout(state: TableState, cap: int) -> tuple[bool, int, list[int], A
     change = [p - b for p, b in zip(penalties, before, strict=True)]
     ended = sim.scores()
     if ended is not None:
-        finish, by, scores, _replay = ended
-        change = [c + s for c, s in zip(change, scores, strict=True)]
+        finish, by, scores, replay = ended
+        if not replay:  # a replayed hand's scores are not kept (evolve._hand_ended)
+            change = [c + s for c, s in zip(change, scores, strict=True)]
         ended = (finish, by)
     return finished, commands, change, ended
 
