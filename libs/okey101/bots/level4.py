@@ -61,6 +61,7 @@ from collections.abc import Callable, Sequence
 import msgspec
 
 from okey101 import tiles
+from okey101.native_table import native_hand
 from okey101.table import messages as E
 from okey101.table.decide import decide_and_fold
 from okey101.table.state import TableState
@@ -255,6 +256,10 @@ def playout(state: TableState, first: E.Command, cap: int = PLAYOUT_CAP) -> list
     state, decision = decide_and_fold(state, _envelope(first, state, seat))
     if isinstance(decision, E.Rejection):
         return None
+    if not _ended(decision):
+        rest = _native_rest(state, cap)
+        if rest is not None:
+            return [a + r - b for a, r, b in zip(state.totals(), rest, before, strict=True)]
     for _ in range(cap):
         if _ended(decision) or state.status != "playing" or state.hand is None:
             break
@@ -269,6 +274,26 @@ def playout(state: TableState, first: E.Command, cap: int = PLAYOUT_CAP) -> list
                 break
     after = state.totals()
     return [a - b for a, b in zip(after, before, strict=True)]
+
+
+def _native_rest(state: TableState, cap: int) -> list[int] | None:
+    """The rest of `playout` in the compiled core (`HandSim.play_out`: the same commands,
+    checked by tests/properties/test_native_whole_playout.py): each seat's change of total
+    from `state`; None where the core is not built or refuses (the Python plays it)."""
+    if state.status != "playing" or state.hand is None:
+        return None
+    try:
+        sim = native_hand(state)
+        if sim is None or not hasattr(sim, "play_out"):  # not built, or an older core
+            return None
+        _, _, penalties = sim.play_out(cap)
+    except NotImplementedError:
+        return None
+    change = [p - b for p, b in zip(penalties, state.penalties, strict=True)]
+    ended = sim.scores()
+    if ended is not None and not ended[3]:  # a replayed hand's scores are not kept
+        change = [c + s for c, s in zip(change, ended[2], strict=True)]
+    return change
 
 
 def _envelope(intent: E.Command, state: TableState, seat: int) -> E.Command:

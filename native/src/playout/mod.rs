@@ -11,6 +11,7 @@
 mod melds;
 mod score;
 mod takes;
+mod whole;
 
 use pyo3::exceptions::{PyNotImplementedError, PyValueError};
 use pyo3::prelude::*;
@@ -1303,6 +1304,21 @@ impl HandSim {
             }
         }
         Ok(None)
+    }
+
+    /// The packed view of the seat to act, as `okey101.native_policy.pack(player_view(
+    /// state, to_act))` gives it (built in Rust from the simulator's state).
+    fn packed_view_of_to_act(&self) -> PyResult<Vec<i64>> {
+        self.view_of_to_act()
+    }
+
+    /// Play the hand out natively with level 2 in every seat (each from its own view),
+    /// at most `cap` commands, as `okey101.bots.level4.playout` does: (finished, commands
+    /// played, the table's penalties now); the hand's scores are then `scores()`.
+    /// NotImplementedError where the policy or the simulator refuses (a rejected
+    /// command's time-out, the "34" count's opening): the caller plays it in Python.
+    fn play_out(&mut self, py: Python<'_>, cap: usize) -> PyResult<(bool, usize, Vec<i32>)> {
+        py.detach(|| self.play_out_native(cap))
     }
 
     /// The hand's end: None while it is played, else (finish, finished_by, scores,

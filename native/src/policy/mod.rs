@@ -14,7 +14,7 @@ mod seat;
 #[allow(dead_code)] // the owners and the turn: read by no choice yet
 mod view;
 
-use view::{End, PMeld};
+pub use view::{End, PMeld};
 
 pub enum Fail {
     Malformed(String),
@@ -68,14 +68,19 @@ pub fn level2_command(packed: &[i64]) -> Result<Command, Fail> {
     level2::command(&mut s)
 }
 
-/// level2(packed) -> (kind, ints, melds): the command level 2 sends for the packed view.
-#[pyfunction(name = "level2")]
-fn py_level2(py: Python<'_>, packed: Vec<i64>) -> PyResult<Answer> {
-    py.detach(|| level2_command(&packed)).map(answer).map_err(|e| match e {
+/// A refusal as the Python exception `level2` raises.
+pub fn py_error(e: Fail) -> PyErr {
+    match e {
         Fail::Malformed(why) => PyValueError::new_err(why),
         Fail::NotPorted(what) => PyNotImplementedError::new_err(format!("not ported: {what}")),
         Fail::Inconsistent(why) => PyAssertionError::new_err(why),
-    })
+    }
+}
+
+/// level2(packed) -> (kind, ints, melds): the command level 2 sends for the packed view.
+#[pyfunction(name = "level2")]
+fn py_level2(py: Python<'_>, packed: Vec<i64>) -> PyResult<Answer> {
+    py.detach(|| level2_command(&packed)).map(answer).map_err(py_error)
 }
 
 /// The iteration order CPython gives a set of small ints built in this order (a test hook).
