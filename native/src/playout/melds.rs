@@ -31,7 +31,7 @@ fn colour_of(t: u8) -> u8 {
     t / 13
 }
 
-fn make(colour: u8, number: i32) -> u8 {
+pub(crate) fn make(colour: u8, number: i32) -> u8 {
     colour * 13 + (number - 1) as u8
 }
 
@@ -110,7 +110,7 @@ impl Meld {
 }
 
 /// `melds.stands_at`.
-fn stands_at(colour: u8, position: i32) -> u8 {
+pub(crate) fn stands_at(colour: u8, position: i32) -> u8 {
     make(colour, if position == 14 { 1 } else { position })
 }
 

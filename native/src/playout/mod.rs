@@ -8,9 +8,9 @@
 //! not model raises `NotImplementedError` naming it, so a caller falls back to Python:
 //! never a silent wrong answer. Bad input (a tile that is none, a seat outside 0-3, a
 //! state that does not hold together) raises `ValueError`/`TypeError`/`OverflowError`.
-mod melds;
+pub(crate) mod melds;
 mod score;
-mod takes;
+pub(crate) mod takes;
 mod whole;
 
 use pyo3::exceptions::{PyNotImplementedError, PyValueError};

@@ -3,7 +3,7 @@
 //! `can_open_points_with`, `opening_within`, `_can_go_elden_with`, `can_use`) and
 //! `melds.melds_with`, on the crate's solver (`crate::solve::solve`, the solve the Python
 //! solver itself calls when the core is built, and `crate::solver`'s rack tests).
-use super::melds::{as_group, Meld, Placed, RUN};
+use super::melds::{as_group, make, stands_at, Meld, Placed, RUN};
 use super::score::face_value;
 use super::{HandSim, FAKE, PAIRS, POINTS};
 use crate::solve::{solve, NativeMeld};
@@ -11,14 +11,6 @@ use crate::solver::{holds, meldable, most_pairs};
 
 /// Why a take check cannot be answered natively (the caller raises NotImplementedError).
 pub(crate) type Unanswered = String;
-
-fn make(colour: u8, number: i32) -> u8 {
-    colour * 13 + (number - 1) as u8
-}
-
-fn stands_at(colour: u8, position: i32) -> u8 {
-    make(colour, if position == 14 { 1 } else { position })
-}
 
 /// `melds._shapes_with`: every run (3-5 long) and group shape holding `stands`.
 fn shapes_with(stands: u8, wraps: bool) -> Vec<(u8, Vec<u8>, i32)> {

@@ -113,28 +113,6 @@ impl PMeld {
     }
 }
 
-/// `melds.as_group`.
-pub fn as_group(placed: &[(u8, u8)]) -> Option<PMeld> {
-    let n = placed.len();
-    if n != 3 && n != 4 {
-        return None;
-    }
-    let number = placed[0].1 % 13;
-    let mut colours = 0u32;
-    for &(_, s) in placed {
-        if s % 13 != number {
-            return None;
-        }
-        colours |= 1 << (s / 13);
-    }
-    if colours.count_ones() as usize != n {
-        return None;
-    }
-    let mut tiles = placed.to_vec();
-    tiles.sort_by_key(|&(_, s)| s / 13); // stable, as Python's sorted
-    Some(PMeld { kind: MeldKind::Group, tiles, start: 0 })
-}
-
 /// `melds.is_playable`.
 pub fn is_playable(tile: u8, melds: &[PMeld], okey: u8, wraps: bool) -> bool {
     if tile == okey {
@@ -282,80 +260,21 @@ pub fn pairs_of(rack: &[u8], okey: u8) -> Vec<PMeld> {
     out
 }
 
-/// `melds.melds_with`: runs (3-5 long) and groups from `rack` that use `tile`.
+/// `melds.melds_with`: runs (3-5 long) and groups from `rack` that use `tile`, as the
+/// simulator finds them (`playout::takes::melds_with`, the one port of it).
 pub fn melds_with(rack: &[u8], tile: u8, okey: u8, wraps: bool) -> Vec<PMeld> {
-    let mut have = [0i32; 53];
-    for &t in rack {
-        have[t as usize] += 1;
-    }
-    let jokers = have[okey as usize];
-    have[okey as usize] = 0;
-    let stands = if tile == FAKE { okey } else { tile };
-    let mut out = vec![];
-    for (is_run, need, start) in shapes_with(stands, wraps) {
-        let Some(placed) = fill(&need, &have, jokers, tile, stands, okey) else { continue };
-        if !placed.iter().any(|&(p, _)| p == tile) {
-            continue;
-        }
-        if is_run {
-            out.push(PMeld { kind: MeldKind::Run, tiles: placed, start });
-        } else if let Some(m) = as_group(&placed) {
-            out.push(m);
-        }
-    }
-    out
-}
-
-fn shapes_with(stands: u8, wraps: bool) -> Vec<(bool, Vec<u8>, i64)> {
-    let (colour, number) = (colour_of(stands), number_of(stands));
-    let mut shapes = vec![];
-    let top = if wraps { 14 } else { 13 };
-    let mut positions = vec![number];
-    if wraps && number == 1 {
-        positions.push(14);
-    }
-    for pos in positions {
-        for length in 3..=5i64 {
-            for start in (pos - length + 1).max(1)..=pos.min(top - length + 1) {
-                shapes.push((true, (start..start + length).map(|q| stands_at(colour, q)).collect(), start));
-            }
-        }
-    }
-    let others: Vec<u8> = (0..4).filter(|&c| c != colour).collect();
-    for size in [2, 3] {
-        for i in 0..others.len() {
-            for j in i + 1..others.len() {
-                let cols: Vec<u8> = if size == 2 { vec![others[i], others[j]] } else { others.clone() };
-                let mut need = vec![stands];
-                need.extend(cols.iter().map(|&x| make(x, number)));
-                shapes.push((false, need, 0));
-            }
-        }
-    }
-    shapes
-}
-
-fn fill(need: &[u8], have: &[i32; 53], jokers: i32, tile: u8, stands: u8, okey: u8) -> Option<Vec<(u8, u8)>> {
-    let mut pool = *have;
-    let mut placed = vec![];
-    let (mut spare, mut first) = (jokers, true);
-    for &want in need {
-        let mut natural = if want == okey && pool[FAKE as usize] > 0 { FAKE } else { want };
-        if first && want == stands {
-            natural = tile;
-            first = false;
-        }
-        if pool[natural as usize] > 0 {
-            pool[natural as usize] -= 1;
-            placed.push((natural, want));
-        } else if spare > 0 {
-            spare -= 1;
-            placed.push((okey, want));
-        } else {
-            return None;
-        }
-    }
-    Some(placed)
+    crate::playout::takes::melds_with(rack, tile, okey, wraps)
+        .into_iter()
+        .map(|m| PMeld {
+            kind: match m.kind {
+                crate::playout::melds::RUN => MeldKind::Run,
+                crate::playout::melds::GROUP => MeldKind::Group,
+                _ => MeldKind::Pair,
+            },
+            tiles: m.tiles,
+            start: i64::from(m.start),
+        })
+        .collect()
 }
 
 /// One seat at one command (`bots/seat.py`'s `Seat`), over a packed view.
