@@ -138,17 +138,28 @@ async def test_an_accepted_outcome_arrives_after_the_update_that_shows_it(stack:
 
 
 # ---------------------------------------------------------------- resuming
+async def _watching(session: aiohttp.ClientSession, stack: Stack) -> tuple[Client, str, int]:
+    """ayse seated at a new table and watching it: her connection, the table, the version
+    of the view she holds."""
+    ayse = await connect(session, stack.url, "ayse")
+    table = await seated_table(ayse)
+    await ayse.send(type="watch", table_id=table)
+    return ayse, table, (await ayse.next("update", table_id=table))["version"]
+
+
+async def _two_bots_sit(session: aiohttp.ClientSession, stack: Stack, table: str) -> None:
+    """mehmet hands the empty seats 1 and 2 to bots: two changes of the table."""
+    mehmet = await connect(session, stack.url, "mehmet")
+    for seat in (1, 2):
+        await mehmet.command(f"s{seat}", {"type": "replace_with_bot", "seat": seat}, table)
+
+
 async def test_a_client_that_reconnects_with_its_version_gets_only_what_it_missed(
         stack: Stack) -> None:
     async with aiohttp.ClientSession() as session:
-        ayse = await connect(session, stack.url, "ayse")
-        table = await seated_table(ayse)
-        await ayse.send(type="watch", table_id=table)
-        held = (await ayse.next("update", table_id=table))["version"]
+        ayse, table, held = await _watching(session, stack)
         await ayse.ws.close()
-        mehmet = await connect(session, stack.url, "mehmet")
-        for seat in (1, 2):
-            await mehmet.command(f"s{seat}", {"type": "replace_with_bot", "seat": seat}, table)
+        await _two_bots_sit(session, stack, table)
         back = await connect(session, stack.url, "ayse")
         await back.send(type="watch", table_id=table, version=held)
         missed = await back.next("update", table_id=table)
@@ -164,15 +175,10 @@ async def test_a_client_that_reconnects_with_its_version_gets_only_what_it_misse
 async def test_a_client_ahead_of_the_gateway_is_answered_when_it_gets_there_not_before(
         stack: Stack) -> None:
     async with aiohttp.ClientSession() as session:
-        ayse = await connect(session, stack.url, "ayse")
-        table = await seated_table(ayse)
-        await ayse.send(type="watch", table_id=table)
-        held = (await ayse.next("update", table_id=table))["version"]
+        _, table, held = await _watching(session, stack)
         ahead = await connect(session, stack.url, "ayse")  # it read a gateway further on
         await ahead.send(type="watch", table_id=table, version=held + 2)
-        mehmet = await connect(session, stack.url, "mehmet")
-        for seat in (1, 2):
-            await mehmet.command(f"s{seat}", {"type": "replace_with_bot", "seat": seat}, table)
+        await _two_bots_sit(session, stack, table)
         assert (await ahead.next("synced"))["version"] == held + 2
         assert not [f for f in ahead.seen if f["type"] == "update"]  # no older view, ever
 
