@@ -6,6 +6,7 @@ use std::collections::HashMap;
 pub use super::view::PMeld;
 use super::view::{End, Opened, Phase, View};
 use super::Fail;
+use crate::playout::melds as playout_melds;
 use crate::solver::{MeldKind, FAKE};
 
 pub fn colour_of(t: u8) -> u8 {
@@ -141,28 +142,9 @@ pub fn is_playable(tile: u8, melds: &[PMeld], okey: u8, wraps: bool) -> bool {
     })
 }
 
-/// `melds.replace_okey`.
+/// `melds.replace_okey`, as the simulator swaps an okey (`playout::melds::replace_okey`).
 pub fn replace_okey(meld: &PMeld, okey: u8, put: &[u8]) -> PMeld {
-    let mut items = meld.tiles.clone();
-    let mut rest = put.to_vec();
-    for item in items.iter_mut() {
-        let (played, stands) = *item;
-        if played == okey {
-            if let Some(j) = rest.iter().position(|&t| t == stands) {
-                *item = (stands, stands);
-                rest.remove(j);
-                break;
-            }
-        }
-    }
-    for t in rest {
-        items.push((t, t));
-    }
-    if meld.kind == MeldKind::Group {
-        items.sort_by_key(|&(_, s)| colour_of(s));
-        return PMeld { kind: MeldKind::Group, tiles: items, start: 0 };
-    }
-    PMeld { kind: meld.kind, tiles: items, start: meld.start }
+    from_playout(crate::playout::melds::replace_okey(&to_playout(meld), okey, put))
 }
 
 pub fn played(melds: &[PMeld]) -> Vec<u8> {
@@ -263,18 +245,28 @@ pub fn pairs_of(rack: &[u8], okey: u8) -> Vec<PMeld> {
 /// `melds.melds_with`: runs (3-5 long) and groups from `rack` that use `tile`, as the
 /// simulator finds them (`playout::takes::melds_with`, the one port of it).
 pub fn melds_with(rack: &[u8], tile: u8, okey: u8, wraps: bool) -> Vec<PMeld> {
-    crate::playout::takes::melds_with(rack, tile, okey, wraps)
-        .into_iter()
-        .map(|m| PMeld {
-            kind: match m.kind {
-                crate::playout::melds::RUN => MeldKind::Run,
-                crate::playout::melds::GROUP => MeldKind::Group,
-                _ => MeldKind::Pair,
-            },
-            tiles: m.tiles,
-            start: i64::from(m.start),
-        })
-        .collect()
+    crate::playout::takes::melds_with(rack, tile, okey, wraps).into_iter().map(from_playout).collect()
+}
+
+/// The simulator's meld (`playout::melds::Meld`, whose ports of `melds.py` this reading
+/// shares) as the policy holds it, and back.
+fn from_playout(m: playout_melds::Meld) -> PMeld {
+    let kind = match m.kind {
+        playout_melds::RUN => MeldKind::Run,
+        playout_melds::GROUP => MeldKind::Group,
+        _ => MeldKind::Pair,
+    };
+    PMeld { kind, tiles: m.tiles, start: i64::from(m.start) }
+}
+
+fn to_playout(m: &PMeld) -> playout_melds::Meld {
+    let kind = match m.kind {
+        MeldKind::Run => playout_melds::RUN,
+        MeldKind::Group => playout_melds::GROUP,
+        MeldKind::Pair => playout_melds::PAIR,
+    };
+    // a run starts at 1..14, the rest at 0: within i32
+    playout_melds::Meld { kind, tiles: m.tiles.clone(), start: m.start as i32 }
 }
 
 /// One seat at one command (`bots/seat.py`'s `Seat`), over a packed view.
