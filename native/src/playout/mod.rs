@@ -604,6 +604,11 @@ fn tokens_in_rack(rack: &[u8], need: &[u8]) -> Rejected {
 }
 
 impl HandSim {
+    /// `f` of each seat, in seat order (`observed`'s fields by seat).
+    fn by_seat<T>(&self, f: impl Fn(&Seat) -> T) -> Vec<T> {
+        self.seats.iter().map(f).collect()
+    }
+
     /// `rules.threshold`: what an opening of `kind` needs now (escalation included).
     fn threshold(&self, seat: usize, kind: u8) -> i32 {
         let o = &self.rules.o;
@@ -1339,17 +1344,8 @@ impl HandSim {
         let d = PyDict::new(py);
         // u32, not u8: PyO3 gives a Vec<u8> to Python as bytes
         let ints = |tiles: &[u8]| -> Vec<u32> { tiles.iter().map(|&t| u32::from(t)).collect() };
-        d.set_item(
-            "racks",
-            self.seats.iter().map(|s| ints(&s.rack)).collect::<Vec<_>>(),
-        )?;
-        d.set_item(
-            "discards",
-            self.seats
-                .iter()
-                .map(|s| ints(&s.discards))
-                .collect::<Vec<_>>(),
-        )?;
+        d.set_item("racks", self.by_seat(|s| ints(&s.rack)))?;
+        d.set_item("discards", self.by_seat(|s| ints(&s.discards)))?;
         d.set_item("deck_pos", self.deck_pos)?;
         d.set_item("to_act", self.to_act)?;
         d.set_item("phase", ["draw", "play", "over"][self.phase as usize])?;
@@ -1367,58 +1363,16 @@ impl HandSim {
                 .collect::<Vec<_>>(),
         )?;
         d.set_item("put_back", self.put_back)?;
-        d.set_item(
-            "has_played",
-            self.seats.iter().map(|s| s.has_played).collect::<Vec<_>>(),
-        )?;
-        d.set_item(
-            "hand_penalties",
-            self.seats.iter().map(|s| s.penalties).collect::<Vec<_>>(),
-        )?;
+        d.set_item("has_played", self.by_seat(|s| s.has_played))?;
+        d.set_item("hand_penalties", self.by_seat(|s| s.penalties))?;
         d.set_item("penalties", self.penalties.to_vec())?;
-        d.set_item(
-            "opened",
-            self.seats
-                .iter()
-                .map(|s| opened_name(s.opened))
-                .collect::<Vec<_>>(),
-        )?;
-        d.set_item(
-            "opened_turn",
-            self.seats.iter().map(|s| s.opened_turn).collect::<Vec<_>>(),
-        )?;
-        d.set_item(
-            "opening_value",
-            self.seats
-                .iter()
-                .map(|s| s.opening_value)
-                .collect::<Vec<_>>(),
-        )?;
-        d.set_item(
-            "elden_opening",
-            self.seats
-                .iter()
-                .map(|s| s.elden_opening)
-                .collect::<Vec<_>>(),
-        )?;
-        d.set_item(
-            "siler",
-            self.seats.iter().map(|s| s.siler).collect::<Vec<_>>(),
-        )?;
-        d.set_item(
-            "declared_pairs",
-            self.seats
-                .iter()
-                .map(|s| s.declared_pairs)
-                .collect::<Vec<_>>(),
-        )?;
-        d.set_item(
-            "shown_indicator",
-            self.seats
-                .iter()
-                .map(|s| s.shown_indicator)
-                .collect::<Vec<_>>(),
-        )?;
+        d.set_item("opened", self.by_seat(|s| opened_name(s.opened)))?;
+        d.set_item("opened_turn", self.by_seat(|s| s.opened_turn))?;
+        d.set_item("opening_value", self.by_seat(|s| s.opening_value))?;
+        d.set_item("elden_opening", self.by_seat(|s| s.elden_opening))?;
+        d.set_item("siler", self.by_seat(|s| s.siler))?;
+        d.set_item("declared_pairs", self.by_seat(|s| s.declared_pairs))?;
+        d.set_item("shown_indicator", self.by_seat(|s| s.shown_indicator))?;
         d.set_item(
             "melds",
             self.melds
