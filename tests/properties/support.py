@@ -86,3 +86,12 @@ def ledger(state: TableState) -> Counter[int] | None:
 def fingerprint(state: TableState) -> bytes:
     """The whole state as bytes: equal bytes, identical state (lists inside included)."""
     return msgspec.json.encode(state)
+
+
+def command_of_to_act(state: TableState, kind: type[E.Command], **fields: Any) -> E.Command:
+    """A command of `kind` by the seat to act in `state`'s hand, at the table's seq."""
+    hand = state.hand
+    assert hand is not None
+    seat = hand.to_act
+    return kind(table_id=state.table_id, command_id="x", seat=seat,
+                player_id=state.players[seat], seq=state.seq, **fields)

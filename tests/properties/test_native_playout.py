@@ -29,7 +29,7 @@ from okey101.table.decide import decide_and_fold
 from okey101.table.evolve import evolve
 from okey101.table.rules.options import lay_off_options
 from okey101.table.state import TableMeld, TableState
-from tests.properties.support import HOUSES, SHORT_HANDS
+from tests.properties.support import HOUSES, SHORT_HANDS, command_of_to_act
 
 native = pytest.importorskip("okey101_native")
 
@@ -296,8 +296,7 @@ def test_discarding_a_one_onto_a_run_ending_at_thirteen_costs_where_runs_wrap() 
                                                  colour * 13 + 12)), 11)
     hand = msgspec.structs.replace(before.hand, melds=(TableMeld(run, (seat + 1) % 4, 0),))
     state = msgspec.structs.replace(before, hand=hand)
-    command = E.Discard(table_id=state.table_id, command_id="x", seat=seat,
-                        player_id=state.players[seat], seq=state.seq, tile=tiles.name(one))
+    command = command_of_to_act(state, E.Discard, tile=tiles.name(one))
     after, decision = decide_and_fold(state, command)
     assert isinstance(decision, list)
     assert after.penalties[seat] - state.penalties[seat] == 101
@@ -332,9 +331,7 @@ def test_an_exhausted_deck_scores_as_the_python_engine(
         seats.append(msgspec.structs.replace(h, rack=rack, opened=kind))
     state = msgspec.structs.replace(state, hand=msgspec.structs.replace(
         hand, seats=tuple(seats)))
-    seat = hand.to_act
-    command = E.Draw(table_id=state.table_id, command_id="x", seat=seat,
-                     player_id=state.players[seat], seq=state.seq)
+    command = command_of_to_act(state, E.Draw)
     after, decision = decide_and_fold(state, command)
     assert isinstance(decision, list)
     sim = take_over(state)
@@ -405,14 +402,6 @@ def opened_turns(house: str, partners: bool = False) -> list[TableState]:
     return out
 
 
-def command_on(state: TableState, kind: type[E.Command], **fields: Any) -> E.Command:
-    hand = state.hand
-    assert hand is not None
-    seat = hand.to_act
-    return kind(table_id=state.table_id, command_id="x", seat=seat,
-                player_id=state.players[seat], seq=state.seq, **fields)
-
-
 @pytest.mark.parametrize(("house", "partners"), [m for m in modes() if m[0] != "okey-oyna-duz"])
 def test_lay_offs_and_okey_takes_of_every_shape_match_the_python_engine(
         house: str, partners: bool) -> None:
@@ -428,7 +417,7 @@ def test_lay_offs_and_okey_takes_of_every_shape_match_the_python_engine(
         commands: list[E.Command] = []
         fits = lay_off_options(state, hand.to_act)
         for tile, meld, end in fits:
-            commands.append(command_on(state, E.LayOff, meld=meld, tiles=[tiles.name(tile)],
+            commands.append(command_of_to_act(state, E.LayOff, meld=meld, tiles=[tiles.name(tile)],
                                        end=None if end == "group" else end))
         for meld, tm in enumerate(hand.melds):
             near = [t for t in rack if t == hand.okey or
@@ -438,12 +427,12 @@ def test_lay_offs_and_okey_takes_of_every_shape_match_the_python_engine(
             for _ in range(2):
                 pool = near if near and rng.random() < 0.7 else list(rack)
                 picked = rng.sample(pool, min(len(pool), rng.randint(1, 3)))
-                commands.append(command_on(state, E.LayOff, meld=meld, end=rng.choice(
+                commands.append(command_of_to_act(state, E.LayOff, meld=meld, end=rng.choice(
                     (None, "low", "high")), tiles=[token(rng, t, hand.okey) for t in picked]))
             jokers = [s for p, s in hand.melds[meld].meld.tiles if p == hand.okey]
             for put in ([*jokers[:1]], [*jokers[:1], rng.choice(rack)], [rng.choice(rack)]):
                 if put and (jokers or rng.random() < 0.1):
-                    commands.append(command_on(state, E.TakeOkey, meld=meld,
+                    commands.append(command_of_to_act(state, E.TakeOkey, meld=meld,
                                                tiles=tiles.names(put)))
         for command in commands:
             after, decision = decide_and_fold(state, command)
@@ -515,10 +504,10 @@ def test_an_elden_opening_and_what_it_forbids_match_the_python_engine(house: str
     tally: Counter[str] = Counter()
     first, second, third = [tiles.names(rack[i:i + 3]) for i in (0, 3, 6)]
     play_through(house, state, [
-        command_on(state, E.Open, melds=[first, second, third]),
-        command_on(state, E.LayOff, meld=0, tiles=[tiles.name(rack[9])]),
-        command_on(state, E.LayOff, meld=2, tiles=[names[9]], end="high"),
-        command_on(state, E.Discard, tile=names[9]),
+        command_of_to_act(state, E.Open, melds=[first, second, third]),
+        command_of_to_act(state, E.LayOff, meld=0, tiles=[tiles.name(rack[9])]),
+        command_of_to_act(state, E.LayOff, meld=2, tiles=[names[9]], end="high"),
+        command_of_to_act(state, E.Discard, tile=names[9]),
     ], tally)
     TALLY.update(tally)
     assert tally["Open accepted"] == 1 and tally["LayOff rejected"] == 2, tally
@@ -551,7 +540,7 @@ def test_finishing_discards_score_as_the_python_engine(
         hand, seats=tuple(seats), scratch=msgspec.structs.replace(hand.scratch, taken=None)))
     tally: Counter[str] = Counter()
     play_through(f"{house} {partners} {opened} {last}", state,
-                 [command_on(state, E.Discard, tile=tiles.name(tile))], tally)
+                 [command_of_to_act(state, E.Discard, tile=tiles.name(tile))], tally)
     TALLY.update(tally)
     kind = {"points": "normal", "pairs": "pairs"}[opened]
     if last == "okey":
@@ -579,14 +568,14 @@ def test_duz_finishes_with_seven_pairs_match_the_python_engine(
         [[tiles.name(naturals[6]), tiles.name(okey)]]
     state = with_rack(state, rack)
     tally: Counter[str] = Counter()
-    wrong = [command_on(state, E.Finish, tile=tiles.name(last), pairs=pairs[:-1]),
-             command_on(state, E.Finish, tile=tiles.name(last), melds=pairs),
-             command_on(state, E.Finish, tile=tiles.name(last), pairs=pairs, melds=pairs),
-             command_on(state, E.Finish, tile=tiles.name(naturals[0]), pairs=pairs)]
+    wrong = [command_of_to_act(state, E.Finish, tile=tiles.name(last), pairs=pairs[:-1]),
+             command_of_to_act(state, E.Finish, tile=tiles.name(last), melds=pairs),
+             command_of_to_act(state, E.Finish, tile=tiles.name(last), pairs=pairs, melds=pairs),
+             command_of_to_act(state, E.Finish, tile=tiles.name(naturals[0]), pairs=pairs)]
     for command in wrong:
         play_through("düz wrong", state, [command], tally)
     play_through(f"düz {partners} {okey_last}", state,
-                 [command_on(state, E.Finish, tile=tiles.name(last), pairs=pairs)], tally)
+                 [command_of_to_act(state, E.Finish, tile=tiles.name(last), pairs=pairs)], tally)
     TALLY.update(tally)
     assert tally["Finish rejected"] == len(wrong), tally
     assert tally[f"hand end {'pairs_okey' if okey_last else 'pairs'}"] == 1, tally
@@ -609,7 +598,7 @@ def test_the_fourth_pairs_opening_voids_the_hand_as_the_python_engine(house: str
     state = msgspec.structs.replace(state, hand=msgspec.structs.replace(
         hand, seats=tuple(seats)))
     tally: Counter[str] = Counter()
-    play_through(house, state, [command_on(state, E.Open, pairs=[
+    play_through(house, state, [command_of_to_act(state, E.Open, pairs=[
         [tiles.name(t)] * 2 for t in kinds[:5]])], tally)
     TALLY.update(tally)
     assert tally["hand end void"] == 1, tally
@@ -640,7 +629,7 @@ def test_takes_of_the_discard_the_solver_decides_match_the_python_engine(house: 
                                                         discards=(*pile[:-1], top))
                 state = msgspec.structs.replace(before, hand=msgspec.structs.replace(
                     hand, seats=tuple(seats)))
-                command = command_on(state, E.TakeDiscard)
+                command = command_of_to_act(state, E.TakeDiscard)
                 after, decision = decide_and_fold(state, command)
                 sim = take_over(state)
                 assert sim is not None

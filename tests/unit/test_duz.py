@@ -23,6 +23,7 @@ from okey101.table.viewrules import view_detail
 from okey101.table.views import player_view
 from okey101.terms import FinishKind
 from services.cli.main import main
+from tests.properties.support import command_of_to_act as _cmd
 from tests.unit import brute
 from tests.unit.test_solver import check_solution, okey_of, rack_of, small_racks
 
@@ -189,14 +190,6 @@ def _send(state: TableState, command: E.Command) -> TableState:
     after, decision = scenario.apply(state, command)
     assert isinstance(decision, list), decision
     return after
-
-
-def _cmd(state: TableState, kind: type[E.Command], **fields: Any) -> E.Command:
-    hand = state.hand
-    assert hand is not None
-    seat = hand.to_act
-    return kind(table_id=state.table_id, command_id="c", seat=seat,
-                player_id=state.players[seat], seq=state.seq, **fields)
 
 
 def test_duz_allows_draw_or_take_then_discard_or_finish_and_nothing_else() -> None:
