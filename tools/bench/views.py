@@ -33,7 +33,6 @@ from okey101.app.views.playerviews import PlayerViews
 from okey101.table import messages as E
 from okey101.table.evolve import NEW_TABLE, evolve
 from okey101.table.state import TableState
-from okey101.table.viewparts import TableParts
 from okey101.table.views import SPECTATOR, has_rules, seat_rules, update_seats
 from tools.bench.against import best_of_rounds
 from tools.bench.engine import _cold_caches
@@ -112,23 +111,10 @@ def one_record(batches: list[list[E.Event]], commands: int) -> float:
     contract sending one record a change for all seats, before any seat's own part or
     rules (which `parts_alone` times)."""
     _cold_caches()
-    tables: dict[str, TableState] = {}
-    parts: dict[str, TableParts] = {}
+    views = PlayerViews(seats=lambda _: [SPECTATOR])
     started = time.process_time()
     for events in batches:
-        changed: dict[str, tuple[int, list[E.Event], TableState]] = {}
-        for event in events:
-            held = changed.get(event.table_id)
-            state = held[2] if held else tables.get(event.table_id, NEW_TABLE)
-            after = evolve(state, event)
-            changed[event.table_id] = (held[0] if held else state.seq,
-                                       (held[1] if held else []) + [event], after)
-        for table_id, (previous, batch, after) in changed.items():
-            part = parts.get(table_id)
-            if part is None:
-                part = parts[table_id] = TableParts()
-            part.updates(after, previous, batch, seats=[SPECTATOR])
-            tables[table_id] = after
+        views.publish(events)
     return commands / (time.process_time() - started)
 
 

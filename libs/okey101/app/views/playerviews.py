@@ -43,7 +43,10 @@ __all__ = ["KEYFRAME", "PlayerViews", "Published", "TableParts"]
 class PlayerViews:
     """The live tables of some events partitions, folded from their events."""
 
-    def __init__(self) -> None:
+    def __init__(self, seats: Callable[[TableState], list[int]] | None = None) -> None:
+        """`seats`: the seats a change publishes updates for (by default the spectators' and
+        every seat's, `table.views.update_seats`)."""
+        self.seats = seats
         self.tables: dict[str, TableState] = {}
         self.parts: dict[str, TableParts] = {}
         self.turn_started: dict[str, int] = {}  # the `at` of the event that started a turn
@@ -105,8 +108,8 @@ class PlayerViews:
             if parts is None:
                 parts = self.parts[table_id] = TableParts()
             try:
-                out += parts.updates(after, previous, batch,
-                                     self.turn_started.get(table_id))
+                out += parts.updates(after, previous, batch, self.turn_started.get(table_id),
+                                     self.seats(after) if self.seats is not None else None)
             except Exception as exc:  # its views cannot be built: not kept
                 self.parts.pop(table_id, None)  # its parts may be half-built
                 skipped.append((last, f"the views of table {table_id!r}: {exc}", exc))
