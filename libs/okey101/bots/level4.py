@@ -284,7 +284,7 @@ def _native_rest(state: TableState, cap: int) -> list[int] | None:
         return None
     try:
         sim = native_hand(state)
-        if sim is None or not hasattr(sim, "play_out"):  # not built, or an older core
+        if sim is None:  # the core is not built
             return None
         _, _, penalties = sim.play_out(cap)
     except NotImplementedError:
