@@ -28,7 +28,7 @@ from okey101.table import messages as E
 from okey101.table.decide import decide_and_fold
 from okey101.table.evolve import evolve
 from okey101.table.rules.options import lay_off_options
-from okey101.table.state import TableMeld, TableState
+from okey101.table.state import TableMeld, TableState, TurnScratch
 from tests.properties.support import HOUSES, SHORT_HANDS, command_of_to_act
 
 native = pytest.importorskip("okey101_native")
@@ -638,6 +638,52 @@ def test_takes_of_the_discard_the_solver_decides_match_the_python_engine(house: 
     TALLY.update(tally)
     assert tally["TakeDiscard accepted"] >= 50 and tally["TakeDiscard rejected"] >= 50, tally
     assert not tally["TakeDiscard refused"], tally
+
+
+def test_an_opened_seat_may_take_a_discard_it_melds_with_all_its_rack_but_one() -> None:
+    """Okey-oyna: an opened seat takes a discard only to lay it this turn (can_use). A new
+    meld of the taken tile and every tile of the rack but the one to discard may be laid
+    (three tiles from a rack of three); with one tile fewer it may not."""
+    house = "okey-oyna"
+    assert resolve(house).opened_take_must_use
+    tally: Counter[str] = Counter()
+    accepted = 0
+    for before in opened_turns(house):
+        hand = before.hand
+        assert hand is not None
+        for colour in range(4):
+            run = [colour * 13 + n for n in (4, 5, 6)]  # the 5, 6 and 7 of a colour
+            spare = ((colour + 1) % 4) * 13 + 11  # a 12 of the next colour
+            if hand.okey in (*run, spare) or M.is_playable(
+                    run[2], [m.meld for m in hand.melds], hand.okey, False):
+                continue
+            for rack, may in (([run[0], run[1], spare], True), ([run[0], run[1]], False)):
+                state = with_rack(draw_turn_with_top(before, run[2]), rack)
+                command = command_of_to_act(state, E.TakeDiscard)
+                after, decision = decide_and_fold(state, command)
+                assert isinstance(decision, list) is may, (rack, decision)
+                accepted += may
+                sim = take_over(state)
+                assert sim is not None
+                compare(f"{house} seq {state.seq} rack {tiles.names(rack)}", sim, command,
+                        state, decision, after, tally)
+            break
+        if accepted >= 3:
+            break
+    TALLY.update(tally)
+    assert accepted >= 3 and tally["TakeDiscard rejected"] >= 3, tally
+
+
+def draw_turn_with_top(state: TableState, top: int) -> TableState:
+    """`state` back at its seat's draw, the previous seat's discard pile topped by `top`."""
+    hand = state.hand
+    assert hand is not None
+    source = (hand.to_act - 1) % 4
+    seats = list(hand.seats)
+    seats[source] = msgspec.structs.replace(seats[source],
+                                            discards=(*seats[source].discards, top))
+    return msgspec.structs.replace(state, hand=msgspec.structs.replace(
+        hand, seats=tuple(seats), phase="draw", scratch=TurnScratch()))
 
 
 def test_the_tally_reaches_its_floors() -> None:
