@@ -14,9 +14,10 @@ from tests.benchsmoke import Runs, Smoke, check, collected
 from tools.bench.disk import LIBS
 
 SMOKES = [
-    Smoke("kafka", ("--smoke",),
+    Smoke("kafka", ("--smoke", "--python-core"),
           (rf"bare loop\s+sustained\s+{N}/s\s+p50\s+{N} ms\s+p99\s+{N} ms",
            rf"processor \+ views\s+sustained.* = {N}x / {N}x the bare loop's",
+           rf"python core \+ views\s+sustained.* = {N}x / {N}x the bare loop's",
            rf"to the player view: p50\s+{N} ms",
            rf"saturation \(processor \+ views\): a backlog of \d+ commands drained at\s+{N}")),
     Smoke("gateway", ("--players", "4", "--seconds", "4", "--frozen", "1", "--connections", "5",

@@ -43,6 +43,11 @@ SMOKES = [
           (r"processor\s+\d+ commands/s; views service\s+\d+ commands/s",
            rf"one record a change .*\s+\d+ \({N}\); with the acting seat's rules\s+\d+ \({N}\)",
            rf"the fold\s+\d+ \({N}\), the seat rules\s+\d+ \({N}\), the rest .*\s+\d+ \({N}\)")),
+    Smoke("views", ("--tables", "2", "--hands", "1", "--batches", "1", "--against",
+                    "python-core", "--rounds", "1"),
+          (r"views before \(python-core\) and after \(working tree\)",
+           rf"batches of\s+1: processor before\s+\d+ after\s+\d+; views service before\s+\d+ "
+           rf"after\s+\d+ \({N}x;")),
     *(Smoke("soak", ("--service", service, "--commands", "2000", "--every", "1000",
                      "--live", "5", "--distinct", "2"),
             (rf"soak {service}: rss after \d+ commands {N} MB, at the end {N} MB",))

@@ -15,9 +15,12 @@ on the same broker: the bare loop (`tools/bench/bareloop.py`: a transactional co
 command with no game logic, one producer pair per partition as the processor has; leave
 it out with `--no-bare`), the processor alone, and the processor with the views service
 beside it (it builds the player views from the events, on the same two cores; leave it
-out with `--no-views`); the processor's latencies are printed as ratios to the bare
-loop's, so that a noisy machine moves both. The loops not measured idle meanwhile. The
-saturation run is the last loop's. `--smoke`: a tiny run (`make test`).
+out with `--no-views`); with `--python-core`, a fourth: the processor and the views
+service with the compiled core hidden (`tools.bench.cores`: the Python reference answers
+the solver's queries), the native engine's before. The processor's latencies are printed
+as ratios to the bare loop's, so that a noisy machine moves both. The loops not measured
+idle meanwhile. The saturation run is the processor's beside the views (the last loop's
+without `--python-core`). `--smoke`: a tiny run (`make test`).
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from okey101.table import messages as E
 from services.common.kafka import bootstrap_servers, provision
 from services.common.stack import Service
 from tools.bench import scratch
+from tools.bench.cores import python_core_env
 from tools.bench.stats import percentile
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -71,12 +75,12 @@ class Processor(Service):
     free one."""
 
     def __init__(self, bootstrap: str, prefix: str, service: str = "processor",
-                 module: str | None = None) -> None:
+                 module: str | None = None, python_core: bool = False) -> None:
         port = int(os.environ.get(f"BENCH_{service.upper()}_METRICS_PORT", "0")) or None
         extra = ["--allow-stacked-deals"] if service == "processor" else []
         super().__init__(service, bootstrap, prefix, "--instance-id", "bench", *extra,
                          log=ROOT / ".cache" / f"bench-{service}.log", port=port,
-                         module=module)
+                         module=module, env=python_core_env() if python_core else None)
 
 
 class _Seen(msgspec.Struct):
@@ -313,6 +317,13 @@ async def main_async(args: argparse.Namespace) -> None:
         phases.append(Phase("processor + views", prefix,
                             [Processor(bootstrap, prefix), Processor(bootstrap, prefix, "views")],
                             watch=ViewWatch(bootstrap, prefix)))
+    if args.views and args.python_core:
+        prefix = scratch.prefix("benchpyviews", bootstrap)
+        # the same two services with the compiled core hidden: the native engine's before
+        phases.append(Phase("python core + views", prefix,
+                            [Processor(bootstrap, prefix, python_core=True),
+                             Processor(bootstrap, prefix, "views", python_core=True)],
+                            watch=ViewWatch(bootstrap, prefix)))
     for phase in phases:
         await provision(bootstrap, phase.prefix, args.partitions)
     print(f"kafka: {args.tables} tables, {sum(len(c) for c in per_table)} recorded commands "
@@ -320,7 +331,8 @@ async def main_async(args: argparse.Namespace) -> None:
           f"topics of their own: {', '.join(f'{p.name} ({p.prefix}.*)' for p in phases)}; "
           "at each rate each in turn, the others idle beside it", flush=True)
     reference = phases[0] if args.bare else None
-    last = phases[-1]
+    # saturation drains the processor's own loop (beside the views, with the compiled core)
+    last = next(p for p in reversed(phases) if p.name != "python core + views")
     try:
         for phase in phases:
             for service in reversed(phase.services):  # the views service first
@@ -353,9 +365,10 @@ async def main_async(args: argparse.Namespace) -> None:
         for phase in phases:
             if phase.watch is not None:
                 await phase.watch.stop()
-        for phase in phases[:-1]:
-            for service in phase.services:
-                service.stop()
+        for phase in phases:
+            if phase is not last:
+                for service in phase.services:
+                    service.stop()
         await saturation(bootstrap, last, args.backlog)
     finally:
         for phase in phases:
@@ -395,6 +408,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=101)
     parser.add_argument("--no-views", dest="views", action="store_false",
                         help="leave out the processor with the views service beside it")
+    parser.add_argument("--python-core", action="store_true",
+                        help="also the processor and views with the compiled core hidden")
     parser.add_argument("--no-bare", dest="bare", action="store_false",
                         help="leave out the bare loop (tools/bench/bareloop.py)")
     parser.add_argument("--smoke", action="store_true",

@@ -14,7 +14,9 @@ command the larger the batch.
 
 With `--against REF` (a git commit) the same benchmark runs in subprocesses, the code at
 REF (its libs/, exported to a temporary folder) and the working tree's, in alternating
-rounds, and prints the best of each: before and after in one run.
+rounds, and prints the best of each: before and after in one run. `--against python-core`:
+before is the working tree with the compiled core hidden (the Python reference answers:
+`tools.bench.cores`), after the same tree with it.
 
 Run: .venv/bin/python -m tools.bench.views [--tables N] [--hands H] [--batches B ...]
      [--against REF [--rounds K]]
@@ -123,7 +125,8 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=60)
     parser.add_argument("--hands", type=int, default=2)
     parser.add_argument("--batches", type=int, nargs="+", default=[1, 16, 250])
-    parser.add_argument("--against", metavar="REF", help="compare with the code at git REF")
+    parser.add_argument("--against", metavar="REF", help="compare with the code at git "
+                        "REF (python-core: this tree without the compiled core)")
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds (--against)")
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
