@@ -170,8 +170,7 @@ def test_level4_plays_whole_matches_against_level3_in_every_house(house: str) ->
         assert record.rejections == 0, record.rejection_codes
         assert not record.capped
         assert isinstance(record.events[-1], E.MatchEnded)
-    # düz is played as level 3 plays it: a playout of the whole deck outlasts the budget
-    assert (bot.searched > 0) == (house != "okey-oyna-duz")
+    assert bot.searched > 0  # düz too (level 3's düz discards best first)
 
 
 def test_a_clock_stops_the_search_and_level3s_move_stands() -> None:
@@ -210,5 +209,32 @@ def test_level4_weighs_level3s_own_next_best_discards() -> None:
         return command
 
     play_match(HOUSES["north-sultan"], match_seeds(28, 1)[0],
+               players=[spy, Level3(), Level3(), Level3()])
+    assert seen > 5
+
+
+def test_level4_weighs_level3s_next_best_duz_discards() -> None:
+    """In düz the candidates are level 3's discard, then its next best (`duz_ranking`:
+    the loose tiles by the live draws they leave, then the rest of the rack)."""
+    from okey101.bots import level4
+
+    l3 = Level3()
+    probe = Level4(playouts=0)
+    seen = 0
+
+    def spy(v: PlayerView) -> E.Command:
+        nonlocal seen
+        command = l3(v)
+        if isinstance(command, E.Discard):
+            ranking = l3.duz_ranking
+            assert tiles.name(ranking[0]) == command.tile
+            assert len(set(ranking)) == len(ranking)
+            found = probe.candidates(Seat(v), command, ranking)
+            assert [tiles.parse(c.tile) for c in found if isinstance(c, E.Discard)] == \
+                ranking[:level4.CANDIDATES]
+            seen += len(found) > 1
+        return command
+
+    play_match(HOUSES["okey-oyna-duz"], match_seeds(28, 1)[0],
                players=[spy, Level3(), Level3(), Level3()])
     assert seen > 5

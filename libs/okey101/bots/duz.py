@@ -44,6 +44,7 @@ class DuzPlay:
         self.k = knowledge
         self._fewest: dict[tuple[Tile, ...], int] = {}
         self.pairs_play = False  # set by `loose`: pairs are the closer way to a finish
+        self.ranking: list[Tile] = []  # level 3's discards, best first (level 4's candidates)
 
     def command(self) -> E.Command:
         s = self.s
@@ -99,12 +100,15 @@ class DuzPlay:
             return loose[spin % len(loose)]
         loose = self.loose()
         best = loose or self.cheapest(pool)
-        if self.level >= 3 and self.k is not None and len(best) > 1:
+        if self.level >= 3 and self.k is not None:
             # Not the next seat's chance to meld it (`Knowledge.p_feeds`, 101's reading):
             # a düz discard taken costs nothing by itself, and putting it before partners
             # threw tiles that extend this rack's own melds (paired runs: README).
-            return min(best, key=lambda d: (-self.outs([t for t in loose if t != d]),
-                                            *self.level2_key(d)))
+            ranked = sorted(best, key=lambda d: (-self.outs([t for t in loose if t != d]),
+                                                 *self.level2_key(d))) if len(best) > 1 \
+                else list(best)
+            self.ranking = ranked + sorted(set(pool) - set(ranked), key=self.level2_key)
+            return ranked[0]
         return min(best, key=self.level2_key)
 
     def level2_key(self, d: Tile) -> tuple[int, int, int]:
@@ -202,4 +206,11 @@ def duz_command(s: Seat, level: int, knowledge: Knowledge | None = None) -> E.Co
     return DuzPlay(s, level, knowledge).command()
 
 
-__all__ = ["DuzPlay", "best_finish", "duz_command"]
+def duz_play(s: Seat, knowledge: Knowledge) -> tuple[E.Command, list[Tile]]:
+    """Level 3's düz command and, for a discard, its discards best first (the first is
+    the command's tile)."""
+    play = DuzPlay(s, 3, knowledge)
+    return play.command(), play.ranking
+
+
+__all__ = ["DuzPlay", "best_finish", "duz_command", "duz_play"]

@@ -56,7 +56,7 @@ from okey101.table.views import PlayerView
 from okey101.tiles import KINDS, Tile
 
 from . import plays
-from .duz import duz_command
+from .duz import duz_play
 from .inference import Knowledge, Memory, neighbours
 from .levels import Level2Play, feed_charge, feeding_charged, partners, safe_choice
 from .seat import BLANK, Seat, notation, played
@@ -84,6 +84,7 @@ class Level3:
     def __init__(self) -> None:
         self._memory: dict[tuple[str, int], Memory] = {}
         self.last: Level3Play | None = None  # the last decision's play (its `ranking`)
+        self.duz_ranking: list[Tile] = []  # in düz, the last discard's candidates, best first
 
     def forget(self, table_id: str) -> None:
         """The table's match is over: its seats' memories leave (bounded memory)."""
@@ -104,7 +105,8 @@ class Level3:
         memory.see(s)
         self.last = None
         if s.p.game == "duz":
-            return duz_command(s, 3, Knowledge(s, memory))
+            command, self.duz_ranking = duz_play(s, Knowledge(s, memory))
+            return command
         self.last = Level3Play(s, Knowledge(s, memory))
         return self.last.command()
 

@@ -16,11 +16,14 @@ the search cannot tell the candidates apart, it plays level 3's move.
   in the playouts it lost by about 70 points a hand, 3 standard errors, and was never
   chosen); for a discard, level 3's own next best (`Level3Play.ranking`, its discards best
   first), `CANDIDATES` in all, less any tile the engine would penalise (without a ranking:
-  the highest loose tile, the highest without a partner, the next). Only moves the view's
-  `rules` allow are offered.
+  the highest loose tile, the highest without a partner, the next). In düz, level 3's düz
+  discards best first (`Level3.duz_ranking`: the loose tiles by the live draws they
+  leave, then the rest). Only moves the view's `rules` allow are offered.
 - **Playouts.** In each world every candidate is played on the pure engine
   (`decide_and_fold`), then the hand is played out by level 2 in every seat (each from its
-  own view of the world, `player_view`) until `HandEnded`. The score of a playout is the
+  own view of the world, `player_view`) until `HandEnded`: in the compiled core where it
+  is built (the same commands: tests/properties/test_native_whole_playout.py), else in
+  Python. The score of a playout is the
   change of each seat's total: the hand's scores and every penalty the engine imposed
   (okeygg's feeding charge, RULES.md section 6), nothing weighed by hand.
 - **Choice.** A playout's utility is this seat's change less its rivals', weighted by the
@@ -29,19 +32,20 @@ the search cannot tell the candidates apart, it plays level 3's move.
   replaces level 3's move only when its mean advantage exceeds `Z` standard errors after at
   least `MIN_WORLDS` worlds, in `MIN_APART` of which it scored differently (the paired
   differences are mostly zero: two discards of junk lead to the same hand).
-- **Why level 2 plays the playouts, and why 35 ms is not enough (measured 2026-12-05).**
-  The playout policy decides whether the search pays. North-sultan, 400 hands against
-  three level 3 at a 350 ms budget, level 3 in the seat on the same deals as the
-  reference: with level 0 in the playouts (the rule-follower: it throws the highest loose
-  tile, near-melds included) 60 worlds a search overruled level 3 in 24% of its searches
-  and won -2.0 +/- 7.4 points of match win rate less than level 3; with level 2 (it cuts
-  isolated tiles first), 37 worlds a search, overruling in 25%, +10.0 +/- 7.6. At 100 ms
-  (10 worlds) level 2's playouts gave -3.0 +/- 5.9: the search needs tens of worlds to
-  tell its candidates apart (a paired difference of a few points a hand against a spread
-  of 23-41: `tools.bench.search_signal`), and a level-2 playout costs about 5 ms of CPU
-  here (p50; the seat views about 40% of it, the engine 0.6 ms), so the 35 ms default
-  buys about 3 worlds and the search rarely overrules level 3 there. A
-  playout about ten times cheaper at level 2's quality is what a 50 ms budget lacks.
+- **Why level 2 plays the playouts (measured 2026-12-05).** The playout policy decides
+  whether the search pays. North-sultan, 400 hands against three level 3 at a 350 ms
+  budget of the Python playouts, level 3 in the seat on the same deals as the reference:
+  with level 0 in the playouts (the rule-follower: it throws the highest loose tile,
+  near-melds included) 60 worlds a search gave -2.0 +/- 7.4 points of match win rate
+  against level 3's; with level 2 (it cuts isolated tiles first), 37 worlds, +10.0 +/- 7.6.
+- **What the worlds buy now (measured 2026-12-07).** A playout is native (`_native_rest`:
+  `HandSim.play_out`, level 2 in the compiled core, about 15x the Python), so the 35 ms
+  default searches 38.5 worlds (110 playouts) where it searched 3. The same north-sultan
+  pairing gave +0.0 +/- 7.4 points of match wins at 35 ms, and +2.0 +/- 7.4 at 350 ms
+  with 429 worlds a search (1,225 playouts, overruling level 3 in 30% of its searches):
+  ten times the worlds bought no measurable strength. What limits level 4 is what a
+  level-2 playout can tell about level 3's candidates (`tools.bench.search_signal`), not
+  the CPU.
 - **Budget.** At most `playouts` playouts a decision, and, with a `clock` (a callable the
   shell injects, e.g. `time.process_time`; the pure code reads none), no playout is started
   that could end past `budget` seconds (it may take as long as the longest yet): the search
@@ -78,12 +82,10 @@ from .seat import BLANK, Seat
 from .standing import rivals
 
 Clock = Callable[[], float]
-PLAYOUTS = 8  # most playouts a decision without a clock (about 40 ms of CPU here);
+PLAYOUTS = 8  # most playouts a decision without a clock (about 3 ms of CPU natively);
 # with one (the bots service), the clock stops it first: `services.bots` passes a cap of 200
 BUDGET = 0.035  # seconds of the injected clock a decision (level 3's own move included;
 # 40 left the CPU p99 at 50-54 ms here, its first playouts the longest)
-# düz is not searched: a playout there (the whole deck) outlasts the budget: 1,902 düz
-# searches ran 0.5 playouts each and hardly a world (CPU p99 65 ms at 0.6 of 35 ms)
 CANDIDATES = 3  # discards weighed: level 3's own best three (`Level3Play.ranking`)
 MIN_WORLDS = 4  # worlds before a candidate may replace level 3's move
 MIN_APART = 2  # ... of which at least this many where it scored differently from it
@@ -134,13 +136,13 @@ class Level4:
 
     def search_for(self, v: PlayerView) -> tuple[E.Command, Search | None]:
         """Level 3's move for `v`, and the search of its candidates (None: nothing to
-        weigh, or düz)."""
+        weigh)."""
         default = self.level3(v)
         s = Seat(v)
-        if s.p.game == "duz":
-            return default, None
         last = self.level3.last
-        candidates = self.candidates(s, default, last.ranking if last is not None else None)
+        ranking = self.level3.duz_ranking if s.p.game == "duz" else \
+            last.ranking if last is not None else None
+        candidates = self.candidates(s, default, ranking)
         if len(candidates) < 2:
             return default, None
         memory = self.level3._memory.get((v.table_id, v.seat))
