@@ -14,8 +14,13 @@ HIDDEN = Path(__file__).resolve().parent / "without_core"
 def python_core_env(base: dict[str, str] | None = None) -> dict[str, str]:
     """`base` (the environment by default) with the compiled core hidden."""
     env = dict(os.environ if base is None else base)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(HIDDEN), env.get("PYTHONPATH")) if p)
-    return env
+    return env | python_core_vars(env)
+
+
+def python_core_vars(base: dict[str, str] | None = None) -> dict[str, str]:
+    """The variables that hide the compiled core from a process started with `base`."""
+    path = (os.environ if base is None else base).get("PYTHONPATH")
+    return {"PYTHONPATH": os.pathsep.join(p for p in (str(HIDDEN), path) if p)}
 
 
 def core_in_use() -> str:

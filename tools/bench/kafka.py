@@ -44,7 +44,7 @@ from okey101.table import messages as E
 from services.common.kafka import bootstrap_servers, provision
 from services.common.stack import Service
 from tools.bench import scratch
-from tools.bench.cores import python_core_env
+from tools.bench.cores import python_core_vars
 from tools.bench.stats import percentile
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -80,7 +80,7 @@ class Processor(Service):
         extra = ["--allow-stacked-deals"] if service == "processor" else []
         super().__init__(service, bootstrap, prefix, "--instance-id", "bench", *extra,
                          log=ROOT / ".cache" / f"bench-{service}.log", port=port,
-                         module=module, env=python_core_env() if python_core else None)
+                         module=module, env=python_core_vars() if python_core else None)
 
 
 class _Seen(msgspec.Struct):
