@@ -10,7 +10,7 @@
 //! fold's maps are unordered: every merge compares whole packed ints, (value, origin), so
 //! which entry wins does not depend on the order entries are visited, as in the Python.
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::ops::Range;
 use std::sync::OnceLock;
 
 use pyo3::exceptions::{PyAssertionError, PyValueError};
@@ -39,25 +39,19 @@ type Order = [u8; SLOTS];
 /// (key change, naturals melded * 3 + jokers melded)
 type Step = (i64, u8);
 
-#[derive(Default)]
-struct Fx(u64);
+/// A fold table: (key, packed entry) sorted by key, one entry a key (the Python's dict).
+/// Its tables hold a handful of entries, where a sorted vector beats hashing.
+type Entry = (u64, u64);
 
-impl Hasher for Fx {
-    fn finish(&self) -> u64 {
-        // the product's high bits depend on every bit of the key: bring them low
-        self.0.rotate_left(26)
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
+/// `offers` made a table: the greatest entry offered for each key (the dict's merge).
+fn settle(offers: &mut Vec<Entry>) {
+    offers.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+    offers.dedup_by_key(|e| e.0);
 }
 
-type Map = HashMap<u64, u64, BuildHasherDefault<Fx>>;
+fn get(table: &[Entry], key: u64) -> Option<u64> {
+    table.binary_search_by_key(&key, |e| e.0).ok().map(|i| table[i].1)
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Group {
@@ -84,8 +78,8 @@ struct Tables {
     /// [naturals kept][jokers used] -> index into group_options' list (the first of most
     /// naturals), or None
     groups: Vec<Option<usize>>,
-    /// (state, next state) -> [(naturals, jokers, actions, order)]
-    reverse: HashMap<(usize, usize), Vec<(u8, u8, Acts, Order)>>,
+    /// [state * BASE + next state] -> [(naturals, jokers, actions, order)]
+    reverse: Vec<Vec<Reverse>>,
 }
 
 fn joker_starts(lengths: &[u8; 4], acts: &Acts) -> bool {
@@ -115,6 +109,7 @@ fn product4() -> Vec<[u8; 4]> {
 }
 
 type MoveKey = (usize, u8, u8);
+type Reverse = (u8, u8, Acts, Order);
 type Move = (usize, Acts, Order);
 
 fn lengths() -> Vec<[u8; 4]> {
@@ -447,11 +442,11 @@ fn build() -> Tables {
         }
     }
     let (group_options, groups) = group_options();
-    let mut reverse: HashMap<(usize, usize), Vec<(u8, u8, Acts, Order)>> = HashMap::new();
+    let mut reverse: Vec<Vec<Reverse>> = vec![Vec::new(); BASE * BASE];
     for key in &move_keys {
         let (s, r, u) = *key;
         for (to, acts, order) in &moves[key] {
-            let found = reverse.entry((s, *to)).or_default();
+            let found = &mut reverse[s * BASE + to];
             if found.iter().all(|m| (m.0, m.1) != (r, u)) {
                 found.push((r, u, *acts, *order));
             }
@@ -553,24 +548,32 @@ fn gains(weight: i64, joker_gain: i64) -> [u64; 9] {
     out
 }
 
-#[inline]
-fn offer(map: &mut Map, key: u64, cand: u64) {
-    let e = map.entry(key).or_insert(cand);
-    if *e < cand {
-        *e = cand;
-    }
+/// The fold's tables at each position (None where it skipped one): before its moves and
+/// after them, as ranges of one arena.
+struct History {
+    arena: Vec<Entry>,
+    at: Vec<Option<(Range<usize>, Range<usize>)>>,
 }
 
-type History = Vec<Option<(Map, Map)>>;
+impl History {
+    fn len(&self) -> usize {
+        self.at.len()
+    }
+
+    fn tables(&self, i: usize) -> Option<(&[Entry], &[Entry])> {
+        let (before, after) = self.at[i].clone()?;
+        Some((&self.arena[before], &self.arena[after]))
+    }
+}
 
 fn fold(t: &Tables, plan: &Plan) -> (History, u64, (usize, usize)) {
     let at = &plan.at;
     let jokers = plan.jokers;
     let start = jokers << JOKER_AT;
-    let mut frontier = Map::default();
-    frontier.insert(start, start);
+    let mut frontier: Vec<Entry> = vec![(start, start)];
+    let (mut partial, mut nxt): (Vec<Entry>, Vec<Entry>) = (Vec::with_capacity(64), Vec::with_capacity(64));
     let mut opened = 0u64;
-    let mut history: History = Vec::with_capacity(plan.last);
+    let mut history = History { arena: Vec::with_capacity(256), at: Vec::with_capacity(plan.last) };
     let empty = [0u8; 4];
     let past = [PAST; 4];
     let rows = ROWS;
@@ -581,23 +584,23 @@ fn fold(t: &Tables, plan: &Plan) -> (History, u64, (usize, usize)) {
             && (jokers == 0
                 || ((ahead1 == empty || ahead1 == past) && (ahead2 == empty || ahead2 == past)))
         {
-            history.push(None);
+            history.at.push(None);
             continue;
         }
         let g = gains(plan.weight(position), plan.joker_gain(position));
         let (groups_here, track) = plan.flags(position);
-        let mut partial = frontier.clone();
+        partial.clear();
+        partial.extend_from_slice(&frontier);
         for colour in 0..4usize {
             let at_state = STATE_AT as usize + 6 * colour;
             let index_at = at_state - 2;
             let is_open = opened >> at_state & 63;
-            let row_base;
             let carry_at = CARRY_AT as usize + 2 * colour;
-            if position == 14 {
+            let row_base = if position == 14 {
                 if is_open == 0 {
                     continue;
                 }
-                row_base = None;
+                None
             } else {
                 let n = here[colour] as usize;
                 let (a1, a2) = (ahead1[colour], ahead2[colour]);
@@ -609,46 +612,53 @@ fn fold(t: &Tables, plan: &Plan) -> (History, u64, (usize, usize)) {
                 }
                 let short = a1 as usize * 4 + a2 as usize;
                 let js = usize::from(plan.starts[colour][position]);
-                row_base = Some(fast_index(colour, usize::from(track), js, n, short) * rows);
-            }
-            let mut nxt = Map::with_capacity_and_hasher(partial.len() * 2, Default::default());
-            for (&key, &packed) in &partial {
+                Some(fast_index(colour, usize::from(track), js, n, short) * rows)
+            };
+            nxt.clear();
+            for &(key, packed) in &partial {
                 let ri = (key >> index_at & 252 | key >> 16 & 3) as usize;
                 let (from, len) = match row_base {
                     Some(b) => t.fast[b + ri],
                     None => t.fast14[(colour * 3 + (key >> carry_at & 3) as usize) * rows + ri],
                 };
                 for &(dk, gi) in &t.steps[from as usize..(from + len) as usize] {
-                    offer(&mut nxt, key.wrapping_add(dk as u64), packed + g[gi as usize]);
+                    nxt.push((key.wrapping_add(dk as u64), packed + g[gi as usize]));
                 }
             }
-            partial = nxt;
+            settle(&mut nxt);
+            std::mem::swap(&mut partial, &mut nxt);
         }
         if groups_here {
-            partial = groups_step(t, &partial, g[3], g[1]);
+            groups_step(t, &partial, &mut nxt, g[3], g[1]);
+            std::mem::swap(&mut partial, &mut nxt);
         } else if track {
-            let mut nxt = Map::with_capacity_and_hasher(partial.len(), Default::default());
-            for (&key, &packed) in &partial {
-                offer(&mut nxt, key + (key & 255) * 255, packed);
-            }
-            partial = nxt;
+            nxt.clear();
+            nxt.extend(partial.iter().map(|&(key, packed)| (key + (key & 255) * 255, packed)));
+            settle(&mut nxt);
+            std::mem::swap(&mut partial, &mut nxt);
         }
-        let (pruned, union) = prune(&partial, jokers > 0);
-        history.push(Some((std::mem::replace(&mut frontier, pruned), partial)));
+        let union = prune(&partial, jokers > 0, &mut nxt);
+        let arena = &mut history.arena;
+        let before = arena.len();
+        arena.extend_from_slice(&frontier);
+        let after = arena.len();
+        arena.extend_from_slice(&partial);
+        history.at.push(Some((before..after, after..arena.len())));
+        std::mem::swap(&mut frontier, &mut nxt);
         opened = union;
     }
     if !plan.ones {
         let best = frontier
             .iter()
-            .filter(|(&k, _)| closed(t, k))
-            .map(|(&k, &p)| (p, k))
+            .filter(|&&(k, _)| closed(t, k))
+            .map(|&(k, p)| (p, k))
             .max()
             .expect("the empty solution is always closed");
         return (history, best.1, (0, 0));
     }
     let g = gains(1, plan.joker_gain(1));
     let mut found: Option<(u64, u64, usize)> = None;
-    for (&key, &packed) in &frontier {
+    for &(key, packed) in &frontier {
         if !closed(t, key) {
             continue;
         }
@@ -675,12 +685,12 @@ fn closed(t: &Tables, key: u64) -> bool {
         && t.closed[(states >> 18) as usize]
 }
 
-fn groups_step(t: &Tables, partial: &Map, natural_step: u64, joker_step: u64) -> Map {
-    let mut nxt = Map::with_capacity_and_hasher(partial.len(), Default::default());
-    for (&key, &packed) in partial {
+fn groups_step(t: &Tables, partial: &[Entry], nxt: &mut Vec<Entry>, natural_step: u64, joker_step: u64) {
+    nxt.clear();
+    for &(key, packed) in partial {
         let left = key & 255;
         if left == 0 {
-            offer(&mut nxt, key, packed);
+            nxt.push((key, packed));
             continue;
         }
         let base = key - left;
@@ -688,36 +698,37 @@ fn groups_step(t: &Tables, partial: &Map, natural_step: u64, joker_step: u64) ->
             let i = left as usize * 3 + used as usize;
             let Some(e) = t.groups[i] else { continue };
             let count = u64::from(t.group_options[i][e].count);
-            offer(&mut nxt, base - (used << JOKER_AT), packed + used * joker_step + count * natural_step);
+            nxt.push((base - (used << JOKER_AT), packed + used * joker_step + count * natural_step));
         }
     }
-    nxt
+    settle(nxt);
 }
 
-fn prune(partial: &Map, jokers: bool) -> (Map, u64) {
-    let mut out = Map::with_capacity_and_hasher(partial.len(), Default::default());
+/// `partial` pruned into `out`; returns the union of the keys kept.
+fn prune(partial: &[Entry], jokers: bool, out: &mut Vec<Entry>) -> u64 {
+    out.clear();
     let mut opened = 0u64;
-    for (&key, &packed) in partial {
+    for &(key, packed) in partial {
         let value = packed >> VALUE;
         if jokers {
             let left = key >> 16 & 3;
             if left < 2 {
-                if partial.get(&(key + JOKER)).is_some_and(|&b| b >> VALUE >= value) {
+                if get(partial, key + JOKER).is_some_and(|b| b >> VALUE >= value) {
                     continue;
                 }
-                if left == 0
-                    && partial.get(&(key + 2 * JOKER)).is_some_and(|&b| b >> VALUE >= value)
-                {
+                if left == 0 && get(partial, key + 2 * JOKER).is_some_and(|b| b >> VALUE >= value) {
                     continue;
                 }
             }
         }
+        // the same states set the same jokers aside: no two keys meet here
         let aside = key >> ASIDE_AT & 3;
         let key = key + aside * JOKER - aside * (1 << ASIDE_AT);
-        out.insert(key, (value << VALUE) | key);
+        out.push((key, (value << VALUE) | key));
         opened |= key;
     }
-    (out, opened)
+    out.sort_unstable();
+    opened
 }
 
 fn aside(t: &Tables, plan: &Plan, position: usize, key: u64) -> u64 {
@@ -744,7 +755,7 @@ fn replay(t: &Tables, plan: &Plan, position: usize, start: u64, target: u64, gai
     let here = plan.at[position];
     let jokers = (start >> 16 & 3) as u8;
     let mut runs: Runs = [None; 4];
-    let mut open_choices: Vec<(usize, u8, Vec<(u8, u8, Acts, Order)>)> = Vec::new();
+    let mut open_choices: Vec<(usize, u8, Vec<Reverse>)> = Vec::new();
     let (mut melded, mut used, mut left, mut ones) = (0i64, 0u8, 0u64, 0u64);
     for colour in 0..4usize {
         let at = STATE_AT as usize + 6 * colour;
@@ -754,12 +765,15 @@ fn replay(t: &Tables, plan: &Plan, position: usize, start: u64, target: u64, gai
             left += u64::from(n) << (2 * colour);
             continue;
         }
-        let mut moves = t.reverse.get(&(s, tt)).cloned().ok_or("no move between the recorded states")?;
-        if moves.len() > 1 {
-            moves.retain(|m| m.0 <= n && m.1 <= jokers);
-        }
-        if moves.len() == 1 {
-            let (r, u, acts, order) = moves[0];
+        let all = &t.reverse[s * BASE + tt];
+        let fits = |m: &&Reverse| m.0 <= n && m.1 <= jokers;
+        let only = match all.len() {
+            0 => return Err("no move between the recorded states".into()),
+            1 => Some(all[0]),
+            _ if all.iter().filter(fits).count() == 1 => all.iter().find(fits).copied(),
+            _ => None,
+        };
+        if let Some((r, u, acts, order)) = only {
             runs[colour] = Some((acts, order));
             melded += i64::from(r);
             used += u;
@@ -768,7 +782,7 @@ fn replay(t: &Tables, plan: &Plan, position: usize, start: u64, target: u64, gai
                 ones += u64::from(r) << (2 * colour);
             }
         } else {
-            open_choices.push((colour, n, moves));
+            open_choices.push((colour, n, all.iter().filter(fits).copied().collect()));
         }
     }
     if open_choices.is_empty() && !track {
@@ -876,11 +890,11 @@ fn rebuild(
         paths.push((1, ([None; 4], t.group_options[i][e].groups.clone())));
     }
     for position in (1..=history.len()).rev() {
-        let Some((before, after)) = &history[position - 1] else { continue };
+        let Some((before, after)) = history.tables(position - 1) else { continue };
         let lookup = if plan.jokers > 0 { aside(t, plan, position, key) } else { key };
-        let packed = *after.get(&lookup).ok_or("a state the DP did not record")?;
+        let packed = get(after, lookup).ok_or("a state the DP did not record")?;
         let start = packed & ORIGIN;
-        let origin = *before.get(&start).ok_or("an origin the DP did not record")?;
+        let origin = get(before, start).ok_or("an origin the DP did not record")?;
         let gain = (packed >> VALUE) as i64 - (origin >> VALUE) as i64;
         if start == key && gain == 0 && key < 1 << STATE_AT {
             continue;
