@@ -10,6 +10,7 @@
 //! fold's maps are unordered: every merge compares whole packed ints, (value, origin), so
 //! which entry wins does not depend on the order entries are visited, as in the Python.
 use std::collections::HashMap;
+use std::cell::RefCell;
 use std::ops::Range;
 use std::sync::OnceLock;
 
@@ -550,6 +551,7 @@ fn gains(weight: i64, joker_gain: i64) -> [u64; 9] {
 
 /// The fold's tables at each position (None where it skipped one): before its moves and
 /// after them, as ranges of one arena.
+#[derive(Default)]
 struct History {
     arena: Vec<Entry>,
     at: Vec<Option<(Range<usize>, Range<usize>)>>,
@@ -566,14 +568,32 @@ impl History {
     }
 }
 
-fn fold(t: &Tables, plan: &Plan) -> (History, u64, (usize, usize)) {
+/// The fold's buffers, kept from solve to solve on a thread (a solve makes a few dozen
+/// small tables: allocating them was a good part of its cost).
+#[derive(Default)]
+struct Work {
+    frontier: Vec<Entry>,
+    partial: Vec<Entry>,
+    nxt: Vec<Entry>,
+    history: History,
+}
+
+thread_local! {
+    static WORK: RefCell<Work> = RefCell::new(Work::default());
+}
+
+/// The fold of `plan` into `w` (its history for the rebuild): the key the best solution
+/// ends in and, where 1s were kept for the last groups, (1s kept, jokers used) by them.
+fn fold(t: &Tables, plan: &Plan, w: &mut Work) -> (u64, (usize, usize)) {
     let at = &plan.at;
     let jokers = plan.jokers;
     let start = jokers << JOKER_AT;
-    let mut frontier: Vec<Entry> = vec![(start, start)];
-    let (mut partial, mut nxt): (Vec<Entry>, Vec<Entry>) = (Vec::with_capacity(64), Vec::with_capacity(64));
+    let Work { frontier, partial, nxt, history } = w;
+    frontier.clear();
+    frontier.push((start, start));
+    history.arena.clear();
+    history.at.clear();
     let mut opened = 0u64;
-    let mut history = History { arena: Vec::with_capacity(256), at: Vec::with_capacity(plan.last) };
     let empty = [0u8; 4];
     let past = [PAST; 4];
     let rows = ROWS;
@@ -590,7 +610,7 @@ fn fold(t: &Tables, plan: &Plan) -> (History, u64, (usize, usize)) {
         let g = gains(plan.weight(position), plan.joker_gain(position));
         let (groups_here, track) = plan.flags(position);
         partial.clear();
-        partial.extend_from_slice(&frontier);
+        partial.extend_from_slice(frontier);
         for colour in 0..4usize {
             let at_state = STATE_AT as usize + 6 * colour;
             let index_at = at_state - 2;
@@ -615,7 +635,7 @@ fn fold(t: &Tables, plan: &Plan) -> (History, u64, (usize, usize)) {
                 Some(fast_index(colour, usize::from(track), js, n, short) * rows)
             };
             nxt.clear();
-            for &(key, packed) in &partial {
+            for &(key, packed) in partial.iter() {
                 let ri = (key >> index_at & 252 | key >> 16 & 3) as usize;
                 let (from, len) = match row_base {
                     Some(b) => t.fast[b + ri],
@@ -625,26 +645,26 @@ fn fold(t: &Tables, plan: &Plan) -> (History, u64, (usize, usize)) {
                     nxt.push((key.wrapping_add(dk as u64), packed + g[gi as usize]));
                 }
             }
-            settle(&mut nxt);
-            std::mem::swap(&mut partial, &mut nxt);
+            settle(nxt);
+            std::mem::swap(partial, nxt);
         }
         if groups_here {
-            groups_step(t, &partial, &mut nxt, g[3], g[1]);
-            std::mem::swap(&mut partial, &mut nxt);
+            groups_step(t, partial, nxt, g[3], g[1]);
+            std::mem::swap(partial, nxt);
         } else if track {
             nxt.clear();
             nxt.extend(partial.iter().map(|&(key, packed)| (key + (key & 255) * 255, packed)));
-            settle(&mut nxt);
-            std::mem::swap(&mut partial, &mut nxt);
+            settle(nxt);
+            std::mem::swap(partial, nxt);
         }
-        let union = prune(&partial, jokers > 0, &mut nxt);
+        let union = prune(partial, jokers > 0, nxt);
         let arena = &mut history.arena;
         let before = arena.len();
-        arena.extend_from_slice(&frontier);
+        arena.extend_from_slice(frontier);
         let after = arena.len();
-        arena.extend_from_slice(&partial);
+        arena.extend_from_slice(partial);
         history.at.push(Some((before..after, after..arena.len())));
-        std::mem::swap(&mut frontier, &mut nxt);
+        std::mem::swap(frontier, nxt);
         opened = union;
     }
     if !plan.ones {
@@ -654,11 +674,11 @@ fn fold(t: &Tables, plan: &Plan) -> (History, u64, (usize, usize)) {
             .map(|&(k, p)| (p, k))
             .max()
             .expect("the empty solution is always closed");
-        return (history, best.1, (0, 0));
+        return (best.1, (0, 0));
     }
     let g = gains(1, plan.joker_gain(1));
     let mut found: Option<(u64, u64, usize)> = None;
-    for &(key, packed) in &frontier {
+    for &(key, packed) in frontier.iter() {
         if !closed(t, key) {
             continue;
         }
@@ -674,7 +694,7 @@ fn fold(t: &Tables, plan: &Plan) -> (History, u64, (usize, usize)) {
         }
     }
     let (_, key, used) = found.expect("the empty solution is always closed");
-    (history, key, ((key >> CARRY_AT & 255) as usize, used))
+    (key, ((key >> CARRY_AT & 255) as usize, used))
 }
 
 fn closed(t: &Tables, key: u64) -> bool {
@@ -990,8 +1010,11 @@ pub fn solve(
 ) -> Result<(i64, Vec<NativeMeld>, Vec<u8>), SolveError> {
     let t = tables();
     let plan = plan(rack, okey, wraps, joker_weight, unit).map_err(SolveError::Malformed)?;
-    let (history, key, last_groups) = fold(t, &plan);
-    rebuild(t, rack, okey, &plan, &history, key, last_groups).map_err(SolveError::Inconsistent)
+    WORK.with(|w| {
+        let w = &mut *w.borrow_mut();
+        let (key, last_groups) = fold(t, &plan, w);
+        rebuild(t, rack, okey, &plan, &w.history, key, last_groups).map_err(SolveError::Inconsistent)
+    })
 }
 
 /// Why a solve failed: the rack (Python's MalformedInput), or the core itself (a state the

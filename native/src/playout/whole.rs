@@ -421,6 +421,10 @@ impl HandSim {
 
     /// `HandSim.play_out`'s body.
     pub(crate) fn play_out_native(&mut self, cap: usize) -> PyResult<(bool, usize, Vec<i32>)> {
+        crate::memo::scoped(|| self.play_out_in_scope(cap))
+    }
+
+    fn play_out_in_scope(&mut self, cap: usize) -> PyResult<(bool, usize, Vec<i32>)> {
         let mut played = 0;
         while played < cap && self.phase != OVER {
             let seat = self.to_act;

@@ -33,7 +33,7 @@ fn points_plan(s: &mut Seat, rack: &[u8], must: Option<u8>) -> F<Option<Vec<PMel
     for m in melds_with(rack, tile, s.okey, s.wraps) {
         let rest = s.opening(&without(rack, &played(std::slice::from_ref(&m))))?;
         let mut melds = vec![m];
-        melds.extend(rest.melds);
+        melds.extend(rest.melds.iter().cloned());
         if let Some(plan) = reaches(s, &melds, rack, must, need) {
             return Ok(Some(plan));
         }
@@ -356,7 +356,7 @@ fn discard(s: &mut Seat) -> F<u8> {
     let loose = if pairs_mode(s)? {
         without(&rack, &played(&pairs_in(s, &rack)))
     } else {
-        s.arrange(&rack)?.leftover
+        s.arrange(&rack)?.leftover.clone()
     };
     let pool = safe_choice(s, &loose);
     let unopened = s.opened() == Opened::No;

@@ -65,6 +65,10 @@ pub fn level2_command(packed: &[i64]) -> Result<Command, Fail> {
 
 /// The command level 2 sends for the view.
 pub fn command_of(v: &view::View) -> Result<Command, Fail> {
+    crate::memo::scoped(|| command_in_scope(v))
+}
+
+fn command_in_scope(v: &view::View) -> Result<Command, Fail> {
     let mut s = seat::Seat::new(v);
     if v.p.duz {
         return duz::command(&mut s);
