@@ -82,6 +82,12 @@ impl Hasher for Fx {
     fn write_i64(&mut self, n: i64) {
         self.write_u64(n as u64);
     }
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+    fn write_isize(&mut self, n: isize) {
+        self.write_u64(n as u64);
+    }
 }
 
 thread_local! {

@@ -462,7 +462,8 @@ fn tables() -> &'static Tables {
 }
 
 struct Plan {
-    at: Vec<[u8; 4]>,
+    /// usable naturals [position][colour] (14: the 1s after the 13s; 15 and 16 past)
+    at: [[u8; 4]; 17],
     jokers: u64,
     last: usize,
     joker_weight: Option<i64>,
@@ -504,9 +505,10 @@ fn plan(rack: &[u8], okey: u8, wraps: bool, joker_weight: Option<i64>, unit: boo
         return Err("a rack holds at most two of each tile (two okeys, two fakes)".into());
     }
     let usable = meldable_counts(counts, jokers, wraps);
-    let mut at: Vec<[u8; 4]> = (0..15)
-        .map(|p| [usable[0][p] as u8, usable[1][p] as u8, usable[2][p] as u8, usable[3][p] as u8])
-        .collect();
+    let mut at = [[PAST; 4]; 17];
+    for (p, here) in at.iter_mut().enumerate().take(15) {
+        *here = [usable[0][p] as u8, usable[1][p] as u8, usable[2][p] as u8, usable[3][p] as u8];
+    }
     let ones = wraps && at[1] != [0, 0, 0, 0];
     if wraps {
         for (colour, row) in usable.iter().enumerate() {
@@ -516,8 +518,6 @@ fn plan(rack: &[u8], okey: u8, wraps: bool, joker_weight: Option<i64>, unit: boo
     } else {
         at[14] = [PAST; 4];
     }
-    at.push([PAST; 4]);
-    at.push([PAST; 4]);
     let mut starts = [[false; 15]; 4];
     if jokers > 0 {
         for (colour, row) in starts.iter_mut().enumerate() {
@@ -766,9 +766,16 @@ fn aside(t: &Tables, plan: &Plan, position: usize, key: u64) -> u64 {
 }
 
 type Runs = [Option<(Acts, Order)>; 4];
-type Path = (Runs, Vec<Group>);
+type Path<'t> = (Runs, &'t [Group]);
 
-fn replay(t: &Tables, plan: &Plan, position: usize, start: u64, target: u64, gain: i64) -> Result<Path, String> {
+fn replay<'t>(
+    t: &'t Tables,
+    plan: &Plan,
+    position: usize,
+    start: u64,
+    target: u64,
+    gain: i64,
+) -> Result<Path<'t>, String> {
     let weight = plan.weight(position);
     let joker_gain = plan.joker_gain(position);
     let (groups_here, track) = plan.flags(position);
@@ -806,7 +813,7 @@ fn replay(t: &Tables, plan: &Plan, position: usize, start: u64, target: u64, gai
         }
     }
     if open_choices.is_empty() && !track {
-        return Ok((runs, Vec::new()));
+        return Ok((runs, &[]));
     }
     // itertools.product over the open choices: the last varies fastest
     let sizes: Vec<usize> = open_choices.iter().map(|c| c.2.len()).collect();
@@ -856,7 +863,7 @@ fn replay(t: &Tables, plan: &Plan, position: usize, start: u64, target: u64, gai
                                     let (_, _, acts, order) = moves[pick[i]];
                                     runs[*colour] = Some((acts, order));
                                 }
-                                return Ok((runs, o.groups.clone()));
+                                return Ok((runs, &o.groups));
                             }
                         }
                     }
@@ -869,7 +876,7 @@ fn replay(t: &Tables, plan: &Plan, position: usize, start: u64, target: u64, gai
                             let (_, _, acts, order) = moves[pick[i]];
                             runs[*colour] = Some((acts, order));
                         }
-                        return Ok((runs, Vec::new()));
+                        return Ok((runs, &[]));
                     }
                 }
             }
@@ -907,7 +914,7 @@ fn rebuild(
         let (kept, used) = last_groups;
         let i = kept * 3 + used;
         let e = t.groups[i].ok_or("no groups of 1s where the DP found them")?;
-        paths.push((1, ([None; 4], t.group_options[i][e].groups.clone())));
+        paths.push((1, ([None; 4], &t.group_options[i][e].groups)));
     }
     for position in (1..=history.len()).rev() {
         let Some((before, after)) = history.tables(position - 1) else { continue };
@@ -942,7 +949,7 @@ fn rebuild(
         take(pool, okey)?;
         Ok((okey, stands))
     };
-    let mut melds: Vec<NativeMeld> = Vec::new();
+    let mut melds: Vec<NativeMeld> = Vec::with_capacity(8);
     let mut slots: [[Vec<(u8, u8)>; SLOTS]; 4] = Default::default();
     let mut firsts = [[0u8; SLOTS]; 4];
     for (position, (runs, groups)) in &paths {
@@ -967,21 +974,20 @@ fn rebuild(
             if *order != [0, 1, 2, 3] {
                 let old = std::mem::take(&mut slots[colour]);
                 let old_firsts = firsts[colour];
-                let mut old: Vec<Option<Vec<(u8, u8)>>> = old.into_iter().map(Some).collect();
+                let mut old = old.map(Some);
                 for (j, &i) in order.iter().enumerate() {
                     slots[colour][j] = old[i as usize].take().unwrap_or_default();
                     firsts[colour][j] = old_firsts[i as usize];
                 }
             }
         }
-        for g in groups {
+        for g in *groups {
             let colours = &g.colours[..g.size as usize];
             let mut placed: Vec<(u8, u8)> = Vec::with_capacity(4);
             for &c in colours {
                 placed.push(natural(&mut pool, c * 13 + number - 1)?);
             }
-            let missing: Vec<u8> = (0..4u8).filter(|c| !colours.contains(c)).take(g.jokers as usize).collect();
-            for c in missing {
+            for c in (0..4u8).filter(|c| !colours.contains(c)).take(g.jokers as usize) {
                 placed.push(joker(&mut pool, c * 13 + number - 1)?);
             }
             placed.sort_by_key(|p| p.1); // stable, as Python's sort

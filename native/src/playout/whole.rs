@@ -30,6 +30,11 @@ fn opt(v: Option<i64>) -> i64 {
     v.unwrap_or(-1)
 }
 
+fn refill<T>(v: &mut Vec<T>, items: impl IntoIterator<Item = T>) {
+    v.clear();
+    v.extend(items);
+}
+
 /// The view's fields computed from the rules (`view_fields`).
 struct Shared {
     top: Option<u8>,
@@ -250,9 +255,16 @@ impl HandSim {
         Ok(out)
     }
 
-    /// `view::unpack(packed_view())`, built without the packing (the playout's hot path):
-    /// a state the packing's ranges would refuse goes through it, for the same refusal.
+    /// `view::unpack(packed_view())`, built without the packing (the playout's hot path).
     pub(crate) fn view(&self) -> PyResult<View> {
+        let mut v = View::default();
+        self.view_into(&mut v)?;
+        Ok(v)
+    }
+
+    /// `view` written over `v`, its buffers kept (a playout builds one a command): a state
+    /// the packing's ranges would refuse goes through the packing, for the same refusal.
+    pub(crate) fn view_into(&self, v: &mut View) -> PyResult<()> {
         let (o, seat) = (&self.rules.o, self.to_act);
         let f = self.view_fields()?;
         let end = |e: u8| match e {
@@ -260,81 +272,74 @@ impl HandSim {
             1 => End::High,
             _ => End::Group,
         };
-        let seats = self
-            .seats
-            .iter()
-            .enumerate()
-            .map(|(i, s)| SeatPub {
-                opened: match s.opened {
-                    NONE => Opened::No,
-                    POINTS => Opened::Points,
-                    _ => Opened::Pairs,
-                },
-                rack_size: s.rack.len() as i64,
-                shown_indicator: s.shown_indicator,
-                points_needed: i64::from(self.threshold(i, POINTS)),
-                pairs_needed: i64::from(self.threshold(i, PAIRS)),
-                discards: s.discards.clone(),
-            })
-            .collect();
-        let melds = self
-            .melds
-            .iter()
-            .map(|m| PMeld {
-                kind: match m.meld.kind {
-                    RUN => MeldKind::Run,
-                    PAIR => MeldKind::Pair,
-                    _ => MeldKind::Group,
-                },
-                tiles: m.meld.tiles.iter().map(|&(p, s)| (p, self.seen_stands(p, s))).collect(),
-                start: i64::from(m.meld.start),
-            })
-            .collect();
-        let v = View {
-            p: ViewOptions {
-                duz: self.rules.duz,
-                penalties: o.penalties,
-                feed_multiplier: i64::from(o.opened_with_discard_multiplier),
-                okey_value: i64::from(o.okey_in_rack_value),
-                wraps: o.run_wraps_13_to_1,
-                third: self.rules.third,
-                take_must_use: o.opened_take_must_use,
-                playable_penalty: i64::from(o.playable_discard_penalty),
-                okey_penalty: i64::from(o.okey_discard_penalty),
-                run_end_limit: o.run_end_lay_off_limit.map(i64::from),
-                groups_complete_all: self.rules.complete_all_colours,
-                multiplier_cap: i64::from(o.multiplier_cap),
-            },
-            seat,
-            to_act: seat as i64,
-            turn: self.turn,
-            okey: self.okey,
-            indicator: self.indicator,
-            phase: match self.phase {
-                DRAW => Phase::Draw,
-                PLAY => Phase::Play,
-                _ => Phase::Other,
-            },
-            top: f.top,
-            taken: self.taken,
-            owed: f.owed,
-            allowed: f.allowed,
-            may_lay_off: f.may_lay_off,
-            lay_off_room: f.lay_off_room,
-            elden_open: f.elden_open,
-            may_open_pairs: f.may_open_pairs,
-            rack: self.seats[seat].rack.clone(),
-            laid: self.laid.clone(),
-            end_counts: self.end_counts.iter().map(|&(m, e, n)| (m as i64, end(e), i64::from(n))).collect(),
-            full_run_ends: self.full_run_ends().into_iter().map(|(m, e)| (m as i64, end(e))).collect(),
-            seats,
-            melds,
-            owners: self.melds.iter().map(|m| m.owner as i64).collect(),
+        v.p = ViewOptions {
+            duz: self.rules.duz,
+            penalties: o.penalties,
+            feed_multiplier: i64::from(o.opened_with_discard_multiplier),
+            okey_value: i64::from(o.okey_in_rack_value),
+            wraps: o.run_wraps_13_to_1,
+            third: self.rules.third,
+            take_must_use: o.opened_take_must_use,
+            playable_penalty: i64::from(o.playable_discard_penalty),
+            okey_penalty: i64::from(o.okey_discard_penalty),
+            run_end_limit: o.run_end_lay_off_limit.map(i64::from),
+            groups_complete_all: self.rules.complete_all_colours,
+            multiplier_cap: i64::from(o.multiplier_cap),
         };
-        if view::within_packing(&v) {
-            return Ok(v);
+        v.seat = seat;
+        v.to_act = seat as i64;
+        v.turn = self.turn;
+        v.okey = self.okey;
+        v.indicator = self.indicator;
+        v.phase = match self.phase {
+            DRAW => Phase::Draw,
+            PLAY => Phase::Play,
+            _ => Phase::Other,
+        };
+        v.top = f.top;
+        v.taken = self.taken;
+        v.owed = f.owed;
+        v.allowed = f.allowed;
+        v.may_lay_off = f.may_lay_off;
+        v.lay_off_room = f.lay_off_room;
+        v.elden_open = f.elden_open;
+        v.may_open_pairs = f.may_open_pairs;
+        refill(&mut v.rack, self.seats[seat].rack.iter().copied());
+        refill(&mut v.laid, self.laid.iter().copied());
+        refill(&mut v.end_counts, self.end_counts.iter().map(|&(m, e, n)| (m as i64, end(e), i64::from(n))));
+        refill(&mut v.full_run_ends, self.full_run_ends().into_iter().map(|(m, e)| (m as i64, end(e))));
+        v.seats.resize_with(SEATS, SeatPub::default);
+        for (i, (to, s)) in v.seats.iter_mut().zip(&self.seats).enumerate() {
+            to.opened = match s.opened {
+                NONE => Opened::No,
+                POINTS => Opened::Points,
+                _ => Opened::Pairs,
+            };
+            to.rack_size = s.rack.len() as i64;
+            to.shown_indicator = s.shown_indicator;
+            to.points_needed = i64::from(self.threshold(i, POINTS));
+            to.pairs_needed = i64::from(self.threshold(i, PAIRS));
+            refill(&mut to.discards, s.discards.iter().copied());
         }
-        view::unpack(&self.packed_view()?).map_err(|why| policy::py_error(Fail::Malformed(why)))
+        v.melds.truncate(self.melds.len());
+        for (i, m) in self.melds.iter().enumerate() {
+            if i == v.melds.len() {
+                v.melds.push(PMeld { kind: MeldKind::Run, tiles: Vec::with_capacity(m.meld.tiles.len()), start: 0 });
+            }
+            let to = &mut v.melds[i];
+            to.kind = match m.meld.kind {
+                RUN => MeldKind::Run,
+                PAIR => MeldKind::Pair,
+                _ => MeldKind::Group,
+            };
+            refill(&mut to.tiles, m.meld.tiles.iter().map(|&(p, s)| (p, self.seen_stands(p, s))));
+            to.start = i64::from(m.meld.start);
+        }
+        refill(&mut v.owners, self.melds.iter().map(|m| m.owner as i64));
+        if !view::within_packing(v) {
+            *v = view::unpack(&self.packed_view()?).map_err(|why| policy::py_error(Fail::Malformed(why)))?;
+        }
+        Ok(())
     }
 
     /// What a placed tile stands for in the public notation (`melds.placed_name`, read
@@ -426,9 +431,10 @@ impl HandSim {
 
     fn play_out_in_scope(&mut self, cap: usize) -> PyResult<(bool, usize, Vec<i32>)> {
         let mut played = 0;
+        let mut view = View::default();
         while played < cap && self.phase != OVER {
             let seat = self.to_act;
-            let view = self.view()?;
+            self.view_into(&mut view)?;
             let command = policy::command_of(&view).map_err(policy::py_error)?;
             played += 1;
             if let Some(code) = self.apply(seat, command)? {

@@ -68,43 +68,32 @@ impl PMeld {
         }
         (0..4).filter(|&c| self.tiles.iter().all(|&(_, s)| colour_of(s) != c)).collect()
     }
-    /// `melds.lay_off_targets`.
-    fn lay_off_targets(&self, stands: u8, wraps: bool) -> Vec<i64> {
-        match self.kind {
-            MeldKind::Run => self
-                .extension_positions(wraps)
-                .into_iter()
-                .filter(|&p| stands_at(self.colour(), p) == stands)
-                .collect(),
-            MeldKind::Group
-                if number_of(stands) == self.number()
-                    && self.missing_colours().contains(&colour_of(stands)) =>
-            {
-                vec![0]
-            }
-            _ => vec![],
-        }
-    }
-    /// `melds.lay_off_ends`.
+    /// `melds.lay_off_ends` (through `lay_off_targets`, `extension_positions` and
+    /// `missing_colours`, without their lists: it is asked of every meld for every tile).
     pub fn lay_off_ends(&self, tile: u8, okey: u8, wraps: bool) -> Vec<End> {
-        if self.kind == MeldKind::Pair {
-            return vec![];
-        }
-        let positions = if tile == okey {
-            if self.kind == MeldKind::Group {
-                return if self.missing_colours().is_empty() { vec![] } else { vec![End::Group] };
+        let stands = if tile == FAKE { okey } else { tile };
+        match self.kind {
+            MeldKind::Pair => vec![],
+            MeldKind::Group => {
+                let missing = |c: u8| self.tiles.iter().all(|&(_, s)| colour_of(s) != c);
+                let fits = if tile == okey {
+                    (0..4).any(missing)
+                } else {
+                    number_of(stands) == self.number() && missing(colour_of(stands))
+                };
+                if fits { vec![End::Group] } else { vec![] }
             }
-            self.extension_positions(wraps)
-        } else {
-            self.lay_off_targets(if tile == FAKE { okey } else { tile }, wraps)
-        };
-        if self.kind == MeldKind::Group {
-            return if positions.is_empty() { vec![] } else { vec![End::Group] };
+            MeldKind::Run => {
+                let end = self.start + self.tiles.len() as i64 - 1;
+                let low = (self.start > 1).then(|| (self.start - 1, End::Low));
+                let high = (end < if wraps { 14 } else { 13 }).then(|| (end + 1, End::High));
+                low.into_iter()
+                    .chain(high)
+                    .filter(|&(p, _)| tile == okey || stands_at(self.colour(), p) == stands)
+                    .map(|(_, e)| e)
+                    .collect()
+            }
         }
-        positions
-            .into_iter()
-            .map(|p| if p == self.start - 1 { End::Low } else { End::High })
-            .collect()
     }
 }
 

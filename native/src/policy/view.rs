@@ -12,15 +12,17 @@ pub const ALLOWED: [&str; 13] = [
     "lay_off", "take_okey", "discard", "finish", "commit_seed", "reveal_seed",
 ];
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Phase {
     Draw,
     Play,
+    #[default]
     Other,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Opened {
+    #[default]
     No,
     Points,
     Pairs,
@@ -44,7 +46,7 @@ impl End {
 }
 
 /// The house's options the policy reads (`okey101.profiles.Profile`).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Options {
     pub duz: bool,
     pub penalties: bool,
@@ -61,7 +63,7 @@ pub struct Options {
 }
 
 /// One seat's public part (`SeatView`).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SeatPub {
     pub opened: Opened,
     pub rack_size: i64,
@@ -79,7 +81,7 @@ pub struct PMeld {
     pub start: i64,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct View {
     pub p: Options,
     pub seat: usize,
