@@ -46,8 +46,14 @@ type Entry = (u64, u64);
 
 /// `offers` made a table: the greatest entry offered for each key (the dict's merge).
 fn settle(offers: &mut Vec<Entry>) {
-    offers.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
-    offers.dedup_by_key(|e| e.0);
+    offers.sort_unstable_by_key(|e| e.0);
+    offers.dedup_by(|later, kept| {
+        let same = later.0 == kept.0;
+        if same {
+            kept.1 = kept.1.max(later.1);
+        }
+        same
+    });
 }
 
 fn get(table: &[Entry], key: u64) -> Option<u64> {
