@@ -2,6 +2,7 @@
 //! function here is checked against it by a differential test (`tests/properties/`).
 use pyo3::prelude::*;
 
+mod memo;
 mod playout;
 mod policy;
 pub mod solve;

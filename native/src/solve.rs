@@ -10,7 +10,8 @@
 //! fold's maps are unordered: every merge compares whole packed ints, (value, origin), so
 //! which entry wins does not depend on the order entries are visited, as in the Python.
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::cell::RefCell;
+use std::ops::Range;
 use std::sync::OnceLock;
 
 use pyo3::exceptions::{PyAssertionError, PyValueError};
@@ -39,25 +40,25 @@ type Order = [u8; SLOTS];
 /// (key change, naturals melded * 3 + jokers melded)
 type Step = (i64, u8);
 
-#[derive(Default)]
-struct Fx(u64);
+/// A fold table: (key, packed entry) sorted by key, one entry a key (the Python's dict).
+/// Its tables hold a handful of entries, where a sorted vector beats hashing.
+type Entry = (u64, u64);
 
-impl Hasher for Fx {
-    fn finish(&self) -> u64 {
-        // the product's high bits depend on every bit of the key: bring them low
-        self.0.rotate_left(26)
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
+/// `offers` made a table: the greatest entry offered for each key (the dict's merge).
+fn settle(offers: &mut Vec<Entry>) {
+    offers.sort_unstable_by_key(|e| e.0);
+    offers.dedup_by(|later, kept| {
+        let same = later.0 == kept.0;
+        if same {
+            kept.1 = kept.1.max(later.1);
         }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
+        same
+    });
 }
 
-type Map = HashMap<u64, u64, BuildHasherDefault<Fx>>;
+fn get(table: &[Entry], key: u64) -> Option<u64> {
+    table.binary_search_by_key(&key, |e| e.0).ok().map(|i| table[i].1)
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Group {
@@ -84,8 +85,8 @@ struct Tables {
     /// [naturals kept][jokers used] -> index into group_options' list (the first of most
     /// naturals), or None
     groups: Vec<Option<usize>>,
-    /// (state, next state) -> [(naturals, jokers, actions, order)]
-    reverse: HashMap<(usize, usize), Vec<(u8, u8, Acts, Order)>>,
+    /// [state * BASE + next state] -> [(naturals, jokers, actions, order)]
+    reverse: Vec<Vec<Reverse>>,
 }
 
 fn joker_starts(lengths: &[u8; 4], acts: &Acts) -> bool {
@@ -115,6 +116,7 @@ fn product4() -> Vec<[u8; 4]> {
 }
 
 type MoveKey = (usize, u8, u8);
+type Reverse = (u8, u8, Acts, Order);
 type Move = (usize, Acts, Order);
 
 fn lengths() -> Vec<[u8; 4]> {
@@ -447,11 +449,11 @@ fn build() -> Tables {
         }
     }
     let (group_options, groups) = group_options();
-    let mut reverse: HashMap<(usize, usize), Vec<(u8, u8, Acts, Order)>> = HashMap::new();
+    let mut reverse: Vec<Vec<Reverse>> = vec![Vec::new(); BASE * BASE];
     for key in &move_keys {
         let (s, r, u) = *key;
         for (to, acts, order) in &moves[key] {
-            let found = reverse.entry((s, *to)).or_default();
+            let found = &mut reverse[s * BASE + to];
             if found.iter().all(|m| (m.0, m.1) != (r, u)) {
                 found.push((r, u, *acts, *order));
             }
@@ -466,7 +468,8 @@ fn tables() -> &'static Tables {
 }
 
 struct Plan {
-    at: Vec<[u8; 4]>,
+    /// usable naturals [position][colour] (14: the 1s after the 13s; 15 and 16 past)
+    at: [[u8; 4]; 17],
     jokers: u64,
     last: usize,
     joker_weight: Option<i64>,
@@ -508,9 +511,10 @@ fn plan(rack: &[u8], okey: u8, wraps: bool, joker_weight: Option<i64>, unit: boo
         return Err("a rack holds at most two of each tile (two okeys, two fakes)".into());
     }
     let usable = meldable_counts(counts, jokers, wraps);
-    let mut at: Vec<[u8; 4]> = (0..15)
-        .map(|p| [usable[0][p] as u8, usable[1][p] as u8, usable[2][p] as u8, usable[3][p] as u8])
-        .collect();
+    let mut at = [[PAST; 4]; 17];
+    for (p, here) in at.iter_mut().enumerate().take(15) {
+        *here = [usable[0][p] as u8, usable[1][p] as u8, usable[2][p] as u8, usable[3][p] as u8];
+    }
     let ones = wraps && at[1] != [0, 0, 0, 0];
     if wraps {
         for (colour, row) in usable.iter().enumerate() {
@@ -520,8 +524,6 @@ fn plan(rack: &[u8], okey: u8, wraps: bool, joker_weight: Option<i64>, unit: boo
     } else {
         at[14] = [PAST; 4];
     }
-    at.push([PAST; 4]);
-    at.push([PAST; 4]);
     let mut starts = [[false; 15]; 4];
     if jokers > 0 {
         for (colour, row) in starts.iter_mut().enumerate() {
@@ -553,24 +555,51 @@ fn gains(weight: i64, joker_gain: i64) -> [u64; 9] {
     out
 }
 
-#[inline]
-fn offer(map: &mut Map, key: u64, cand: u64) {
-    let e = map.entry(key).or_insert(cand);
-    if *e < cand {
-        *e = cand;
+/// The fold's tables at each position (None where it skipped one): before its moves and
+/// after them, as ranges of one arena.
+#[derive(Default)]
+struct History {
+    arena: Vec<Entry>,
+    at: Vec<Option<(Range<usize>, Range<usize>)>>,
+}
+
+impl History {
+    fn len(&self) -> usize {
+        self.at.len()
+    }
+
+    fn tables(&self, i: usize) -> Option<(&[Entry], &[Entry])> {
+        let (before, after) = self.at[i].clone()?;
+        Some((&self.arena[before], &self.arena[after]))
     }
 }
 
-type History = Vec<Option<(Map, Map)>>;
+/// The fold's buffers, kept from solve to solve on a thread (a solve makes a few dozen
+/// small tables: allocating them was a good part of its cost).
+#[derive(Default)]
+struct Work {
+    frontier: Vec<Entry>,
+    partial: Vec<Entry>,
+    nxt: Vec<Entry>,
+    history: History,
+}
 
-fn fold(t: &Tables, plan: &Plan) -> (History, u64, (usize, usize)) {
+thread_local! {
+    static WORK: RefCell<Work> = RefCell::new(Work::default());
+}
+
+/// The fold of `plan` into `w` (its history for the rebuild): the key the best solution
+/// ends in and, where 1s were kept for the last groups, (1s kept, jokers used) by them.
+fn fold(t: &Tables, plan: &Plan, w: &mut Work) -> (u64, (usize, usize)) {
     let at = &plan.at;
     let jokers = plan.jokers;
     let start = jokers << JOKER_AT;
-    let mut frontier = Map::default();
-    frontier.insert(start, start);
+    let Work { frontier, partial, nxt, history } = w;
+    frontier.clear();
+    frontier.push((start, start));
+    history.arena.clear();
+    history.at.clear();
     let mut opened = 0u64;
-    let mut history: History = Vec::with_capacity(plan.last);
     let empty = [0u8; 4];
     let past = [PAST; 4];
     let rows = ROWS;
@@ -581,23 +610,23 @@ fn fold(t: &Tables, plan: &Plan) -> (History, u64, (usize, usize)) {
             && (jokers == 0
                 || ((ahead1 == empty || ahead1 == past) && (ahead2 == empty || ahead2 == past)))
         {
-            history.push(None);
+            history.at.push(None);
             continue;
         }
         let g = gains(plan.weight(position), plan.joker_gain(position));
         let (groups_here, track) = plan.flags(position);
-        let mut partial = frontier.clone();
+        partial.clear();
+        partial.extend_from_slice(frontier);
         for colour in 0..4usize {
             let at_state = STATE_AT as usize + 6 * colour;
             let index_at = at_state - 2;
             let is_open = opened >> at_state & 63;
-            let row_base;
             let carry_at = CARRY_AT as usize + 2 * colour;
-            if position == 14 {
+            let row_base = if position == 14 {
                 if is_open == 0 {
                     continue;
                 }
-                row_base = None;
+                None
             } else {
                 let n = here[colour] as usize;
                 let (a1, a2) = (ahead1[colour], ahead2[colour]);
@@ -609,46 +638,53 @@ fn fold(t: &Tables, plan: &Plan) -> (History, u64, (usize, usize)) {
                 }
                 let short = a1 as usize * 4 + a2 as usize;
                 let js = usize::from(plan.starts[colour][position]);
-                row_base = Some(fast_index(colour, usize::from(track), js, n, short) * rows);
-            }
-            let mut nxt = Map::with_capacity_and_hasher(partial.len() * 2, Default::default());
-            for (&key, &packed) in &partial {
+                Some(fast_index(colour, usize::from(track), js, n, short) * rows)
+            };
+            nxt.clear();
+            for &(key, packed) in partial.iter() {
                 let ri = (key >> index_at & 252 | key >> 16 & 3) as usize;
                 let (from, len) = match row_base {
                     Some(b) => t.fast[b + ri],
                     None => t.fast14[(colour * 3 + (key >> carry_at & 3) as usize) * rows + ri],
                 };
                 for &(dk, gi) in &t.steps[from as usize..(from + len) as usize] {
-                    offer(&mut nxt, key.wrapping_add(dk as u64), packed + g[gi as usize]);
+                    nxt.push((key.wrapping_add(dk as u64), packed + g[gi as usize]));
                 }
             }
-            partial = nxt;
+            settle(nxt);
+            std::mem::swap(partial, nxt);
         }
         if groups_here {
-            partial = groups_step(t, &partial, g[3], g[1]);
+            groups_step(t, partial, nxt, g[3], g[1]);
+            std::mem::swap(partial, nxt);
         } else if track {
-            let mut nxt = Map::with_capacity_and_hasher(partial.len(), Default::default());
-            for (&key, &packed) in &partial {
-                offer(&mut nxt, key + (key & 255) * 255, packed);
-            }
-            partial = nxt;
+            nxt.clear();
+            nxt.extend(partial.iter().map(|&(key, packed)| (key + (key & 255) * 255, packed)));
+            settle(nxt);
+            std::mem::swap(partial, nxt);
         }
-        let (pruned, union) = prune(&partial, jokers > 0);
-        history.push(Some((std::mem::replace(&mut frontier, pruned), partial)));
+        let union = prune(partial, jokers > 0, nxt);
+        let arena = &mut history.arena;
+        let before = arena.len();
+        arena.extend_from_slice(frontier);
+        let after = arena.len();
+        arena.extend_from_slice(partial);
+        history.at.push(Some((before..after, after..arena.len())));
+        std::mem::swap(frontier, nxt);
         opened = union;
     }
     if !plan.ones {
         let best = frontier
             .iter()
-            .filter(|(&k, _)| closed(t, k))
-            .map(|(&k, &p)| (p, k))
+            .filter(|&&(k, _)| closed(t, k))
+            .map(|&(k, p)| (p, k))
             .max()
             .expect("the empty solution is always closed");
-        return (history, best.1, (0, 0));
+        return (best.1, (0, 0));
     }
     let g = gains(1, plan.joker_gain(1));
     let mut found: Option<(u64, u64, usize)> = None;
-    for (&key, &packed) in &frontier {
+    for &(key, packed) in frontier.iter() {
         if !closed(t, key) {
             continue;
         }
@@ -664,7 +700,7 @@ fn fold(t: &Tables, plan: &Plan) -> (History, u64, (usize, usize)) {
         }
     }
     let (_, key, used) = found.expect("the empty solution is always closed");
-    (history, key, ((key >> CARRY_AT & 255) as usize, used))
+    (key, ((key >> CARRY_AT & 255) as usize, used))
 }
 
 fn closed(t: &Tables, key: u64) -> bool {
@@ -675,12 +711,12 @@ fn closed(t: &Tables, key: u64) -> bool {
         && t.closed[(states >> 18) as usize]
 }
 
-fn groups_step(t: &Tables, partial: &Map, natural_step: u64, joker_step: u64) -> Map {
-    let mut nxt = Map::with_capacity_and_hasher(partial.len(), Default::default());
-    for (&key, &packed) in partial {
+fn groups_step(t: &Tables, partial: &[Entry], nxt: &mut Vec<Entry>, natural_step: u64, joker_step: u64) {
+    nxt.clear();
+    for &(key, packed) in partial {
         let left = key & 255;
         if left == 0 {
-            offer(&mut nxt, key, packed);
+            nxt.push((key, packed));
             continue;
         }
         let base = key - left;
@@ -688,36 +724,37 @@ fn groups_step(t: &Tables, partial: &Map, natural_step: u64, joker_step: u64) ->
             let i = left as usize * 3 + used as usize;
             let Some(e) = t.groups[i] else { continue };
             let count = u64::from(t.group_options[i][e].count);
-            offer(&mut nxt, base - (used << JOKER_AT), packed + used * joker_step + count * natural_step);
+            nxt.push((base - (used << JOKER_AT), packed + used * joker_step + count * natural_step));
         }
     }
-    nxt
+    settle(nxt);
 }
 
-fn prune(partial: &Map, jokers: bool) -> (Map, u64) {
-    let mut out = Map::with_capacity_and_hasher(partial.len(), Default::default());
+/// `partial` pruned into `out`; returns the union of the keys kept.
+fn prune(partial: &[Entry], jokers: bool, out: &mut Vec<Entry>) -> u64 {
+    out.clear();
     let mut opened = 0u64;
-    for (&key, &packed) in partial {
+    for &(key, packed) in partial {
         let value = packed >> VALUE;
         if jokers {
             let left = key >> 16 & 3;
             if left < 2 {
-                if partial.get(&(key + JOKER)).is_some_and(|&b| b >> VALUE >= value) {
+                if get(partial, key + JOKER).is_some_and(|b| b >> VALUE >= value) {
                     continue;
                 }
-                if left == 0
-                    && partial.get(&(key + 2 * JOKER)).is_some_and(|&b| b >> VALUE >= value)
-                {
+                if left == 0 && get(partial, key + 2 * JOKER).is_some_and(|b| b >> VALUE >= value) {
                     continue;
                 }
             }
         }
+        // the same states set the same jokers aside: no two keys meet here
         let aside = key >> ASIDE_AT & 3;
         let key = key + aside * JOKER - aside * (1 << ASIDE_AT);
-        out.insert(key, (value << VALUE) | key);
+        out.push((key, (value << VALUE) | key));
         opened |= key;
     }
-    (out, opened)
+    out.sort_unstable();
+    opened
 }
 
 fn aside(t: &Tables, plan: &Plan, position: usize, key: u64) -> u64 {
@@ -735,16 +772,23 @@ fn aside(t: &Tables, plan: &Plan, position: usize, key: u64) -> u64 {
 }
 
 type Runs = [Option<(Acts, Order)>; 4];
-type Path = (Runs, Vec<Group>);
+type Path<'t> = (Runs, &'t [Group]);
 
-fn replay(t: &Tables, plan: &Plan, position: usize, start: u64, target: u64, gain: i64) -> Result<Path, String> {
+fn replay<'t>(
+    t: &'t Tables,
+    plan: &Plan,
+    position: usize,
+    start: u64,
+    target: u64,
+    gain: i64,
+) -> Result<Path<'t>, String> {
     let weight = plan.weight(position);
     let joker_gain = plan.joker_gain(position);
     let (groups_here, track) = plan.flags(position);
     let here = plan.at[position];
     let jokers = (start >> 16 & 3) as u8;
     let mut runs: Runs = [None; 4];
-    let mut open_choices: Vec<(usize, u8, Vec<(u8, u8, Acts, Order)>)> = Vec::new();
+    let mut open_choices: Vec<(usize, u8, Vec<Reverse>)> = Vec::new();
     let (mut melded, mut used, mut left, mut ones) = (0i64, 0u8, 0u64, 0u64);
     for colour in 0..4usize {
         let at = STATE_AT as usize + 6 * colour;
@@ -754,12 +798,15 @@ fn replay(t: &Tables, plan: &Plan, position: usize, start: u64, target: u64, gai
             left += u64::from(n) << (2 * colour);
             continue;
         }
-        let mut moves = t.reverse.get(&(s, tt)).cloned().ok_or("no move between the recorded states")?;
-        if moves.len() > 1 {
-            moves.retain(|m| m.0 <= n && m.1 <= jokers);
-        }
-        if moves.len() == 1 {
-            let (r, u, acts, order) = moves[0];
+        let all = &t.reverse[s * BASE + tt];
+        let fits = |m: &&Reverse| m.0 <= n && m.1 <= jokers;
+        let only = match all.len() {
+            0 => return Err("no move between the recorded states".into()),
+            1 => Some(all[0]),
+            _ if all.iter().filter(fits).count() == 1 => all.iter().find(fits).copied(),
+            _ => None,
+        };
+        if let Some((r, u, acts, order)) = only {
             runs[colour] = Some((acts, order));
             melded += i64::from(r);
             used += u;
@@ -768,11 +815,11 @@ fn replay(t: &Tables, plan: &Plan, position: usize, start: u64, target: u64, gai
                 ones += u64::from(r) << (2 * colour);
             }
         } else {
-            open_choices.push((colour, n, moves));
+            open_choices.push((colour, n, all.iter().filter(fits).copied().collect()));
         }
     }
     if open_choices.is_empty() && !track {
-        return Ok((runs, Vec::new()));
+        return Ok((runs, &[]));
     }
     // itertools.product over the open choices: the last varies fastest
     let sizes: Vec<usize> = open_choices.iter().map(|c| c.2.len()).collect();
@@ -822,7 +869,7 @@ fn replay(t: &Tables, plan: &Plan, position: usize, start: u64, target: u64, gai
                                     let (_, _, acts, order) = moves[pick[i]];
                                     runs[*colour] = Some((acts, order));
                                 }
-                                return Ok((runs, o.groups.clone()));
+                                return Ok((runs, &o.groups));
                             }
                         }
                     }
@@ -835,7 +882,7 @@ fn replay(t: &Tables, plan: &Plan, position: usize, start: u64, target: u64, gai
                             let (_, _, acts, order) = moves[pick[i]];
                             runs[*colour] = Some((acts, order));
                         }
-                        return Ok((runs, Vec::new()));
+                        return Ok((runs, &[]));
                     }
                 }
             }
@@ -873,14 +920,14 @@ fn rebuild(
         let (kept, used) = last_groups;
         let i = kept * 3 + used;
         let e = t.groups[i].ok_or("no groups of 1s where the DP found them")?;
-        paths.push((1, ([None; 4], t.group_options[i][e].groups.clone())));
+        paths.push((1, ([None; 4], &t.group_options[i][e].groups)));
     }
     for position in (1..=history.len()).rev() {
-        let Some((before, after)) = &history[position - 1] else { continue };
+        let Some((before, after)) = history.tables(position - 1) else { continue };
         let lookup = if plan.jokers > 0 { aside(t, plan, position, key) } else { key };
-        let packed = *after.get(&lookup).ok_or("a state the DP did not record")?;
+        let packed = get(after, lookup).ok_or("a state the DP did not record")?;
         let start = packed & ORIGIN;
-        let origin = *before.get(&start).ok_or("an origin the DP did not record")?;
+        let origin = get(before, start).ok_or("an origin the DP did not record")?;
         let gain = (packed >> VALUE) as i64 - (origin >> VALUE) as i64;
         if start == key && gain == 0 && key < 1 << STATE_AT {
             continue;
@@ -908,7 +955,7 @@ fn rebuild(
         take(pool, okey)?;
         Ok((okey, stands))
     };
-    let mut melds: Vec<NativeMeld> = Vec::new();
+    let mut melds: Vec<NativeMeld> = Vec::with_capacity(8);
     let mut slots: [[Vec<(u8, u8)>; SLOTS]; 4] = Default::default();
     let mut firsts = [[0u8; SLOTS]; 4];
     for (position, (runs, groups)) in &paths {
@@ -933,21 +980,20 @@ fn rebuild(
             if *order != [0, 1, 2, 3] {
                 let old = std::mem::take(&mut slots[colour]);
                 let old_firsts = firsts[colour];
-                let mut old: Vec<Option<Vec<(u8, u8)>>> = old.into_iter().map(Some).collect();
+                let mut old = old.map(Some);
                 for (j, &i) in order.iter().enumerate() {
                     slots[colour][j] = old[i as usize].take().unwrap_or_default();
                     firsts[colour][j] = old_firsts[i as usize];
                 }
             }
         }
-        for g in groups {
+        for g in *groups {
             let colours = &g.colours[..g.size as usize];
             let mut placed: Vec<(u8, u8)> = Vec::with_capacity(4);
             for &c in colours {
                 placed.push(natural(&mut pool, c * 13 + number - 1)?);
             }
-            let missing: Vec<u8> = (0..4u8).filter(|c| !colours.contains(c)).take(g.jokers as usize).collect();
-            for c in missing {
+            for c in (0..4u8).filter(|c| !colours.contains(c)).take(g.jokers as usize) {
                 placed.push(joker(&mut pool, c * 13 + number - 1)?);
             }
             placed.sort_by_key(|p| p.1); // stable, as Python's sort
@@ -976,8 +1022,11 @@ pub fn solve(
 ) -> Result<(i64, Vec<NativeMeld>, Vec<u8>), SolveError> {
     let t = tables();
     let plan = plan(rack, okey, wraps, joker_weight, unit).map_err(SolveError::Malformed)?;
-    let (history, key, last_groups) = fold(t, &plan);
-    rebuild(t, rack, okey, &plan, &history, key, last_groups).map_err(SolveError::Inconsistent)
+    WORK.with(|w| {
+        let w = &mut *w.borrow_mut();
+        let (key, last_groups) = fold(t, &plan, w);
+        rebuild(t, rack, okey, &plan, &w.history, key, last_groups).map_err(SolveError::Inconsistent)
+    })
 }
 
 /// Why a solve failed: the rack (Python's MalformedInput), or the core itself (a state the

@@ -83,11 +83,10 @@ pub(crate) fn meldable_counts(mut counts: Counts, jokers: u32, wraps: bool) -> C
         return counts;
     }
     let mut masks = [0u32; 4];
+    // branch-free: which counts are 0 follows no pattern a predictor learns
     for (m, row) in masks.iter_mut().zip(counts.iter()) {
-        for p in 1..14 {
-            if row[p] > 0 {
-                *m |= 1 << p;
-            }
+        for (p, &n) in row.iter().enumerate().take(14).skip(1) {
+            *m |= u32::from(n > 0) << p;
         }
     }
     loop {
@@ -120,10 +119,8 @@ pub(crate) fn meldable_counts(mut counts: Counts, jokers: u32, wraps: bool) -> C
         masks = kept;
     }
     for (row, m) in counts.iter_mut().zip(masks.iter()) {
-        for p in 1..14 {
-            if row[p] > 0 && m >> p & 1 == 0 {
-                row[p] = 0;
-            }
+        for (p, n) in row.iter_mut().enumerate().take(14).skip(1) {
+            *n *= m >> p & 1;
         }
     }
     counts

@@ -623,16 +623,13 @@ impl HandSim {
         if !o.escalating_openings {
             return base;
         }
-        let rivals: Vec<usize> = if o.partners && o.team_escalation {
-            if self.seats[(seat + 2) % SEATS].opened != NONE {
-                return base;
-            }
-            ((seat + 1) % 2..SEATS).step_by(2).collect()
-        } else {
-            (0..SEATS).collect()
-        };
-        rivals
-            .into_iter()
+        let team = o.partners && o.team_escalation;
+        if team && self.seats[(seat + 2) % SEATS].opened != NONE {
+            return base;
+        }
+        // with team escalation, only the other team's openings count
+        (0..SEATS)
+            .filter(|&r| !team || r % 2 != seat % 2)
             .filter(|&r| self.seats[r].opened == kind)
             .map(|r| self.seats[r].opening_value)
             .max()

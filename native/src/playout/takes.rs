@@ -6,7 +6,9 @@
 use super::melds::{as_group, make, stands_at, Meld, Placed, RUN};
 use super::score::face_value;
 use super::{HandSim, FAKE, PAIRS, POINTS};
-use crate::solve::{solve, NativeMeld};
+use std::rc::Rc;
+
+use crate::memo::Solution;
 use crate::solver::{holds, meldable, most_pairs};
 
 /// Why a take check cannot be answered natively (the caller raises NotImplementedError).
@@ -125,16 +127,9 @@ fn without(rack: &[u8], taken: impl IntoIterator<Item = u8>) -> Vec<u8> {
     out
 }
 
-/// A solve of `rack` (sorted, as `solver._solve` sorts it): (value, melds, leftover).
-fn solved(
-    rack: &[u8],
-    okey: u8,
-    wraps: bool,
-    joker_weight: Option<i64>,
-) -> Result<(i64, Vec<NativeMeld>, Vec<u8>), Unanswered> {
-    let mut sorted = rack.to_vec();
-    sorted.sort_unstable();
-    solve(&sorted, okey, wraps, joker_weight, false)
+/// A solve of `rack` (sorted, as `solver._solve` sorts it).
+fn solved(rack: &[u8], okey: u8, wraps: bool, joker_weight: Option<i64>) -> Result<Rc<Solution>, Unanswered> {
+    crate::memo::solved(rack, okey, wraps, joker_weight, false)
         .map_err(|e| format!("take_discard's solve of a rack ({e:?})"))
 }
 
@@ -146,14 +141,13 @@ impl HandSim {
         rack: &[u8],
         need: i32,
         ceiling: Option<u32>,
-    ) -> Result<Option<(i64, Vec<NativeMeld>)>, Unanswered> {
+    ) -> Result<Option<Rc<Solution>>, Unanswered> {
         let wraps = self.rules.o.run_wraps_13_to_1;
         let ceiling = ceiling.unwrap_or_else(|| meldable(rack, self.okey, wraps).1);
         if i64::from(ceiling) < i64::from(need) {
             return Ok(None);
         }
-        let (value, melds, _) = solved(rack, self.okey, wraps, None)?;
-        Ok(Some((value, melds)))
+        solved(rack, self.okey, wraps, None).map(Some)
     }
 
     /// `takes.can_open_with`: could `seat` open this turn with `tile` in the opening?
@@ -205,19 +199,20 @@ impl HandSim {
         let wraps = self.rules.o.run_wraps_13_to_1;
         let (held, ceiling) = meldable(rack, self.okey, wraps);
         let best = self.opening_within(rack, need, Some(ceiling))?;
-        if let Some((value, melds)) = &best {
-            if *value >= i64::from(need) {
-                if melds
+        if let Some(found) = &best {
+            if found.value >= i64::from(need) {
+                if found
+                    .melds
                     .iter()
-                    .any(|(_, tiles, _)| tiles.iter().any(|&(p, _)| p == tile))
+                    .any(|m| m.tiles.iter().any(|&(p, _)| p == tile))
                 {
                     return Ok(true);
                 }
                 for m in melds_with(rack, tile, self.okey, wraps) {
                     let rest = without(rack, m.tiles.iter().map(|&(p, _)| p));
                     let value = m.value();
-                    if let Some((found, _)) = self.opening_within(&rest, need - value, None)? {
-                        if i64::from(value) + found >= i64::from(need) {
+                    if let Some(rest) = self.opening_within(&rest, need - value, None)? {
+                        if i64::from(value) + rest.value >= i64::from(need) {
                             return Ok(true);
                         }
                     }
@@ -225,7 +220,7 @@ impl HandSim {
             }
         }
         let most = match &best {
-            Some((value, _)) => *value,
+            Some(found) => found.value,
             None => i64::from(ceiling),
         };
         self.can_go_elden_with(seat, rack, tile, held, most)
@@ -269,11 +264,11 @@ impl HandSim {
                 .sum()
         };
         let count = |t: u8| rack.iter().filter(|&&x| x == t).count();
-        let (_, _, first) = solved(rack, okey, wraps, Some(101))?;
+        let first = &solved(rack, okey, wraps, Some(101))?.leftover;
         if first.len() == 1 && (first[0] != tile || count(tile) > 1) {
             return Ok(true);
         }
-        let least = leftover_value(&first);
+        let least = leftover_value(first);
         let mut kinds = rack.to_vec();
         kinds.sort_unstable();
         kinds.dedup();
@@ -281,8 +276,7 @@ impl HandSim {
             if (u == tile && count(tile) < 2) || leftover_value(&[u]) < least {
                 continue;
             }
-            let (_, _, left) = solved(&without(rack, [u]), okey, wraps, Some(101))?;
-            if left.is_empty() {
+            if solved(&without(rack, [u]), okey, wraps, Some(101))?.leftover.is_empty() {
                 return Ok(true);
             }
         }

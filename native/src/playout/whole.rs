@@ -4,11 +4,14 @@
 //! the simulator, field for field what `okey101.native_policy.pack(player_view(state,
 //! seat))` gives (the `SeatRules` answered as `table.views.seat_rules` does).
 //! tests/properties/test_native_whole_playout.py checks it against the Python.
+use pyo3::exceptions::PyAssertionError;
 use pyo3::prelude::*;
 
 use super::melds::{GROUP_END, PAIR, RUN};
 use super::{refuse, HandSim, Rejected, Tokens, DRAW, FAKE, NONE, OVER, PAIRS, PLAY, POINTS, SEATS};
-use crate::policy::{self, Command, PMeld};
+use crate::policy::view::{self, End, Opened, Options as ViewOptions, Phase, SeatPub, View};
+use crate::policy::{self, Command, Fail, PMeld};
+use crate::solver::MeldKind;
 
 // `okey101.native_policy.ALLOWED`'s bits
 const A_DRAW: u32 = 1 << 0;
@@ -25,6 +28,22 @@ const A_FINISH: u32 = 1 << 10;
 
 fn opt(v: Option<i64>) -> i64 {
     v.unwrap_or(-1)
+}
+
+fn refill<T>(v: &mut Vec<T>, items: impl IntoIterator<Item = T>) {
+    v.clear();
+    v.extend(items);
+}
+
+/// The view's fields computed from the rules (`view_fields`).
+struct Shared {
+    top: Option<u8>,
+    owed: Option<u8>,
+    allowed: u32,
+    may_lay_off: bool,
+    lay_off_room: Option<i64>,
+    elden_open: bool,
+    may_open_pairs: bool,
 }
 
 impl HandSim {
@@ -144,10 +163,30 @@ impl HandSim {
             .collect()
     }
 
+    /// The fields `packed_view` and `view` share, computed once.
+    fn view_fields(&self) -> PyResult<Shared> {
+        let (o, me) = (&self.rules.o, &self.seats[self.to_act]);
+        Ok(Shared {
+            top: self.available_discard(),
+            owed: self.owed_tile(),
+            allowed: self.allowed_bits()?,
+            may_lay_off: self.table_access(self.to_act).is_none(),
+            lay_off_room: (me.opened == PAIRS)
+                .then_some(o.pairs_opener_lay_off_limit)
+                .flatten()
+                .map(|limit| i64::from((limit - self.lay_offs).max(0))),
+            elden_open: self.is_elden_open(self.to_act),
+            may_open_pairs: !self.rules.duz
+                && me.opened == NONE
+                && (!o.pairs_need_declaration || me.declared_pairs),
+        })
+    }
+
     /// What `okey101.native_policy.pack(player_view(state, to_act))` gives for this state.
     pub(crate) fn packed_view(&self) -> PyResult<Vec<i64>> {
         let (o, seat) = (&self.rules.o, self.to_act);
         let me = &self.seats[seat];
+        let f = self.view_fields()?;
         let mut out: Vec<i64> = vec![
             1,
             i64::from(self.rules.duz),
@@ -168,18 +207,14 @@ impl HandSim {
             i64::from(self.okey),
             i64::from(self.indicator),
             i64::from(self.phase),
-            opt(self.available_discard().map(i64::from)),
+            opt(f.top.map(i64::from)),
             opt(self.taken.map(i64::from)),
-            opt(self.owed_tile().map(i64::from)),
-            i64::from(self.allowed_bits()?),
-            i64::from(self.table_access(seat).is_none()),
-            opt((me.opened == PAIRS)
-                .then_some(o.pairs_opener_lay_off_limit)
-                .flatten()
-                .map(|limit| i64::from((limit - self.lay_offs).max(0)))),
-            i64::from(self.is_elden_open(seat)),
-            i64::from(!self.rules.duz && me.opened == NONE
-                && (!o.pairs_need_declaration || me.declared_pairs)),
+            opt(f.owed.map(i64::from)),
+            i64::from(f.allowed),
+            i64::from(f.may_lay_off),
+            opt(f.lay_off_room),
+            i64::from(f.elden_open),
+            i64::from(f.may_open_pairs),
         ];
         out.push(me.rack.len() as i64);
         out.extend(me.rack.iter().map(|&t| i64::from(t)));
@@ -218,6 +253,93 @@ impl HandSim {
             }
         }
         Ok(out)
+    }
+
+    /// `view::unpack(packed_view())`, built without the packing (the playout's hot path).
+    pub(crate) fn view(&self) -> PyResult<View> {
+        let mut v = View::default();
+        self.view_into(&mut v)?;
+        Ok(v)
+    }
+
+    /// `view` written over `v`, its buffers kept (a playout builds one a command): a state
+    /// the packing's ranges would refuse goes through the packing, for the same refusal.
+    pub(crate) fn view_into(&self, v: &mut View) -> PyResult<()> {
+        let (o, seat) = (&self.rules.o, self.to_act);
+        let f = self.view_fields()?;
+        let end = |e: u8| match e {
+            0 => End::Low,
+            1 => End::High,
+            _ => End::Group,
+        };
+        v.p = ViewOptions {
+            duz: self.rules.duz,
+            penalties: o.penalties,
+            feed_multiplier: i64::from(o.opened_with_discard_multiplier),
+            okey_value: i64::from(o.okey_in_rack_value),
+            wraps: o.run_wraps_13_to_1,
+            third: self.rules.third,
+            take_must_use: o.opened_take_must_use,
+            playable_penalty: i64::from(o.playable_discard_penalty),
+            okey_penalty: i64::from(o.okey_discard_penalty),
+            run_end_limit: o.run_end_lay_off_limit.map(i64::from),
+            groups_complete_all: self.rules.complete_all_colours,
+            multiplier_cap: i64::from(o.multiplier_cap),
+        };
+        v.seat = seat;
+        v.to_act = seat as i64;
+        v.turn = self.turn;
+        v.okey = self.okey;
+        v.indicator = self.indicator;
+        v.phase = match self.phase {
+            DRAW => Phase::Draw,
+            PLAY => Phase::Play,
+            _ => Phase::Other,
+        };
+        v.top = f.top;
+        v.taken = self.taken;
+        v.owed = f.owed;
+        v.allowed = f.allowed;
+        v.may_lay_off = f.may_lay_off;
+        v.lay_off_room = f.lay_off_room;
+        v.elden_open = f.elden_open;
+        v.may_open_pairs = f.may_open_pairs;
+        refill(&mut v.rack, self.seats[seat].rack.iter().copied());
+        refill(&mut v.laid, self.laid.iter().copied());
+        refill(&mut v.end_counts, self.end_counts.iter().map(|&(m, e, n)| (m as i64, end(e), i64::from(n))));
+        refill(&mut v.full_run_ends, self.full_run_ends().into_iter().map(|(m, e)| (m as i64, end(e))));
+        v.seats.resize_with(SEATS, SeatPub::default);
+        for (i, (to, s)) in v.seats.iter_mut().zip(&self.seats).enumerate() {
+            to.opened = match s.opened {
+                NONE => Opened::No,
+                POINTS => Opened::Points,
+                _ => Opened::Pairs,
+            };
+            to.rack_size = s.rack.len() as i64;
+            to.shown_indicator = s.shown_indicator;
+            to.points_needed = i64::from(self.threshold(i, POINTS));
+            to.pairs_needed = i64::from(self.threshold(i, PAIRS));
+            refill(&mut to.discards, s.discards.iter().copied());
+        }
+        v.melds.truncate(self.melds.len());
+        for (i, m) in self.melds.iter().enumerate() {
+            if i == v.melds.len() {
+                v.melds.push(PMeld { kind: MeldKind::Run, tiles: Vec::with_capacity(m.meld.tiles.len()), start: 0 });
+            }
+            let to = &mut v.melds[i];
+            to.kind = match m.meld.kind {
+                RUN => MeldKind::Run,
+                PAIR => MeldKind::Pair,
+                _ => MeldKind::Group,
+            };
+            refill(&mut to.tiles, m.meld.tiles.iter().map(|&(p, s)| (p, self.seen_stands(p, s))));
+            to.start = i64::from(m.meld.start);
+        }
+        refill(&mut v.owners, self.melds.iter().map(|m| m.owner as i64));
+        if !view::within_packing(v) {
+            *v = view::unpack(&self.packed_view()?).map_err(|why| policy::py_error(Fail::Malformed(why)))?;
+        }
+        Ok(())
     }
 
     /// What a placed tile stands for in the public notation (`melds.placed_name`, read
@@ -284,21 +406,36 @@ impl HandSim {
 }
 
 impl HandSim {
-    /// The packed view of the seat to act (`native_policy.pack(player_view(...))`).
+    /// The packed view of the seat to act (`native_policy.pack(player_view(...))`), and
+    /// a check that `view` builds what it unpacks to.
     pub(crate) fn view_of_to_act(&self) -> PyResult<Vec<i64>> {
         if self.phase == OVER {
             return Err(refuse("a view of a hand that is over"));
         }
-        self.packed_view()
+        let packed = self.packed_view()?;
+        if let Ok(unpacked) = view::unpack(&packed) {
+            let built = self.view()?;
+            if built != unpacked {
+                return Err(PyAssertionError::new_err(format!(
+                    "the view built from the state {built:?} is not the packed view unpacked {unpacked:?}"
+                )));
+            }
+        }
+        Ok(packed)
     }
 
     /// `HandSim.play_out`'s body.
     pub(crate) fn play_out_native(&mut self, cap: usize) -> PyResult<(bool, usize, Vec<i32>)> {
+        crate::memo::scoped(|| self.play_out_in_scope(cap))
+    }
+
+    fn play_out_in_scope(&mut self, cap: usize) -> PyResult<(bool, usize, Vec<i32>)> {
         let mut played = 0;
+        let mut view = View::default();
         while played < cap && self.phase != OVER {
             let seat = self.to_act;
-            let packed = self.packed_view()?;
-            let command = policy::level2_command(&packed).map_err(policy::py_error)?;
+            self.view_into(&mut view)?;
+            let command = policy::command_of(&view).map_err(policy::py_error)?;
             played += 1;
             if let Some(code) = self.apply(seat, command)? {
                 return Err(refuse(&format!("a rejected command ({code})'s time-out")));

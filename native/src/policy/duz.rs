@@ -34,7 +34,7 @@ fn discard(s: &mut Seat) -> F<u8> {
     }
     let melds = s.fewest_left(&rack)?;
     let singles = without(&rack, &played(&pairs_of(&rack, s.okey)));
-    let mut loose = if singles.len() < melds.leftover.len() { singles } else { melds.leftover };
+    let mut loose = if singles.len() < melds.leftover.len() { singles } else { melds.leftover.clone() };
     loose.retain(|&t| t != s.okey);
     loose.sort_unstable();
     loose.dedup();
@@ -86,7 +86,7 @@ fn best_finish(s: &mut Seat, rack: &[u8]) -> F<Option<(u8, bool, Vec<PMeld>)>> {
         if near_melds {
             let arranged = s.fewest_left(&rest)?;
             if arranged.leftover.is_empty() {
-                found.push((d, false, arranged.melds));
+                found.push((d, false, arranged.melds.clone()));
             }
         }
     }

@@ -3,6 +3,8 @@
 //! The float arithmetic follows the Python's order, operation for operation, so that the
 //! charges are the same doubles; one product runs over a Python set, whose iteration order
 //! (CPython's, for small ints) is rebuilt by `py_set_order`.
+use std::cell::Cell;
+
 use super::seat::{colour_of, make, number_of, Seat};
 use super::view::SEATS;
 use crate::solver::FAKE;
@@ -110,6 +112,8 @@ pub struct Knowledge {
     unseen: i64,
     next: usize,
     next_discards: Vec<u8>,
+    /// `p_holds_next` of each kind once asked (the charge asks the same kinds over and over)
+    held: [Cell<Option<f64>>; 53],
 }
 
 impl Knowledge {
@@ -135,11 +139,27 @@ impl Knowledge {
             live[t] = (2 - seen[t]).max(0);
         }
         let next = (v.seat + 1) % SEATS;
-        Knowledge { live, unseen: live.iter().sum::<i64>().max(1), next, next_discards: v.seats[next].discards.clone() }
+        Knowledge {
+            live,
+            unseen: live.iter().sum::<i64>().max(1),
+            next,
+            next_discards: v.seats[next].discards.clone(),
+            held: std::array::from_fn(|_| Cell::new(None)),
+        }
     }
 
     /// `Knowledge.p_holds`, for the next seat (the only one the charge asks about).
     fn p_holds_next(&self, s: &Seat, kind: u8) -> f64 {
+        let cell = &self.held[kind as usize];
+        if let Some(p) = cell.get() {
+            return p;
+        }
+        let p = self.p_holds_next_made(s, kind);
+        cell.set(Some(p));
+        p
+    }
+
+    fn p_holds_next_made(&self, s: &Seat, kind: u8) -> f64 {
         let n = self.live[kind as usize];
         if n == 0 {
             return 0.0;

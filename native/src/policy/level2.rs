@@ -4,7 +4,7 @@ use super::knowledge::{round9, Knowledge};
 use super::seat::{keep_one, melds_with, pairs_of, played, without, Seat};
 use super::view::{Opened, PMeld, SEATS};
 use super::{Command, Fail};
-use crate::solver::MeldKind;
+use crate::solver::{meldable, MeldKind, FAKE};
 
 type F<T> = Result<T, Fail>;
 
@@ -12,9 +12,38 @@ fn rack_holds(plan: &[PMeld], t: Option<u8>) -> bool {
     t.is_none_or(|t| played(plan).contains(&t))
 }
 
+/// Whether the solves of `rack` would take it (at most two of a kind): a rack the solve
+/// refuses keeps its refusal, never a short cut.
+fn solvable(rack: &[u8]) -> bool {
+    let mut copies = [0u8; FAKE as usize + 1];
+    rack.iter().all(|&t| {
+        copies[t as usize] += 1;
+        copies[t as usize] <= 2
+    })
+}
+
+/// The most a face-count opening of `rack` can be worth, every meldable tile laid
+/// (`solver.meldable`, the bound `takes.opening_within` cuts by), and how many tiles that
+/// is; None where the short cut is not to be taken (the "34" count refuses, a rack the
+/// solve refuses).
+fn ceiling(s: &Seat, rack: &[u8]) -> Option<(usize, i64)> {
+    if s.v.p.third || !solvable(rack) {
+        return None;
+    }
+    let (held, most) = meldable(rack, s.okey, s.wraps);
+    Some((held as usize, i64::from(most)))
+}
+
 /// `plays.points_plan`.
 fn points_plan(s: &mut Seat, rack: &[u8], must: Option<u8>) -> F<Option<Vec<PMeld>>> {
     let need = s.me().points_needed;
+    // no plan reaches `need`, and none lays all but one tile for elden: the Python's answer
+    // (None) without its two solves
+    if let Some((held, most)) = ceiling(s, rack) {
+        if most < need && (!s.v.elden_open || held + 1 < rack.len()) {
+            return Ok(None);
+        }
+    }
     let arranged = s.arrange(rack)?;
     let mut candidates = vec![arranged.melds.clone()];
     let best = s.opening(rack)?;
@@ -33,7 +62,7 @@ fn points_plan(s: &mut Seat, rack: &[u8], must: Option<u8>) -> F<Option<Vec<PMel
     for m in melds_with(rack, tile, s.okey, s.wraps) {
         let rest = s.opening(&without(rack, &played(std::slice::from_ref(&m))))?;
         let mut melds = vec![m];
-        melds.extend(rest.melds);
+        melds.extend(rest.melds.iter().cloned());
         if let Some(plan) = reaches(s, &melds, rack, must, need) {
             return Ok(Some(plan));
         }
@@ -325,8 +354,19 @@ fn pairs_mode(s: &mut Seat) -> F<bool> {
     }
     let rack = s.rack().to_vec();
     let pairs = pairs_in(s, &rack).len() as i64;
+    let far = s.me().points_needed - s.in_count(30);
+    // the opening's value is asked only where the answer turns on it (the "34" count still
+    // refuses here, as the opening does)
+    if let Some((_, most)) = ceiling(s, &rack) {
+        if pairs < s.me().pairs_needed - 1 {
+            return Ok(false);
+        }
+        if most < far {
+            return Ok(true);
+        }
+    }
     let value = s.opening(&rack)?.value;
-    Ok(pairs >= s.me().pairs_needed - 1 && value < s.me().points_needed - s.in_count(30))
+    Ok(pairs >= s.me().pairs_needed - 1 && value < far)
 }
 
 fn feeding_charged(s: &Seat) -> bool {
@@ -356,7 +396,7 @@ fn discard(s: &mut Seat) -> F<u8> {
     let loose = if pairs_mode(s)? {
         without(&rack, &played(&pairs_in(s, &rack)))
     } else {
-        s.arrange(&rack)?.leftover
+        s.arrange(&rack)?.leftover.clone()
     };
     let pool = safe_choice(s, &loose);
     let unopened = s.opened() == Opened::No;

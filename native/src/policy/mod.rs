@@ -12,7 +12,7 @@ mod knowledge;
 mod level2;
 mod seat;
 #[allow(dead_code)] // the owners and the turn: read by no choice yet
-mod view;
+pub(crate) mod view;
 
 pub use view::{End, PMeld};
 
@@ -60,8 +60,16 @@ fn answer(c: Command) -> Answer {
 }
 
 pub fn level2_command(packed: &[i64]) -> Result<Command, Fail> {
-    let v = view::unpack(packed).map_err(Fail::Malformed)?;
-    let mut s = seat::Seat::new(&v);
+    command_of(&view::unpack(packed).map_err(Fail::Malformed)?)
+}
+
+/// The command level 2 sends for the view.
+pub fn command_of(v: &view::View) -> Result<Command, Fail> {
+    crate::memo::scoped(|| command_in_scope(v))
+}
+
+fn command_in_scope(v: &view::View) -> Result<Command, Fail> {
+    let mut s = seat::Seat::new(v);
     if v.p.duz {
         return duz::command(&mut s);
     }

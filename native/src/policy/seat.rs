@@ -1,8 +1,9 @@
 //! A seat's reading of its view (`okey101/bots/seat.py`, `plays.py`'s shared pieces, the
 //! `melds.py` geometry they use, and the rules' detail `table/viewrules.py` answers:
 //! lay-offs, okey takes, penalised discards), computed here from the view alone.
-use std::collections::HashMap;
+use std::rc::Rc;
 
+pub use crate::memo::Solution;
 pub use super::view::PMeld;
 use super::view::{End, Opened, Phase, View};
 use super::Fail;
@@ -27,13 +28,6 @@ pub fn face_value(t: u8, okey: u8) -> i64 {
 }
 pub fn stands_at(colour: u8, position: i64) -> u8 {
     make(colour, if position == 14 { 1 } else { position })
-}
-
-#[derive(Clone, Debug)]
-pub struct Solution {
-    pub value: i64,
-    pub melds: Vec<PMeld>,
-    pub leftover: Vec<u8>,
 }
 
 impl PMeld {
@@ -74,43 +68,32 @@ impl PMeld {
         }
         (0..4).filter(|&c| self.tiles.iter().all(|&(_, s)| colour_of(s) != c)).collect()
     }
-    /// `melds.lay_off_targets`.
-    fn lay_off_targets(&self, stands: u8, wraps: bool) -> Vec<i64> {
-        match self.kind {
-            MeldKind::Run => self
-                .extension_positions(wraps)
-                .into_iter()
-                .filter(|&p| stands_at(self.colour(), p) == stands)
-                .collect(),
-            MeldKind::Group
-                if number_of(stands) == self.number()
-                    && self.missing_colours().contains(&colour_of(stands)) =>
-            {
-                vec![0]
-            }
-            _ => vec![],
-        }
-    }
-    /// `melds.lay_off_ends`.
+    /// `melds.lay_off_ends` (through `lay_off_targets`, `extension_positions` and
+    /// `missing_colours`, without their lists: it is asked of every meld for every tile).
     pub fn lay_off_ends(&self, tile: u8, okey: u8, wraps: bool) -> Vec<End> {
-        if self.kind == MeldKind::Pair {
-            return vec![];
-        }
-        let positions = if tile == okey {
-            if self.kind == MeldKind::Group {
-                return if self.missing_colours().is_empty() { vec![] } else { vec![End::Group] };
+        let stands = if tile == FAKE { okey } else { tile };
+        match self.kind {
+            MeldKind::Pair => vec![],
+            MeldKind::Group => {
+                let missing = |c: u8| self.tiles.iter().all(|&(_, s)| colour_of(s) != c);
+                let fits = if tile == okey {
+                    (0..4).any(missing)
+                } else {
+                    number_of(stands) == self.number() && missing(colour_of(stands))
+                };
+                if fits { vec![End::Group] } else { vec![] }
             }
-            self.extension_positions(wraps)
-        } else {
-            self.lay_off_targets(if tile == FAKE { okey } else { tile }, wraps)
-        };
-        if self.kind == MeldKind::Group {
-            return if positions.is_empty() { vec![] } else { vec![End::Group] };
+            MeldKind::Run => {
+                let end = self.start + self.tiles.len() as i64 - 1;
+                let low = (self.start > 1).then(|| (self.start - 1, End::Low));
+                let high = (end < if wraps { 14 } else { 13 }).then(|| (end + 1, End::High));
+                low.into_iter()
+                    .chain(high)
+                    .filter(|&(p, _)| tile == okey || stands_at(self.colour(), p) == stands)
+                    .map(|(_, e)| e)
+                    .collect()
+            }
         }
-        positions
-            .into_iter()
-            .map(|p| if p == self.start - 1 { End::Low } else { End::High })
-            .collect()
     }
 }
 
@@ -211,32 +194,37 @@ pub fn keep_one(melds: &[PMeld], rack_size: usize, protect: Option<u8>) -> Vec<P
 pub fn pairs_of(rack: &[u8], okey: u8) -> Vec<PMeld> {
     let mut pool = rack.to_vec();
     pool.sort_by_key(|&t| if t != okey { -face_value(t, okey) } else { 0 });
-    let mut jokers: Vec<u8> = pool.iter().copied().filter(|&t| t == okey).collect();
-    let mut by_stands: Vec<(u8, Vec<u8>)> = vec![];
+    let mut jokers = pool.iter().filter(|&&t| t == okey).count();
+    // the tiles standing for one kind are alike (a fake okey's kind is the fakes'): each
+    // kind as (stands, its tile, copies), in the order first met
+    let mut by_stands: Vec<(u8, u8, usize)> = Vec::with_capacity(pool.len());
     for &t in &pool {
         if t != okey {
             let s = if t == FAKE { okey } else { t };
-            match by_stands.iter_mut().find(|(k, _)| *k == s) {
-                Some((_, g)) => g.push(t),
-                None => by_stands.push((s, vec![t])),
+            match by_stands.iter_mut().find(|k| k.0 == s) {
+                Some(k) => k.2 += 1,
+                None => by_stands.push((s, t, 1)),
             }
         }
     }
-    let mut out = vec![];
-    let mut singles = vec![];
-    for (stands, group) in &by_stands {
-        if group.len() == 2 {
-            out.push(PMeld { kind: MeldKind::Pair, tiles: group.iter().map(|&t| (t, *stands)).collect(), start: 0 });
+    let mut out = Vec::with_capacity(by_stands.len() / 2 + 2);
+    let mut singles = Vec::with_capacity(by_stands.len());
+    for &(stands, tile, copies) in &by_stands {
+        if copies == 2 {
+            out.push(PMeld { kind: MeldKind::Pair, tiles: vec![(tile, stands), (tile, stands)], start: 0 });
         } else {
-            singles.push(group[0]);
+            singles.push(tile);
         }
     }
     for single in singles {
-        let Some(j) = jokers.pop() else { break };
+        if jokers == 0 {
+            break;
+        }
+        jokers -= 1;
         let stands = if single == FAKE { okey } else { single };
-        out.push(PMeld { kind: MeldKind::Pair, tiles: vec![(single, stands), (j, stands)], start: 0 });
+        out.push(PMeld { kind: MeldKind::Pair, tiles: vec![(single, stands), (okey, stands)], start: 0 });
     }
-    if jokers.len() == 2 {
+    if jokers == 2 {
         out.push(PMeld { kind: MeldKind::Pair, tiles: vec![(okey, okey), (okey, okey)], start: 0 });
     }
     out
@@ -274,38 +262,16 @@ pub struct Seat<'v> {
     pub v: &'v View,
     pub okey: u8,
     pub wraps: bool,
-    arranged: HashMap<Vec<u8>, Solution>,
-    opened_cache: HashMap<Vec<u8>, Solution>,
-    fewest: HashMap<Vec<u8>, Solution>,
-}
-
-fn to_solution(found: (i64, Vec<crate::solve::NativeMeld>, Vec<u8>)) -> Solution {
-    let (value, melds, leftover) = found;
-    let melds = melds
-        .into_iter()
-        .map(|(kind, tiles, start)| PMeld {
-            kind: match kind {
-                "run" => MeldKind::Run,
-                "group" => MeldKind::Group,
-                _ => MeldKind::Pair,
-            },
-            tiles,
-            start: i64::from(start),
-        })
-        .collect();
-    Solution { value, melds, leftover }
 }
 
 impl<'v> Seat<'v> {
     pub fn new(v: &'v View) -> Self {
-        Seat { v, okey: v.okey, wraps: v.p.wraps, arranged: HashMap::new(), opened_cache: HashMap::new(), fewest: HashMap::new() }
+        Seat { v, okey: v.okey, wraps: v.p.wraps }
     }
 
-    fn solve(&self, rack: &[u8], weight: Option<i64>, unit: bool) -> Result<Solution, Fail> {
-        let mut key = rack.to_vec();
-        key.sort_unstable();
-        crate::solve::solve(&key, self.okey, self.wraps, weight, unit)
-            .map(to_solution)
+    /// The solve of `rack` (from the memo of the scope the policy runs in).
+    fn solve(&self, rack: &[u8], weight: Option<i64>, unit: bool) -> Result<Rc<Solution>, Fail> {
+        crate::memo::solved(rack, self.okey, self.wraps, weight, unit)
             .map_err(|e| match e {
                 crate::solve::SolveError::Malformed(why) => Fail::Malformed(format!("rack: {why}")),
                 crate::solve::SolveError::Inconsistent(why) => Fail::Inconsistent(why),
@@ -327,44 +293,22 @@ impl<'v> Seat<'v> {
         }
     }
 
-    pub fn arrange(&mut self, rack: &[u8]) -> Result<Solution, Fail> {
-        let mut key = rack.to_vec();
-        key.sort_unstable();
-        if let Some(s) = self.arranged.get(&key) {
-            return Ok(s.clone());
-        }
-        let s = self.solve(&key, Some(self.v.p.okey_value), false)?;
-        self.arranged.insert(key, s.clone());
-        Ok(s)
+    pub fn arrange(&mut self, rack: &[u8]) -> Result<Rc<Solution>, Fail> {
+        self.solve(rack, Some(self.v.p.okey_value), false)
     }
     pub fn leftover(&mut self, rack: &[u8]) -> Result<i64, Fail> {
-        let left = self.arrange(rack)?.leftover;
-        Ok(left.iter().map(|&t| self.value(t)).sum())
+        Ok(self.arrange(rack)?.leftover.iter().map(|&t| self.value(t)).sum())
     }
     /// `solver.fewest_left` (düz).
-    pub fn fewest_left(&mut self, rack: &[u8]) -> Result<Solution, Fail> {
-        let mut key = rack.to_vec();
-        key.sort_unstable();
-        if let Some(s) = self.fewest.get(&key) {
-            return Ok(s.clone());
-        }
-        let s = self.solve(&key, Some(1), true)?;
-        self.fewest.insert(key, s.clone());
-        Ok(s)
+    pub fn fewest_left(&mut self, rack: &[u8]) -> Result<Rc<Solution>, Fail> {
+        self.solve(rack, Some(1), true)
     }
     /// `Seat.opening` (exact): the best opening in the house's count.
-    pub fn opening(&mut self, rack: &[u8]) -> Result<Solution, Fail> {
+    pub fn opening(&mut self, rack: &[u8]) -> Result<Rc<Solution>, Fail> {
         if self.v.p.third {
             return Err(Fail::NotPorted("the \"34\" count's opening (solver._opening_third)"));
         }
-        let mut key = rack.to_vec();
-        key.sort_unstable();
-        if let Some(s) = self.opened_cache.get(&key) {
-            return Ok(s.clone());
-        }
-        let s = self.solve(&key, None, false)?;
-        self.opened_cache.insert(key, s.clone());
-        Ok(s)
+        self.solve(rack, None, false)
     }
     pub fn worth(&self, melds: &[PMeld]) -> i64 {
         melds.iter().map(|m| if self.v.p.third { m.value() / 3 } else { m.value() }).sum()

@@ -12,15 +12,17 @@ pub const ALLOWED: [&str; 13] = [
     "lay_off", "take_okey", "discard", "finish", "commit_seed", "reveal_seed",
 ];
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Phase {
     Draw,
     Play,
+    #[default]
     Other,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Opened {
+    #[default]
     No,
     Points,
     Pairs,
@@ -44,7 +46,7 @@ impl End {
 }
 
 /// The house's options the policy reads (`okey101.profiles.Profile`).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Options {
     pub duz: bool,
     pub penalties: bool,
@@ -61,7 +63,7 @@ pub struct Options {
 }
 
 /// One seat's public part (`SeatView`).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SeatPub {
     pub opened: Opened,
     pub rack_size: i64,
@@ -79,7 +81,7 @@ pub struct PMeld {
     pub start: i64,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct View {
     pub p: Options,
     pub seat: usize,
@@ -168,6 +170,60 @@ impl Reader<'_> {
 }
 
 const BIG: i64 = 1 << 40;
+
+/// Whether `unpack` takes the packing of `v` (every range it checks), so that a view
+/// built without the packing is the one unpacked; false sends the caller through the
+/// packing for its refusal.
+pub fn within_packing(v: &View) -> bool {
+    let p = &v.p;
+    let big = |x: i64| (0..=BIG).contains(&x);
+    // a fold, not `all`: it runs branch-free over the whole list (every command, every list)
+    let tiles = |ts: &[u8], most: usize| ts.len() <= most && ts.iter().fold(0, |a, &t| a.max(t)) <= FAKE;
+    let maybe_tile = |t: Option<u8>| t.is_none_or(|t| t <= FAKE);
+    let mut copies = [0u8; FAKE as usize + 1];
+    let rack_ok = tiles(&v.rack, 106)
+        && v.rack.iter().all(|&t| {
+            copies[t as usize] += 1;
+            copies[t as usize] <= 2
+        });
+    (0..=1000).contains(&p.feed_multiplier)
+        && (0..=crate::solve::MAX_JOKER_WEIGHT).contains(&p.okey_value)
+        && big(p.playable_penalty)
+        && big(p.okey_penalty)
+        && p.run_end_limit.is_none_or(big)
+        && big(p.multiplier_cap)
+        && v.seat < SEATS
+        && v.to_act == v.seat as i64
+        && (-BIG..=BIG).contains(&v.turn)
+        && v.okey < FAKE
+        && v.indicator < FAKE
+        && maybe_tile(v.top)
+        && maybe_tile(v.taken)
+        && maybe_tile(v.owed)
+        && v.allowed < 1 << ALLOWED.len()
+        && v.lay_off_room.is_none_or(big)
+        && rack_ok
+        && tiles(&v.laid, 106)
+        && v.end_counts.len() <= 1000
+        && v.end_counts.iter().all(|&(m, _, n)| big(m) && big(n))
+        && v.full_run_ends.len() <= 1000
+        && v.full_run_ends.iter().all(|&(m, _)| big(m))
+        && v.seats.len() == SEATS
+        && v.seats.iter().all(|s| {
+            (0..=106).contains(&s.rack_size)
+                && (-BIG..=BIG).contains(&s.points_needed)
+                && (-BIG..=BIG).contains(&s.pairs_needed)
+                && tiles(&s.discards, 106)
+        })
+        && v.melds.len() <= 106
+        && v.owners.len() == v.melds.len()
+        && v.owners.iter().all(|&o| (0..SEATS as i64).contains(&o))
+        && v.melds.iter().all(|m| {
+            (1..=14).contains(&m.tiles.len())
+                && m.tiles.iter().fold(0, |a, &(p, s)| a.max(p).max(s.saturating_add(1))) <= FAKE
+                && if m.kind == MeldKind::Run { (1..=14).contains(&m.start) } else { (0..=14).contains(&m.start) }
+        })
+}
 
 pub fn unpack(data: &[i64]) -> R<View> {
     let mut r = Reader { data, at: 0 };
