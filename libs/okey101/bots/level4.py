@@ -39,7 +39,7 @@ the search cannot tell the candidates apart, it plays level 3's move.
   near-melds included) 60 worlds a search gave -2.0 +/- 7.4 points of match win rate
   against level 3's; with level 2 (it cuts isolated tiles first), 37 worlds, +10.0 +/- 7.6.
 - **What the worlds buy now (measured 2026-12-07).** A playout is native (`_native_rest`:
-  `HandSim.play_out`, level 2 in the compiled core, about 15x the Python), so the 35 ms
+  `HandSim.play_out`, level 2 in the compiled core, about 30x the Python), so the 35 ms
   default searches 38.5 worlds (110 playouts) where it searched 3. The same north-sultan
   pairing gave +0.0 +/- 7.4 points of match wins at 35 ms, and +2.0 +/- 7.4 at 350 ms
   with 429 worlds a search (1,225 playouts, overruling level 3 in 30% of its searches):
