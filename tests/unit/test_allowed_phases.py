@@ -1,6 +1,7 @@
-"""`rules.allowed_commands` asks only the gates of the hand's phase: it answers what asking
-every gate would, at every state of played matches in every house (a gate of another phase
-refuses with wrong_phase)."""
+"""`rules.allowed_commands` asks only the gates of the hand's phase and of the commands the
+house has (`rules.turn.is_in_house`): it answers what asking every gate would, at every
+state of played matches in every house (a gate of another phase refuses with wrong_phase,
+of a command the house lacks as not applicable)."""
 
 from __future__ import annotations
 
@@ -32,7 +33,8 @@ def every_gate(state: object, seat: int) -> list[str]:
 
 
 @pytest.mark.parametrize(("base", "options"), HOUSES, ids=[h for h, _ in HOUSES])
-def test_the_phase_filter_changes_no_answer(base: str, options: dict[str, object]) -> None:
+def test_the_phase_and_house_filters_change_no_answer(base: str, options: dict[str, object]
+                                                      ) -> None:
     commands = play_match({"base": base, "options": options}, match_seeds(3, 1)[0]).commands
     state, compared = NEW_TABLE, 0
     for command in commands:

@@ -12,8 +12,10 @@ bytes against the plain full rebuild (`table.views.player_updates`).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
-from typing import Any, cast
+from operator import is_
+from typing import Any, NamedTuple, cast
 
 import msgspec
 
@@ -39,6 +41,7 @@ from okey101.table.views import (
     seat_rules,
     seat_view,
     table_fields,
+    turn_by,
     turn_view,
     update_seats,
 )
@@ -91,13 +94,14 @@ class TableParts(ViewParts):
         self.tiles: dict[int, Raw] = {}
         self.melds_held: list[tuple[TableMeld, int, bytes]] = []
         self.melds_of: tuple[object, Raw] = (None, _NULL)
-        self.seats: list[tuple[tuple[object, ...], Raw] | None] = [None] * SEATS
-        self.thresholds_of: tuple[object, object, list[tuple[int, int]]] = (None, None, [])
+        self.seats: list[tuple[tuple[Any, ...], Raw] | None] = [None] * SEATS
+        self.thresholds_of: tuple[object, object, object, list[tuple[int, int]]] = \
+            (None, None, None, [])
         self.current_of: tuple[object, Raw] = (None, _NULL)
         self.rules_of: tuple[object, int, Raw] = (None, SPECTATOR, _NO_RULES)
         # what the previous update of the table sent: the shared part (`leaves`), each
         # seat's rack and rules, and each seat's patches since its last whole view
-        self.sent: dict[str, Any] | None = None
+        self.sent: Shared | None = None
         self.sent_seats: dict[int, tuple[Raw, Raw]] = {}
         self.patches_since: dict[int, int] = dict.fromkeys(range(SPECTATOR, SEATS), 0)
 
@@ -176,26 +180,34 @@ class TableParts(ViewParts):
 
     def seat(self, state: TableState, hand: HandState, i: int, bot: bool) -> Any:
         h = hand.seats[i]
-        points, pairs = self._thresholds(state, hand)[i]
-        key = (h, state.players[i], bot, points, pairs)
+        found = self._thresholds(state, hand)  # the same list while no threshold moved
         held = self.seats[i]
-        if held is not None and held[0][0] is h and held[0][1:] == key[1:]:
-            return held[1]
+        if held is not None:
+            key = held[0]
+            if key[0] is h and key[3] is found and key[1] == state.players[i] and \
+                    key[2] == bot:
+                return held[1]
         raw = Raw(_encode(seat_view(state, hand, i, bot)))
-        self.seats[i] = (key, raw)
+        self.seats[i] = ((h, state.players[i], bot, found), raw)
         return raw
 
     def _thresholds(self, state: TableState, hand: HandState) -> list[tuple[int, int]]:
-        """Each seat's opening thresholds (points, pairs): they read only the hand's seats
-        and the house, so they are asked once a change of either."""
+        """Each seat's opening thresholds (points, pairs): they read only the house and
+        the seats' openings, so they are asked once a change of either (the same list
+        kept while neither moves)."""
         held = self.thresholds_of
-        if held[0] is not hand.seats or held[1] is not state.profile:
+        if held[0] is hand.seats and held[1] is state.profile:
+            return held[3]
+        openings = [(h.opened, h.opening_value) for h in hand.seats]
+        if held[1] is state.profile and held[2] == openings:
+            found = held[3]
+        elif state.profile is None:
             found = [(0, 0)] * len(hand.seats)
-            if state.profile is not None:
-                found = [(R.threshold(state, i, "points"), R.threshold(state, i, "pairs"))
-                         for i in range(len(hand.seats))]
-            held = self.thresholds_of = (hand.seats, state.profile, found)
-        return held[2]
+        else:
+            found = [(R.threshold(state, i, "points"), R.threshold(state, i, "pairs"))
+                     for i in range(len(hand.seats))]
+        self.thresholds_of = (hand.seats, state.profile, openings, found)
+        return found
 
     def current(self, hand: HandState) -> Any:
         sc = hand.scratch
@@ -223,58 +235,77 @@ class TableParts(ViewParts):
         return held[2]
 
     # ------------------------------------------------------------ the patches
-    def leaves(self, state: TableState, turn_started: int | None) -> dict[str, Any]:
-        """What every seat's view shares, by the JSON Pointer a patch names it with: the
-        table's fields and the hand's (its melds as one list of encoded melds, each seat's
-        public view apart), each a value or its encoding (`msgspec.Raw`)."""
-        path = _PATHS
-        out = {path[k]: v for k, v in table_fields(state, self, turn_started).items()}
+    def leaves(self, state: TableState, turn_started: int | None) -> Shared:
+        """What every seat's view shares, in the groups a patch names by JSON Pointer:
+        the table's fields, the hand's, its melds (one list of encoded melds) and each
+        seat's public view, each a value or its encoding (`msgspec.Raw`). A group whose
+        source the state shares with the previous change's (compared by identity) is that
+        change's group itself, so that `public_ops` skips it without looking inside."""
+        held = self.sent
+        key = _TABLE_STATE(state)
+        if held is not None and all(map(is_, key, held.table_key)):
+            table = held.table  # nothing but the seq, the turn or the hand moved
+        else:
+            path = _PATHS
+            table = {path[k]: v for k, v in table_fields(state, self, turn_started).items()
+                     if k not in _TICKING_FIELDS}
+        ticking = (state.seq, state.turn, turn_by(state, turn_started))
         hand = state.hand
         if hand is None:
-            out["/hand"] = None
-            return out
+            return Shared(key, table, ticking, None, {}, [], [])
         bots = _bot_labels(state)
-        out["/hand"] = (hand.number, hand.attempt)  # a new hand: the whole hand replaced
         hand_path = _HAND_PATHS
-        for k, v in hand_fields(state, hand, bots, self).items():
-            out[hand_path[k]] = v
+        fields = {hand_path[k]: v for k, v in hand_fields(state, hand, bots, self).items()}
         self._okey_of(hand)
-        self.melds(hand)
-        out["/hand/melds"] = [raw for _, _, raw in self.melds_held]
-        for i in range(len(hand.seats)):
-            out[_SEAT_PATHS[i]] = self.seat(state, hand, i, bots[i])
-        return out
+        if held is not None and held.hand_key is not None and \
+                self.melds_of[0] is hand.melds and held.melds_source is hand.melds:
+            melds = held.melds  # the same list: no meld moved
+        else:
+            self.melds(hand)
+            melds = [raw for _, _, raw in self.melds_held]
+        seats = [self.seat(state, hand, i, bots[i]) for i in range(len(hand.seats))]
+        return Shared(key, table, ticking, (hand.number, hand.attempt), fields, melds, seats,
+                      hand.melds)
 
-    def public_ops(self, state: TableState, leaves: dict[str, Any]) -> list[bytes]:
-        """The operations that take the shared part of the views last sent to `leaves`."""
-        sent = self.sent
-        assert sent is not None
+    def public_ops(self, state: TableState, now: Shared) -> list[bytes]:
+        """The operations that take the shared part of the views last sent to `now`."""
+        was = self.sent
+        assert was is not None
         ops: list[bytes] = []
-        hand_replaced = False
-        get = sent.get
-        for path, value in leaves.items():
-            was = get(path, _MISSING)
-            if value is was:
-                continue  # the common case: a part kept encoded, unchanged
-            if hand_replaced and path.startswith("/hand/"):
-                continue
-            if path == "/hand":
-                hand_replaced = value != was
-                if hand_replaced:
-                    hand = state.hand
-                    raw = _NULL if hand is None else self.hand(state, hand, _bot_labels(state))
-                    ops.append(_op(b"replace", b"/hand", raw))
-                continue
-            if path == "/hand/melds":
-                ops += _meld_ops(was, value)
-                continue
-            if value == was:
-                continue
-            ops.append(_op(b"replace", path.encode(), value if isinstance(value, Raw)
-                           else _encode(value)))
+        if now.table is not was.table:
+            _diff(ops, was.table, now.table)
+        for path, value, old in zip(_TICKING_PATHS, now.ticking, was.ticking, strict=True):
+            if value != old:
+                ops.append(_op(b"replace", path, _encode(value)))
+        if now.hand_key != was.hand_key:  # a new hand (or none): the whole hand replaced
+            hand = state.hand
+            raw = _NULL if hand is None else self.hand(state, hand, _bot_labels(state))
+            ops.append(_op(b"replace", b"/hand", raw))
+            return ops
+        if now.hand_key is None:
+            return ops
+        _diff(ops, was.hand, now.hand)
+        if now.melds is not was.melds:
+            ops += _meld_ops(was.melds, now.melds)
+        for i, (raw, old) in enumerate(zip(now.seats, was.seats, strict=True)):
+            if raw is not old and raw != old:
+                ops.append(_op(b"replace", _SEAT_PATHS[i], raw))
         return ops
 
     # ------------------------------------------------------------ the updates
+    @staticmethod
+    def _seen(events: list[E.Event], public: list[bytes | None], seat: int) -> Raw:
+        """The events as `seat` may see them, encoded (`public`: each public one's)."""
+        seen = []
+        for event, raw in zip(events, public, strict=True):
+            if raw is None:
+                shown = event_for(event, seat)
+                if shown is None:
+                    continue
+                raw = _encode(shown)
+            seen.append(raw)
+        return _list(seen)
+
     def updates(self, state: TableState, previous: int, events: list[E.Event],
                 turn_started: int | None = None, seats: list[int] | None = None
                 ) -> list[Published]:
@@ -295,40 +326,55 @@ class TableParts(ViewParts):
         for event in events:
             public.append(_encode(event_for(event, SPECTATOR))
                           if E.visibility(event) == "public" else None)
+        # what most seats are sent alike: the public events, the shared operations
+        everyone = _list(public) if None not in public else None  # type: ignore[arg-type]
+        shared_only = _list(shared)
         out = []
         sent_seats: dict[int, tuple[Raw, Raw]] = {}
+        table_id, version, bots, levels = state.table_id, state.seq, state.bots, state.bot_levels
         for seat in seats:
-            seen = []
-            for event, raw in zip(events, public, strict=True):
-                if raw is None:
-                    shown = event_for(event, seat)
-                    if shown is None:
-                        continue
-                    raw = _encode(shown)
-                seen.append(raw)
-            bot = seat >= 0 and state.bots[seat]
-            level = state.bot_levels[seat] if bot else None
+            seen = everyone if everyone is not None else self._seen(events, public, seat)
+            bot = seat >= 0 and bots[seat]
+            level = levels[seat] if bot else None
             mine = sent_seats[seat] = (self.rack(state, seat), self.rules(state, seat))
             view = views.get(seat)
             if view is not None:
                 self.patches_since[seat] = 0
                 update: Any = PlayerUpdate(
-                    table_id=state.table_id, seat=seat, version=state.seq, previous=previous,
-                    events=cast(Any, _list(seen)), view=view, bot=bot, bot_level=level)
+                    table_id=table_id, seat=seat, version=version, previous=previous,
+                    events=cast(Any, seen), view=view, bot=bot, bot_level=level)
             else:
                 self.patches_since[seat] += 1
-                ops = shared + _seat_ops(self.sent_seats[seat], mine)
+                own = _seat_ops(self.sent_seats[seat], mine)
                 update = PlayerPatch(
-                    table_id=state.table_id, seat=seat, version=state.seq, previous=previous,
-                    events=cast(Any, _list(seen)), patch=cast(Any, _list(ops)), bot=bot,
+                    table_id=table_id, seat=seat, version=version, previous=previous,
+                    events=cast(Any, seen),
+                    patch=cast(Any, _list(shared + own) if own else shared_only), bot=bot,
                     bot_level=level)
-            out.append(Published(state.table_id, seat, state.seq, _encode(update)))
+            out.append(Published(table_id, seat, version, _encode(update)))
         self.sent, self.sent_seats = leaves, sent_seats
         return out
 
 
-_MISSING = object()
-_SEAT_PATHS = [f"/hand/seats/{i}" for i in range(SEATS)]
+class Shared(NamedTuple):
+    """The part of a change's views every seat shares (`TableParts.leaves`), by group."""
+
+    table_key: tuple[object, ...]  # the state's fields the table's group is built from
+    table: dict[str, Any]  # the table's fields but the ticking ones, by path
+    ticking: tuple[int, int, int | None]  # the seq, the turn and the turn's deadline
+    hand_key: tuple[int, int] | None  # the hand's number and attempt (None: no hand)
+    hand: dict[str, Any]  # the hand's fields but its melds and seats, by path
+    melds: list[bytes]  # each meld encoded
+    seats: list[Any]  # each seat's public view encoded
+    melds_source: object = None  # the hand's melds `melds` shows
+
+
+# every field of the state but these three is read by the table's group alone
+_TICKING_FIELDS = ("seq", "turn", "turn_by")
+_TICKING_PATHS = tuple(b"/" + k.encode() for k in _TICKING_FIELDS)
+_TABLE_STATE = operator.attrgetter(*(k for k in TableState.__struct_fields__
+                                     if k not in ("seq", "turn", "hand")))
+_SEAT_PATHS = [b"/hand/seats/%d" % i for i in range(SEATS)]
 _PATHS: dict[str, str] = {k: "/" + k for k in PlayerView.__struct_fields__}
 _HAND_PATHS: dict[str, str] = {k: "/hand/" + k for k in HandView.__struct_fields__}
 
@@ -337,10 +383,23 @@ def _op(kind: bytes, path: bytes, value: bytes) -> bytes:
     return b'{"op":"' + kind + b'","path":"' + path + b'","value":' + value + b"}"
 
 
-def _meld_ops(was: Any, melds: list[bytes]) -> list[bytes]:
+def _diff(ops: list[bytes], was: dict[str, Any], now: dict[str, Any]) -> None:
+    """A replace for each leaf of `now` that differs from `was`'s."""
+    for path, value in now.items():
+        old = was.get(path, _MISSING)
+        if value is old or value == old:
+            continue
+        ops.append(_op(b"replace", path.encode(), value if isinstance(value, Raw)
+                       else _encode(value)))
+
+
+_MISSING = object()
+
+
+def _meld_ops(was: list[bytes], melds: list[bytes]) -> list[bytes]:
     """The table's melds from the list sent to `melds`: those changed replaced, those
     laid since appended; the whole list replaced when it is shorter than before."""
-    if was is _MISSING or was is None or len(melds) < len(was):
+    if len(melds) < len(was):
         return [_op(b"replace", b"/hand/melds", b"[" + b",".join(melds) + b"]")]
     ops = [_op(b"replace", b"/hand/melds/%d" % i, raw)
            for i, (raw, old) in enumerate(zip(melds, was, strict=False)) if raw != old]

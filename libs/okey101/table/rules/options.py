@@ -24,6 +24,7 @@ from okey101.table.rules.turn import (
     check_show_indicator,
     check_take_discard,
     check_touch_table,
+    is_in_house,
     lay_off_room,
     run_end_room,
 )
@@ -114,7 +115,8 @@ def penalised_discards(s: TableState, seat: int) -> list[tuple[Tile, int, Penalt
 
 # each in-hand command's gate, with the phase its gate's `check_turn` asks (None: any), so
 # that `allowed_commands` asks only the gates of the hand's phase (the others would refuse
-# with wrong_phase)
+# with wrong_phase) and of commands the house has (`turn.is_in_house`: the others would
+# refuse as not applicable)
 _GATES: tuple[tuple[str, str | None, Callable[[TableState, int], object]], ...] = (
     ("draw", "draw", check_draw),
     ("take_discard", "draw", check_take_discard),
@@ -145,9 +147,10 @@ def allowed_commands(s: TableState, seat: int) -> list[str]:
         return [name for name, gate in _SEEDING_GATES if _passes(gate, s, seat)]
     if s.hand is None or s.status != "playing" or s.hand.to_act != seat:
         return []
-    phase = s.hand.phase
+    phase, p = s.hand.phase, _profile(s)
     return [name for name, needs, gate in _GATES
-            if (needs is None or needs == phase) and _passes(gate, s, seat)]
+            if (needs is None or needs == phase) and is_in_house(p, name)
+            and _passes(gate, s, seat)]
 
 
 def tokens_in_rack(rack: Sequence[Tile], need: Counter[Tile], seat: int) -> None:

@@ -19,6 +19,25 @@ from okey101.terms import (
 from okey101.tiles import Tile
 
 
+def is_in_house(p: Profile, command: str) -> bool:
+    """Has the house `command` (a wire `type`) at all? A discard goes back, pairs are
+    declared and the indicator's twin shown only where it says; only düz finishes with
+    'finish', and düz opens, lays and lays off nothing (`_check_101`). Each gate refuses
+    a command its house lacks, and `options.allowed_commands` asks no such gate."""
+    match command:
+        case "put_back":
+            return p.put_back_allowed
+        case "declare_pairs":
+            return p.pairs_need_declaration
+        case "show_indicator":
+            return p.indicator_pair or p.indicator_show_cost > 0
+        case "finish":
+            return p.game == "duz"
+        case "open" | "lay" | "lay_off" | "take_okey":
+            return p.game != "duz"
+    return True
+
+
 def check_turn(s: TableState, seat: int, phase: str | None = None, action: str = "act"
                ) -> HandState:
     """`seat` is to act (in `phase`, when given)."""
@@ -72,7 +91,7 @@ def check_take_discard(s: TableState, seat: int) -> Tile:
 def check_put_back(s: TableState, seat: int) -> Tile:
     hand = check_turn(s, seat, "play", "PutBack")
     p = _profile(s)
-    if not p.put_back_allowed:
+    if not is_in_house(p, "put_back"):
         raise fail("put_back_not_allowed", f"{p.id} does not let a discard go back")
     taken = hand.scratch.taken
     if taken is None:
@@ -85,7 +104,7 @@ def check_put_back(s: TableState, seat: int) -> Tile:
 def check_declare_pairs(s: TableState, seat: int) -> None:
     hand = check_turn(s, seat)
     p = _profile(s)
-    if not p.pairs_need_declaration:
+    if not is_in_house(p, "declare_pairs"):
         raise fail("not_applicable", f"{p.id} has no pairs declaration")
     me = hand.seats[seat]
     if me.opened is not None or me.declared_pairs:
@@ -95,7 +114,7 @@ def check_declare_pairs(s: TableState, seat: int) -> None:
 def check_show_indicator(s: TableState, seat: int) -> Tile:
     hand = check_turn(s, seat)
     p = _profile(s)
-    if not p.indicator_pair and not p.indicator_show_cost:
+    if not is_in_house(p, "show_indicator"):
         raise fail("not_applicable", f"{p.id} has no indicator to show")
     me = hand.seats[seat]
     if me.has_played or hand.scratch.taken is not None or \
@@ -226,7 +245,7 @@ def check_finish(s: TableState, seat: int) -> SeatHand:
     """Düz: the seat to act, in play, may win by discarding one tile and showing the rest."""
     hand = check_turn(s, seat, "play", "Finish")
     p = _profile(s)
-    if p.game != "duz":
+    if not is_in_house(p, "finish"):
         raise fail("not_applicable", f"{p.id}: a 101 hand is won by discarding the last "
                                      "tile, not with 'finish'")
     return hand.seats[seat]
