@@ -184,6 +184,90 @@ def test_a_clock_stops_the_search_and_level3s_move_stands() -> None:
     assert stopped.overruled == 0 and stopped.searched == len(views)
 
 
+class FakeClock:
+    """Seconds that pass only where a test says so."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_decision_never_starts_a_playout_past_its_ceiling(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A playout is started only if it can end within the budget, taking as long as the
+    longest yet: with every playout as long as the first (here 10 ms of a 35 ms budget),
+    no decision ends past its budget, and the search runs as many as fit (three)."""
+    from okey101.bots import level4
+
+    clock = FakeClock()
+    real = level4.playout
+
+    def timed(state: TableState, first: E.Command, cap: int = level4.PLAYOUT_CAP
+              ) -> list[int] | None:
+        clock.now += 0.010
+        return real(state, first, cap)
+
+    monkeypatch.setattr(level4, "playout", timed)
+    bot = Level4(playouts=200, clock=clock, budget=0.035)
+    views = decisions("north-sultan", match_seeds(24, 1)[0], 6)
+    ran = []
+    for v in views:
+        start, before = clock.now, bot.playouts_run
+        bot(v)
+        assert clock.now - start <= bot.budget
+        ran.append(bot.playouts_run - before)
+    assert bot.searched > 0 and max(ran) == 3
+
+
+def test_level3s_own_move_counts_against_the_decisions_ceiling(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The budget runs from the decision's start: where level 3's own move took 30 ms of a
+    35 ms budget, a 10 ms playout would end past it, so none is started."""
+    from okey101.bots import level4
+
+    clock = FakeClock()
+    real = level4.playout
+
+    def timed(state: TableState, first: E.Command, cap: int = level4.PLAYOUT_CAP
+              ) -> list[int] | None:
+        clock.now += 0.010
+        return real(state, first, cap)
+
+    monkeypatch.setattr(level4, "playout", timed)
+    bot = Level4(playouts=200, clock=clock, budget=0.035)
+
+    class SlowLevel3(Level3):
+        def __call__(self, v: PlayerView) -> E.Command:
+            clock.now += 0.030
+            return super().__call__(v)
+
+    bot.level3 = SlowLevel3()
+    for v in decisions("north-sultan", match_seeds(24, 1)[0], 4):
+        bot.longest = 0.010  # the playouts of late took 10 ms (an idle decision halves it)
+        start = clock.now
+        bot(v)
+        assert clock.now - start <= bot.budget
+    assert bot.playouts_run == 0
+
+
+def test_the_solve_cache_gives_the_cyclic_collector_nothing_to_walk() -> None:
+    """A solution is acyclic and untracked (`gc=False`), its melds' tuple untracked after
+    a collection: the 32,768 the solve cache keeps are not walked by every full
+    collection (they were most of a 60-95 ms pause inside level 4's slowest decisions)."""
+    import gc
+
+    from okey101 import solver
+
+    rng = random.Random(7)
+    deck = [t for t in range(KINDS) for _ in range(COPIES)]
+    solutions = [solver.arrange(rng.sample(deck, 14), 5) for _ in range(50)]
+    gc.collect()
+    assert not any(gc.is_tracked(x) for x in solutions)
+    assert not any(gc.is_tracked(x.melds) or gc.is_tracked(x.leftover) for x in solutions)
+
+
 def test_level4_weighs_level3s_own_next_best_discards() -> None:
     """A discard's candidates are level 3's move, then its next best (`ranking`, best
     first: its first is the tile level 3 throws), never a tile the engine penalises."""
