@@ -26,7 +26,7 @@ overruled level 3's move, and the worlds and playouts a search (too few worlds, 
 search cannot tell its candidates apart: level 4 then plays level 3's move).
 It also counts rejected commands (a bot must never send one) and capped matches.
 Each process freezes what is alive after its imports out of the cyclic collector's reach
-before it plays (`freeze_startup`, as the services do), so that the decision times are the
+before it plays (the services' own `freeze_startup`), so that the decision times are the
 service's: a full collection otherwise walks the whole startup heap inside some decision.
 
 Defaults: 2000 hands per pairing in each of the four houses, 4-hand matches (okeygg: 7,
@@ -40,7 +40,6 @@ Run: .venv/bin/python -m tools.bench.bots [--hands N] [--seed S] [--match-hands 
 from __future__ import annotations
 
 import argparse
-import gc
 import math
 import statistics
 import time
@@ -54,6 +53,7 @@ from okey101.profiles import house
 from okey101.simulate import Player, match_seeds, play_match
 from okey101.table import messages as E
 from okey101.table.views import PlayerView
+from services.common.memory import freeze_startup
 from tools.bench.stats import percentile
 
 HOUSES = ("north-sultan", "okeygg", "classic", "okey-oyna", "okey-oyna-duz")
@@ -100,15 +100,6 @@ class MatchResult:
 
 
 Task = tuple[str, int, int, str, int, int, bool, float, int]
-
-
-def freeze_startup() -> None:
-    """As every service does at startup (`services.common.memory.freeze_startup`): what is
-    alive once the modules are loaded out of reach of the cyclic collector, so that a full
-    collection during a decision does not walk it again (about 40 ms of CPU here, charged
-    to whichever decision's allocations trigger it)."""
-    gc.collect()
-    gc.freeze()
 
 
 def make_bot(level: int, budget: float, playouts: int) -> Player:
