@@ -194,11 +194,9 @@ class FakeClock:
         return self.now
 
 
-def test_a_decision_never_starts_a_playout_past_its_ceiling(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """A playout is started only if it can end within the budget, taking as long as the
-    longest yet: with every playout as long as the first (here 10 ms of a 35 ms budget),
-    no decision ends past its budget, and the search runs as many as fit (three)."""
+def playouts_take(monkeypatch: pytest.MonkeyPatch, seconds: float) -> FakeClock:
+    """A clock on which each of level 4's playouts takes `seconds` (and nothing else
+    takes any time)."""
     from okey101.bots import level4
 
     clock = FakeClock()
@@ -206,10 +204,19 @@ def test_a_decision_never_starts_a_playout_past_its_ceiling(
 
     def timed(state: TableState, first: E.Command, cap: int = level4.PLAYOUT_CAP
               ) -> list[int] | None:
-        clock.now += 0.010
+        clock.now += seconds
         return real(state, first, cap)
 
     monkeypatch.setattr(level4, "playout", timed)
+    return clock
+
+
+def test_a_decision_never_starts_a_playout_past_its_ceiling(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A playout is started only if it can end within the budget, taking as long as the
+    longest yet: with every playout as long as the first (here 10 ms of a 35 ms budget),
+    no decision ends past its budget, and the search runs as many as fit (three)."""
+    clock = playouts_take(monkeypatch, 0.010)
     bot = Level4(playouts=200, clock=clock, budget=0.035)
     views = decisions("north-sultan", match_seeds(24, 1)[0], 6)
     ran = []
@@ -225,17 +232,7 @@ def test_level3s_own_move_counts_against_the_decisions_ceiling(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The budget runs from the decision's start: where level 3's own move took 30 ms of a
     35 ms budget, a 10 ms playout would end past it, so none is started."""
-    from okey101.bots import level4
-
-    clock = FakeClock()
-    real = level4.playout
-
-    def timed(state: TableState, first: E.Command, cap: int = level4.PLAYOUT_CAP
-              ) -> list[int] | None:
-        clock.now += 0.010
-        return real(state, first, cap)
-
-    monkeypatch.setattr(level4, "playout", timed)
+    clock = playouts_take(monkeypatch, 0.010)
     bot = Level4(playouts=200, clock=clock, budget=0.035)
 
     class SlowLevel3(Level3):
