@@ -257,8 +257,7 @@ class TableParts(ViewParts):
         hand_path = _HAND_PATHS
         fields = {hand_path[k]: v for k, v in hand_fields(state, hand, bots, self).items()}
         self._okey_of(hand)
-        if held is not None and held.hand_key is not None and \
-                self.melds_of[0] is hand.melds and held.melds_source is hand.melds:
+        if held is not None and held.melds_source is hand.melds:
             melds = held.melds  # the same list: no meld moved
         else:
             self.melds(hand)
@@ -384,16 +383,13 @@ def _op(kind: bytes, path: bytes, value: bytes) -> bytes:
 
 
 def _diff(ops: list[bytes], was: dict[str, Any], now: dict[str, Any]) -> None:
-    """A replace for each leaf of `now` that differs from `was`'s."""
+    """A replace for each leaf of `now` that differs from `was`'s (the same paths)."""
     for path, value in now.items():
-        old = was.get(path, _MISSING)
+        old = was[path]
         if value is old or value == old:
             continue
         ops.append(_op(b"replace", path.encode(), value if isinstance(value, Raw)
                        else _encode(value)))
-
-
-_MISSING = object()
 
 
 def _meld_ops(was: list[bytes], melds: list[bytes]) -> list[bytes]:
