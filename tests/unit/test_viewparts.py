@@ -37,19 +37,34 @@ HOUSES = [
 
 
 @functools.cache
-def events_of(house: int, match: int) -> list[list[E.Event]]:
+def events_of(house: int, match: int, away: bool = False) -> list[list[E.Event]]:
     """The events of each command of a played match in `HOUSES[house]`, as the processor
-    wrote them."""
+    wrote them. `away`: with a player's connection lost mid-hand and found again every 23
+    commands (the gateway's reports), so that the table's own fields (who is away, until
+    when) move while the hand goes on."""
     seed = match_seeds(house * 10 + 3, match + 1)[match]
     commands = play_match(HOUSES[house], seed).commands
     table = f"t{house}-{match}"
     tables = PartitionTables(0, 1, allow_stacked_deals=True)
     out = []
     for i, c in enumerate(commands):
-        command = msgspec.structs.replace(c, table_id=table, command_id=f"{table}-{i}")
-        out.append(tables.handle(table.encode(), E.encode(command), "commands", i,
-                                 lambda: "00" * 32, at=1_000 + 50 * i).events)
+        state = tables.tables.get(table, NEW_TABLE)
+        now = [msgspec.structs.replace(c, table_id=table, command_id=f"{table}-{i}")]
+        if away and i % 23 == 0 and state.hand is not None and state.status == "playing":
+            now.insert(0, connection_report(state, f"{table}-{i}-away"))
+        for command in now:
+            out.append(tables.handle(table.encode(), E.encode(command), "commands", len(out),
+                                     lambda: "00" * 32, at=1_000 + 50 * len(out)).events)
     return out
+
+
+def connection_report(state: TableState, command_id: str) -> E.Command:
+    """The next seat to act lost its connection, or found it again."""
+    assert state.hand is not None
+    seat = (state.hand.to_act + 1) % 4
+    report = E.ReportDisconnect if state.disconnected[seat] is None else E.ReportReconnect
+    return report(table_id=state.table_id, command_id=command_id,
+                  player_id=state.players[seat], seat=seat, seq=state.seq)
 
 
 def full_rebuild(tables: dict[str, TableState], batch: list[E.Event],
@@ -140,36 +155,9 @@ def test_every_update_is_the_full_rebuilds_bytes_whatever_the_batching(
     assert_same_bytes([events_of(first, 0), events_of(second, 1)], sizes)
 
 
-def events_with_a_lost_connection(house: int) -> list[list[E.Event]]:
-    """A played match's events with a player's connection lost mid-hand and found again
-    some commands later, one command at a time: the table's own fields (who is away,
-    until when) move while the hand goes on."""
-    commands = play_match(HOUSES[house], match_seeds(house * 10 + 3, 1)[0]).commands
-    table = f"away{house}"
-    tables = PartitionTables(0, 1, allow_stacked_deals=True)
-    out: list[list[E.Event]] = []
-    for i, c in enumerate(commands):
-        state = tables.tables.get(table, NEW_TABLE)
-        hand = state.hand
-        extra: list[E.Command] = []
-        if hand is not None and state.status == "playing" and i % 23 == 0:
-            seat = (hand.to_act + 1) % 4
-            report = E.ReportDisconnect if state.disconnected[seat] is None \
-                else E.ReportReconnect
-            extra.append(report(table_id=table, command_id="", player_id=state.players[seat],
-                                seat=seat, seq=state.seq))
-        for k, command in enumerate([*extra, c]):
-            command = msgspec.structs.replace(command, table_id=table,
-                                              command_id=f"{table}-{i}-{k}")
-            written = tables.handle(table.encode(), E.encode(command), "commands", len(out),
-                                    lambda: "00" * 32, at=1_000 + 50 * len(out)).events
-            out.append(written)
-    return out
-
-
 @pytest.mark.parametrize("house", [3, 4], ids=["classic", "classic-partners"])  # a reconnect window
 def test_a_patch_carries_the_tables_own_fields_that_move_mid_hand(house: int) -> None:
-    stream = events_with_a_lost_connection(house)
+    stream = events_of(house, 0, away=True)
     reports = [e for step in stream for e in step
                if isinstance(e, E.PlayerDisconnected | E.PlayerReconnected)]
     assert len(reports) >= 4  # lost and found again, more than once
