@@ -231,7 +231,9 @@ def test_a_decision_never_starts_a_playout_past_its_ceiling(
 def test_level3s_own_move_counts_against_the_decisions_ceiling(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The budget runs from the decision's start: where level 3's own move took 30 ms of a
-    35 ms budget, a 10 ms playout would end past it, so none is started."""
+    35 ms budget, a 10 ms playout would end past it, so none is started; and a decision
+    that ran no playout keeps what the playouts of late took (it learnt nothing of their
+    length: halving it let the fourth such decision start one and end past its budget)."""
     clock = playouts_take(monkeypatch, 0.010)
     bot = Level4(playouts=200, clock=clock, budget=0.035)
 
@@ -241,12 +243,13 @@ def test_level3s_own_move_counts_against_the_decisions_ceiling(
             return super().__call__(v)
 
     bot.level3 = SlowLevel3()
+    bot.longest = 0.010  # the playouts of late took 10 ms
     for v in decisions("north-sultan", match_seeds(24, 1)[0], 4):
-        bot.longest = 0.010  # the playouts of late took 10 ms (an idle decision halves it)
         start = clock.now
         bot(v)
         assert clock.now - start <= bot.budget
     assert bot.playouts_run == 0
+    assert bot.longest == 0.010
 
 
 def test_the_solve_cache_gives_the_cyclic_collector_nothing_to_walk() -> None:

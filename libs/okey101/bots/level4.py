@@ -128,8 +128,9 @@ class Level4:
         best = search.run(self.playouts, self.clock, start, self.budget, self.longest)
         self.worlds += len(search.scores[0])
         self.playouts_run += search.playouts
-        # the next decision's first playout may take as long as this one's longest
-        self.longest = max(search.longest, 0.5 * self.longest)
+        if search.playouts:  # a decision that ran none has learnt nothing of their length
+            # the next decision's first playout may take as long as this one's longest
+            self.longest = max(search.longest, 0.5 * self.longest)
         if best != 0:
             self.overruled += 1
         return search.candidates[best]
