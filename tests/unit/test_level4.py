@@ -233,7 +233,7 @@ def test_level3s_own_move_counts_against_the_decisions_ceiling(
     """The budget runs from the decision's start: where level 3's own move took 30 ms of a
     35 ms budget, a 10 ms playout would end past it, so none is started; and a decision
     that ran no playout keeps what the playouts of late took (it learnt nothing of their
-    length: halving it let the fourth such decision start one and end past its budget)."""
+    length: halving it let the very next such decision start one and end past its budget)."""
     clock = playouts_take(monkeypatch, 0.010)
     bot = Level4(playouts=200, clock=clock, budget=0.035)
 
