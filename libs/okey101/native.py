@@ -62,3 +62,6 @@ most_pairs = cast("MostPairs | None", _native("most_pairs"))
 # The native solve packs each value in 20 bits: a larger okey value goes to the Python solve.
 MAX_JOKER_WEIGHT: int = getattr(core, "MAX_JOKER_WEIGHT", 0)
 solve = cast("Solve | None", _native("solve"))
+# A table's views as changes, each change's records built (native/src/views.rs), for
+# `okey101.table.viewparts.NativeTableParts`; it raises ValueError naming what it cannot take.
+TableChanges: Any = getattr(core, "TableChanges", None) if core is not None else None

@@ -7,6 +7,7 @@ mod playout;
 mod policy;
 pub mod solve;
 pub mod solver;
+mod views;
 
 /// The version of the compiled core, for `okey101.native` to check it was built from this tree.
 #[pyfunction]
@@ -21,5 +22,6 @@ fn okey101_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     policy::register(m)?;
     solver::register(m)?;
     solve::register(m)?;
+    views::register(m)?;
     Ok(())
 }

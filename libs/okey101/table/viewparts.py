@@ -19,7 +19,7 @@ from typing import Any, NamedTuple, cast
 
 import msgspec
 
-from okey101 import tiles
+from okey101 import native, tiles
 from okey101.table import messages as E
 from okey101.table import rules as R
 from okey101.table.state import HandState, TableMeld, TableState
@@ -371,11 +371,86 @@ class Shared(NamedTuple):
 # every field of the state but these three is read by the table's group alone
 _TICKING_FIELDS = ("seq", "turn", "turn_by")
 _TICKING_PATHS = tuple(b"/" + k.encode() for k in _TICKING_FIELDS)
-_TABLE_STATE = operator.attrgetter(*(k for k in TableState.__struct_fields__
-                                     if k not in ("seq", "turn", "hand")))
+_TABLE_KEY = [k for k in TableState.__struct_fields__ if k not in ("seq", "turn", "hand")]
+_TABLE_STATE = operator.attrgetter(*_TABLE_KEY)
 _SEAT_PATHS = [b"/hand/seats/%d" % i for i in range(SEATS)]
 _PATHS: dict[str, str] = {k: "/" + k for k in PlayerView.__struct_fields__}
 _HAND_PATHS: dict[str, str] = {k: "/hand/" + k for k in HandView.__struct_fields__}
+
+
+class NativeTableParts(TableParts):
+    """`TableParts` with each change's records built by the compiled core
+    (`okey101_native.TableChanges`, native/src/views.rs), which mirrors `leaves`,
+    `public_ops` and `updates` and builds the whole views as `player_views` does. What
+    the rule book answers (the table's group of fields, the thresholds, the discard on
+    offer, the seat rules, the turn's deadline), the melds' notation and the events'
+    encodings stay here. tests/properties/test_native_views.py checks that the records
+    are byte for byte `TableParts`'."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.native = native.TableChanges(_TILE_NAMES, bytes(_NO_RULES),
+                                        list(PlayerView.__struct_fields__), _TABLE_KEY)
+        self.melds_source: object = None
+
+    def _okey_of(self, hand: HandState) -> None:
+        if self.okey != (hand.okey, hand.indicator):
+            self.melds_source = None
+        super()._okey_of(hand)
+
+    def updates(self, state: TableState, previous: int, events: list[E.Event],
+                turn_started: int | None = None, seats: list[int] | None = None
+                ) -> list[Published]:
+        hand = state.hand
+        bots: list[bool] = []
+        found: list[tuple[int, int]] = []
+        top = melds = None
+        if hand is not None:
+            bots = _bot_labels(state)
+            self._okey_of(hand)
+            if self.melds_source is not hand.melds:
+                self.melds(hand)
+                melds = [raw for _, _, raw in self.melds_held]
+                self.melds_source = hand.melds
+            found = self._thresholds(state, hand)
+            top = None if hand.scratch.put_back else R.available_discard(hand)
+        if seats is None:
+            seats = update_seats(state)
+        rules = [(seat, bytes(self.rules(state, seat))) for seat in seats
+                 if has_rules(state, seat)]
+        public: list[bytes | None] = []
+        private: list[tuple[int, bytes | None, bytes | None] | None] = []
+        for event in events:
+            if E.visibility(event) == "public":
+                public.append(_encode(event_for(event, SPECTATOR)))
+                private.append(None)
+                continue
+            owner = getattr(event, "seat", SEATS)
+            own, other = event_for(event, owner), event_for(
+                event, SPECTATOR if owner != SPECTATOR else SEATS)
+            public.append(None)
+            private.append((owner, _encode(own) if own is not None else None,
+                            _encode(other) if other is not None else None))
+        records = self.native.changes(
+            state, previous, turn_by(state, turn_started), seats,
+            lambda: self._table_group(state, turn_started), bots, found, top, melds, rules,
+            public, private)
+        table_id, version = state.table_id, state.seq
+        return [Published(table_id, seat, version, record)
+                for seat, record in zip(seats, records, strict=True)]
+
+    def _table_group(self, state: TableState, turn_started: int | None
+                     ) -> list[tuple[str, bytes]]:
+        return [(k, _encode(v)) for k, v in table_fields(state, self, turn_started).items()
+                if k not in _TICKING_FIELDS]
+
+
+_TILE_NAMES = [tiles.name(t) for t in range(tiles.KINDS)]
+
+
+def table_parts() -> TableParts:
+    """A table's parts: built by the compiled core where it is built, else all in Python."""
+    return NativeTableParts() if native.TableChanges is not None else TableParts()
 
 
 def _op(kind: bytes, path: bytes, value: bytes) -> bytes:

@@ -33,7 +33,7 @@ from okey101.table import messages as E
 from okey101.table.evolve import NEW_TABLE, evolve
 from okey101.table.rules import is_new_turn
 from okey101.table.state import TableState
-from okey101.table.viewparts import KEYFRAME, Published, TableParts
+from okey101.table.viewparts import KEYFRAME, Published, TableParts, table_parts
 from okey101.table.viewpatch import ViewFollower, decode_update
 from okey101.table.views import PlayerUpdate
 
@@ -43,10 +43,13 @@ __all__ = ["KEYFRAME", "PlayerViews", "Published", "TableParts"]
 class PlayerViews:
     """The live tables of some events partitions, folded from their events."""
 
-    def __init__(self, seats: Callable[[TableState], list[int]] | None = None) -> None:
+    def __init__(self, seats: Callable[[TableState], list[int]] | None = None,
+                 parts: Callable[[], TableParts] = table_parts) -> None:
         """`seats`: the seats a change publishes updates for (by default the spectators' and
-        every seat's, `table.views.update_seats`)."""
+        every seat's, `table.views.update_seats`); `parts`: a table's (by default the
+        compiled core's where it is built: `table.viewparts.table_parts`)."""
         self.seats = seats
+        self.new_parts = parts
         self.tables: dict[str, TableState] = {}
         self.parts: dict[str, TableParts] = {}
         self.turn_started: dict[str, int] = {}  # the `at` of the event that started a turn
@@ -106,7 +109,7 @@ class PlayerViews:
         for table_id, (previous, batch, after, last) in changed.items():
             parts = self.parts.get(table_id)
             if parts is None:
-                parts = self.parts[table_id] = TableParts()
+                parts = self.parts[table_id] = self.new_parts()
             try:
                 out += parts.updates(after, previous, batch, self.turn_started.get(table_id),
                                      self.seats(after) if self.seats is not None else None)
