@@ -1,9 +1,12 @@
 """`rules.allowed_commands` asks only the gates of the hand's phase and of the commands the
-house has (`rules.turn.is_in_house`): it answers what asking every gate would, at every
+house has (`rules.turn.is_in_house`), each past the turn's, the turn's once: it answers
+what asking every command's raising gate (`check_*`, as `decide` does) would, at every
 state of played matches in every house (a gate of another phase refuses with wrong_phase,
 of a command the house lacks as not applicable)."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import msgspec
 import pytest
@@ -14,6 +17,7 @@ from okey101.table import rules as R
 from okey101.table.decide import decide_and_fold
 from okey101.table.evolve import NEW_TABLE
 from okey101.table.rules import options
+from okey101.table.state import TableState
 from okey101.terms import SEATS
 
 HOUSES = [("north-sultan", {"hands_per_match": 1}), ("okeygg", {"hands_per_match": 7}),
@@ -21,11 +25,21 @@ HOUSES = [("north-sultan", {"hands_per_match": 1}), ("okeygg", {"hands_per_match
           ("okey-oyna-duz", {})]
 
 
-def every_gate(state: object, seat: int) -> list[str]:
+# every in-hand command's raising gate, as `decide` asks it
+CHECKS: dict[str, Callable[[TableState, int], object]] = {
+    "draw": R.check_draw, "take_discard": R.check_take_discard,
+    "put_back": R.check_put_back, "declare_pairs": R.check_declare_pairs,
+    "show_indicator": R.check_show_indicator, "open": R.check_open, "lay": R.check_lay,
+    "lay_off": lambda s, seat: R.check_touch_table(s, seat, "lay off", "LayOff"),
+    "take_okey": lambda s, seat: R.check_touch_table(s, seat, "take an okey", "TakeOkey"),
+    "discard": R.check_discard, "finish": R.check_finish}
+
+
+def every_gate(state: TableState, seat: int) -> list[str]:
     out = []
-    for name, _, gate in options._GATES:
+    for name, _, _ in options._GATES:
         try:
-            gate(state, seat)  # type: ignore[arg-type]
+            CHECKS[name](state, seat)
         except IllegalMove:
             continue
         out.append(name)

@@ -11,7 +11,7 @@ from okey101 import codes
 
 ROOT = Path(__file__).resolve().parents[2]
 # calls whose code is their first argument, or their `code=` keyword
-FIRST_ARGUMENT = {"fail", "refuse", "_refuse", "_refuse_and_close", "TokenRefused",
+FIRST_ARGUMENT = {"fail", "Refusal", "refuse", "_refuse", "_refuse_and_close", "TokenRefused",
                   "RulesRefused"}
 CODE_KEYWORD = {"Rejection", "Outcome", "ErrorReply", "CommandOutcome", "IllegalMove",
                 "TokenRefused", "OptionRefused"}

@@ -6,8 +6,11 @@ takes open to it, the discards that would be penalised), so bots and gateways ch
 among what the engine enumerates and never re-implement a rule.
 
 Gates (`check_*`) raise `IllegalMove` with a stable code and a message naming the seat and
-the tile; predicates (`is_*`, `can_*`, `may_*`) answer yes or no; the rest compute a value
-(a threshold, a penalty, a finish kind, the house's time-out move).
+the tile; the in-hand commands' and the seeding's are written once as `*_refusal`
+functions answering a `Refusal` (the code, the message built only when asked) or None,
+their `check_*` raising it (`refused`), so `allowed_commands` asks them without raising;
+predicates (`is_*`, `can_*`, `may_*`) answer yes or no; the rest compute a value (a
+threshold, a penalty, a finish kind, the house's time-out move).
 
 Düz (classic) Okey (RULES.md §12, `Profile.game` "duz") is a game of the same engine: its
 seats draw (or take the discard, free to keep it) and discard, and win with `finish`,
@@ -27,9 +30,12 @@ from okey101.table.rules.addressing import (
     check_seated,
 )
 from okey101.table.rules.common import (
+    Refusal,
     fail,
+    hand_refusal,
     is_duz,
     playing_hand,
+    refused,
 )
 from okey101.table.rules.discards import (
     discard_penalty,
@@ -79,9 +85,11 @@ from okey101.table.rules.seeding import (
     check_close_seeding,
     check_commit_seed,
     check_reveal_seed,
+    commit_seed_refusal,
     is_awaited_commit,
     may_contribute,
     opens_seeding,
+    reveal_seed_refusal,
     seeding_window_ms,
 )
 from okey101.table.rules.takes import (
@@ -114,17 +122,30 @@ from okey101.table.rules.turn import (
     check_timeout,
     check_touch_table,
     check_turn,
+    declare_pairs_refusal,
+    discard_refusal,
+    finish_refusal,
     full_run_ends,
     lay_off_room,
+    lay_refusal,
     may_lay_pairs,
     may_open_with_pairs,
     may_touch_table,
+    open_refusal,
     owed_take,
+    owed_take_refusal,
+    put_back_refusal,
     run_end_room,
+    show_indicator_refusal,
     shown_finish_kind,
+    table_access_refusal,
+    take_discard_refusal,
+    touch_table_refusal,
+    turn_refusal,
 )
 
 __all__ = [
+    "Refusal",
     "allowed_commands",
     "are_commits_complete",
     "are_reveals_complete",
@@ -177,10 +198,15 @@ __all__ = [
     "check_timeout",
     "check_touch_table",
     "check_turn",
+    "commit_seed_refusal",
+    "declare_pairs_refusal",
     "discard_penalty",
+    "discard_refusal",
     "fail",
     "finish_kind",
+    "finish_refusal",
     "full_run_ends",
+    "hand_refusal",
     "has_left",
     "is_awaited_commit",
     "is_duz",
@@ -189,6 +215,7 @@ __all__ = [
     "is_new_turn",
     "lay_off_options",
     "lay_off_room",
+    "lay_refusal",
     "may_contribute",
     "may_lay_pairs",
     "may_open_with_pairs",
@@ -197,16 +224,26 @@ __all__ = [
     "meld_at",
     "okey_take_options",
     "okey_take_tiles",
+    "open_refusal",
     "opening_within",
     "opens_seeding",
     "owed_take",
+    "owed_take_refusal",
     "penalised_discards",
     "playing_hand",
+    "put_back_refusal",
+    "refused",
+    "reveal_seed_refusal",
     "run_end_room",
     "seeding_window_ms",
+    "show_indicator_refusal",
     "shown_finish_kind",
+    "table_access_refusal",
+    "take_discard_refusal",
     "threshold",
     "timeout_discard",
     "tokens_in_rack",
+    "touch_table_refusal",
+    "turn_refusal",
     "turn_seconds",
 ]

@@ -13,6 +13,37 @@ def fail(code: str, message: str) -> IllegalMove:
     return IllegalMove(message, code)
 
 
+class Refusal:
+    """Why a gate refuses: its stable code, and its message, built only when asked. A
+    gate written as a `*_refusal` function returns one (None: it passes); its `check_*`
+    raises it (`refused`), so `decide` refuses with the very code and message, while
+    `options.allowed_commands`, which asks most gates only whether they pass, builds no
+    message and raises nothing."""
+
+    __slots__ = ("_say", "code")
+
+    def __init__(self, code: str, say: Callable[[], str]) -> None:
+        self.code = code
+        self._say = say
+
+    @property
+    def message(self) -> str:
+        return self._say()
+
+    def error(self) -> IllegalMove:
+        """The `IllegalMove` the gate's `check_*` raises."""
+        return fail(self.code, self.message)
+
+    def __repr__(self) -> str:
+        return f"Refusal({self.code!r}, {self.message!r})"
+
+
+def refused(refusal: Refusal | None) -> None:
+    """Raise `refusal` (a gate's answer) as its `IllegalMove`; nothing when it is None."""
+    if refusal is not None:
+        raise refusal.error()
+
+
 def _profile(s: TableState) -> Profile:
     assert s.profile is not None
     return s.profile
@@ -23,17 +54,27 @@ def is_duz(s: TableState) -> bool:
     return _profile(s).game == "duz"
 
 
-def _check_101(s: TableState, seat: int, what: str) -> None:
+def _duz_refusal(s: TableState, seat: int, what: str) -> Refusal | None:
     """Düz has no opening and lays nothing before the finish."""
     if is_duz(s):
-        raise fail("not_in_duz", f"seat {seat}: düz okey has no {what}; win with 'finish', "
-                                 "showing the whole rack")
+        return Refusal("not_in_duz", lambda: f"seat {seat}: düz okey has no {what}; win "
+                                             "with 'finish', showing the whole rack")
+    return None
+
+
+def hand_refusal(s: TableState) -> Refusal | None:
+    """`no_hand` unless a hand is being played (`playing_hand`)."""
+    if s.hand is None or s.status != "playing":
+        return Refusal("no_hand", lambda: "no hand is being played at this table")
+    return None
 
 
 def playing_hand(s: TableState) -> HandState:
     """The hand being played, or `no_hand`."""
-    if s.hand is None or s.status != "playing":
-        raise fail("no_hand", "no hand is being played at this table")
+    refusal = hand_refusal(s)  # not `refused`: `decide` asks it often, a call less
+    if refusal is not None:
+        raise refusal.error()
+    assert s.hand is not None
     return s.hand
 
 

@@ -3,6 +3,7 @@ allowed now. Pure."""
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Callable, Sequence
 
@@ -10,23 +11,24 @@ from okey101 import melds as M
 from okey101 import tiles
 from okey101.errors import IllegalMove
 from okey101.profiles import Profile
-from okey101.table.rules.common import _passes, _profile, fail
+from okey101.table.rules.common import Refusal, _profile, fail
 from okey101.table.rules.discards import _charges_discards, _penalty
-from okey101.table.rules.seeding import check_commit_seed, check_reveal_seed
+from okey101.table.rules.seeding import commit_seed_refusal, reveal_seed_refusal
 from okey101.table.rules.turn import (
-    check_declare_pairs,
-    check_discard,
-    check_draw,
-    check_finish,
-    check_lay,
-    check_open,
-    check_put_back,
-    check_show_indicator,
-    check_take_discard,
-    check_touch_table,
+    declare_pairs_refusal_in_turn,
+    finish_refusal_in_turn,
     is_in_house,
     lay_off_room,
+    lay_refusal_in_turn,
+    open_refusal_in_turn,
+    owed_take_refusal,
+    put_back_refusal_in_turn,
     run_end_room,
+    show_indicator_refusal_in_turn,
+    table_access_refusal,
+    take_discard_refusal_in_turn,
+    touch_table_refusal,
+    turn_refusal,
 )
 from okey101.table.state import TableState
 from okey101.terms import (
@@ -38,15 +40,14 @@ from okey101.tiles import Tile
 
 def lay_off_options(s: TableState, seat: int) -> list[tuple[Tile, int, LayOffEnd]]:
     """Every single tile `seat` may lay off now: (tile, meld, end), a tile kept to discard."""
-    try:
-        me = check_touch_table(s, seat, "lay off", "LayOff")
-    except IllegalMove:
-        return []
-    room = lay_off_room(s, seat)
-    if len(me.rack) < 2 or room == 0:
+    if touch_table_refusal(s, seat, "lay off", "LayOff") is not None:
         return []
     hand = s.hand
     assert hand is not None
+    me = hand.seats[seat]
+    room = lay_off_room(s, seat)
+    if len(me.rack) < 2 or room == 0:
+        return []
     wraps, okey = _profile(s).run_wraps_13_to_1, hand.okey
     fits = [M.fitting_stands(tm.meld, wraps) for tm in hand.melds]
     out: list[tuple[Tile, int, LayOffEnd]] = []
@@ -63,13 +64,11 @@ def lay_off_options(s: TableState, seat: int) -> list[tuple[Tile, int, LayOffEnd
 
 def okey_take_options(s: TableState, seat: int) -> list[tuple[int, list[Tile]]]:
     """(meld, the real tiles to put in the okey's place) for every okey `seat` may take."""
-    try:
-        me = check_touch_table(s, seat, "take an okey", "TakeOkey")
-    except IllegalMove:
+    if touch_table_refusal(s, seat, "take an okey", "TakeOkey") is not None:
         return []
     hand = s.hand
     assert hand is not None
-    have = Counter(me.rack)
+    have = Counter(hand.seats[seat].rack)
     out: list[tuple[int, list[Tile]]] = []
     p = _profile(s)
     for i, tm in enumerate(hand.melds):
@@ -113,29 +112,38 @@ def penalised_discards(s: TableState, seat: int) -> list[tuple[Tile, int, Penalt
     return out
 
 
-# each in-hand command's gate, with the phase its gate's `check_turn` asks (None: any), so
-# that `allowed_commands` asks only the gates of the hand's phase (the others would refuse
-# with wrong_phase) and of commands the house has (`turn.is_in_house`: the others would
-# refuse as not applicable)
-_GATES: tuple[tuple[str, str | None, Callable[[TableState, int], object]], ...] = (
-    ("draw", "draw", check_draw),
-    ("take_discard", "draw", check_take_discard),
-    ("put_back", "play", check_put_back),
-    ("declare_pairs", None, check_declare_pairs),
-    ("show_indicator", None, check_show_indicator),
-    ("open", "play", check_open),
-    ("lay", "play", check_lay),
-    ("lay_off", "play", lambda s, seat: check_touch_table(s, seat, "lay off", "LayOff")),
-    ("take_okey", "play",
-     lambda s, seat: check_touch_table(s, seat, "take an okey", "TakeOkey")),
-    ("discard", "play", check_discard),
-    ("finish", "play", check_finish),
+Gate = Callable[[TableState, int], Refusal | None]
+
+
+def _table_access(s: TableState, seat: int) -> Refusal | None:
+    """Lay-off's and okey-taking's gate in turn (`turn.touch_table_refusal`): the same for
+    both, but for its words, which `allowed_commands` never reads."""
+    return table_access_refusal(s, seat, "lay off")
+
+
+# each in-hand command's gate: the turn's in the phase it asks (None: any), then its own
+# in turn (None: the turn's alone; `turn`'s `*_refusal` is their sum), so that
+# `allowed_commands` asks the turn's once, and only the gates of the hand's phase (the
+# others would refuse with wrong_phase) and of commands the house has (`turn.is_in_house`:
+# the others would refuse as not applicable)
+_GATES: tuple[tuple[str, str | None, Gate | None], ...] = (
+    ("draw", "draw", None),
+    ("take_discard", "draw", take_discard_refusal_in_turn),
+    ("put_back", "play", put_back_refusal_in_turn),
+    ("declare_pairs", None, declare_pairs_refusal_in_turn),
+    ("show_indicator", None, show_indicator_refusal_in_turn),
+    ("open", "play", open_refusal_in_turn),
+    ("lay", "play", lay_refusal_in_turn),
+    ("lay_off", "play", _table_access),
+    ("take_okey", "play", _table_access),
+    ("discard", "play", owed_take_refusal),
+    ("finish", "play", finish_refusal_in_turn),
 )
 
 
-_SEEDING_GATES: tuple[tuple[str, Callable[[TableState, int], object]], ...] = (
-    ("commit_seed", check_commit_seed),
-    ("reveal_seed", check_reveal_seed),
+_SEEDING_GATES: tuple[tuple[str, Gate], ...] = (
+    ("commit_seed", commit_seed_refusal),
+    ("reveal_seed", reveal_seed_refusal),
 )
 
 
@@ -144,13 +152,29 @@ def allowed_commands(s: TableState, seat: int) -> list[str]:
     hand's seeding is open, its seeding commands; the engine still checks each one's
     arguments (the tiles, the melds, the seed) and its time against the window's deadline."""
     if s.seeding is not None:
-        return [name for name, gate in _SEEDING_GATES if _passes(gate, s, seat)]
-    if s.hand is None or s.status != "playing" or s.hand.to_act != seat:
+        return [name for name, gate in _SEEDING_GATES if gate(s, seat) is None]
+    if turn_refusal(s, seat) is not None:
         return []
-    phase, p = s.hand.phase, _profile(s)
-    return [name for name, needs, gate in _GATES
-            if (needs is None or needs == phase) and is_in_house(p, name)
-            and _passes(gate, s, seat)]
+    assert s.hand is not None
+    out: list[str] = []
+    for names, gate in _house_gates(_profile(s), s.hand.phase):
+        if gate is None or gate(s, seat) is None:
+            out += names
+    return out
+
+
+@functools.lru_cache(maxsize=256)
+def _house_gates(p: Profile, phase: str) -> tuple[tuple[tuple[str, ...], Gate | None], ...]:
+    """The gates in turn `allowed_commands` asks in `phase` at house `p` (the profiles are
+    frozen), in `_GATES`' order, the commands of one gate side by side asking it once."""
+    out: list[tuple[tuple[str, ...], Gate | None]] = []
+    for name, needs, gate in _GATES:
+        if (needs is None or needs == phase) and is_in_house(p, name):
+            if out and gate is not None and out[-1][1] is gate:
+                out[-1] = ((*out[-1][0], name), gate)
+            else:
+                out.append(((name,), gate))
+    return tuple(out)
 
 
 def tokens_in_rack(rack: Sequence[Tile], need: Counter[Tile], seat: int) -> None:

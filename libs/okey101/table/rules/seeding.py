@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from okey101.table.rules.common import _profile, fail
+from okey101.table.rules.common import Refusal, _profile, fail, refused
 from okey101.table.state import Seeding, TableState
 from okey101.terms import (
     SEATS,
@@ -55,50 +55,77 @@ def are_reveals_complete(s: TableState) -> bool:
                for seat in range(SEATS))
 
 
-def _open_seeding(s: TableState, stage: SeedingStage, seat: int, at: int | None) -> Seeding:
-    """The seeding window open now in `stage` (`at`, ms, before its deadline, when given)."""
+def _seeding_refusal(s: TableState, stage: SeedingStage, seat: int, at: int | None
+                     ) -> Refusal | None:
+    """Why no seeding window is open now in `stage` (`at`, ms, before its deadline, when
+    given), or None."""
     g = s.seeding
     if s.status != "playing" or g is None:
-        raise fail("no_seeding", f"seat {seat}: no seeding window is open at this table")
+        return Refusal("no_seeding",
+                       lambda: f"seat {seat}: no seeding window is open at this table")
     if g.stage != stage:
-        raise fail("wrong_stage", f"seat {seat}: the seeding of hand {g.hand} is in its "
-                                  f"{g.stage} window")
+        return Refusal("wrong_stage", lambda: f"seat {seat}: the seeding of hand {g.hand} "
+                       f"is in its {g.stage} window")
     if at is not None and at >= g.deadline:
-        raise fail("window_closed", f"seat {seat}: the {stage} window of hand {g.hand} "
-                                    f"closed at {g.deadline} ms; it is {at}")
-    return g
+        return Refusal("window_closed", lambda: f"seat {seat}: the {stage} window of hand "
+                       f"{g.hand} closed at {g.deadline} ms; it is {at}")
+    return None
 
 
 def check_commit_seed(s: TableState, seat: int, at: int | None = None) -> Seeding:
     """`seat` may commit to a client seed now: the commit window is open, the seat's
     player may contribute, and has not committed yet."""
-    g = _open_seeding(s, "commit", seat, at)
+    refused(commit_seed_refusal(s, seat, at))
+    assert s.seeding is not None
+    return s.seeding
+
+
+def commit_seed_refusal(s: TableState, seat: int, at: int | None = None) -> Refusal | None:
+    """Why `seat` may not commit to a client seed now, or None (`check_commit_seed`)."""
+    refusal = _seeding_refusal(s, "commit", seat, at)
+    if refusal is not None:
+        return refusal
+    g = s.seeding
+    assert g is not None
     if not s.players[seat]:
-        raise fail("seat_empty", f"seat {seat} is empty")
+        return Refusal("seat_empty", lambda: f"seat {seat} is empty")
     if s.bots[seat]:
-        raise fail("bot_seat", f"seat {seat}: a bot sends no seed; its share is the server's")
+        return Refusal("bot_seat",
+                       lambda: f"seat {seat}: a bot sends no seed; its share is the server's")
     if not may_contribute(s, seat):
-        raise fail("share_forfeited", f"seat {seat}: {s.players[seat]!r} forfeited a share "
-                                      "this match and contributes no more")
+        return Refusal("share_forfeited", lambda: f"seat {seat}: {s.players[seat]!r} "
+                       "forfeited a share this match and contributes no more")
     if g.commitments[seat]:
-        raise fail("already_committed", f"seat {seat} has already committed for hand "
-                                        f"{g.hand}")
-    return g
+        return Refusal("already_committed", lambda: f"seat {seat} has already committed for "
+                       f"hand {g.hand}")
+    return None
 
 
 def check_reveal_seed(s: TableState, seat: int, at: int | None = None) -> Seeding:
     """`seat` may reveal its client seed now: the reveal window is open, its player
     committed this hand, and has neither revealed nor forfeited."""
-    g = _open_seeding(s, "reveal", seat, at)
+    refused(reveal_seed_refusal(s, seat, at))
+    assert s.seeding is not None
+    return s.seeding
+
+
+def reveal_seed_refusal(s: TableState, seat: int, at: int | None = None) -> Refusal | None:
+    """Why `seat` may not reveal its client seed now, or None (`check_reveal_seed`)."""
+    refusal = _seeding_refusal(s, "reveal", seat, at)
+    if refusal is not None:
+        return refusal
+    g = s.seeding
+    assert g is not None
     if not g.commitments[seat]:
-        raise fail("not_committed", f"seat {seat} committed to no seed for hand {g.hand}")
+        return Refusal("not_committed", lambda: f"seat {seat} committed to no seed for hand "
+                       f"{g.hand}")
     if g.committers[seat] != s.players[seat]:
-        raise fail("not_committer", f"seat {seat}: {g.committers[seat]!r} committed, not "
-                                    f"{s.players[seat]!r}")
+        return Refusal("not_committer", lambda: f"seat {seat}: {g.committers[seat]!r} "
+                       f"committed, not {s.players[seat]!r}")
     if g.client_seeds[seat] or g.forfeited[seat]:
-        raise fail("already_revealed", f"seat {seat} has already revealed (or forfeited) "
-                                       f"for hand {g.hand}")
-    return g
+        return Refusal("already_revealed", lambda: f"seat {seat} has already revealed (or "
+                       f"forfeited) for hand {g.hand}")
+    return None
 
 
 def check_close_seeding(s: TableState, hand: int, attempt: int, stage: SeedingStage,

@@ -8,7 +8,15 @@ from collections.abc import Sequence
 from okey101 import scoring, solver, tiles
 from okey101.profiles import Profile
 from okey101.table.notation import without
-from okey101.table.rules.common import _check_101, _passes, _profile, fail, playing_hand
+from okey101.table.rules.common import (
+    Refusal,
+    _duz_refusal,
+    _profile,
+    fail,
+    hand_refusal,
+    playing_hand,
+    refused,
+)
 from okey101.table.rules.takes import can_open_with, can_use
 from okey101.table.state import HandState, SeatHand, TableState
 from okey101.terms import (
@@ -22,7 +30,7 @@ from okey101.tiles import Tile
 def is_in_house(p: Profile, command: str) -> bool:
     """Has the house `command` (a wire `type`) at all? A discard goes back, pairs are
     declared and the indicator's twin shown only where it says; only düz finishes with
-    'finish', and düz opens, lays and lays off nothing (`_check_101`). Each gate refuses
+    'finish', and düz opens, lays and lays off nothing (`_duz_refusal`). Each gate refuses
     a command its house lacks, and `options.allowed_commands` asks no such gate."""
     match command:
         case "put_back":
@@ -41,15 +49,29 @@ def is_in_house(p: Profile, command: str) -> bool:
 def check_turn(s: TableState, seat: int, phase: str | None = None, action: str = "act"
                ) -> HandState:
     """`seat` is to act (in `phase`, when given)."""
-    hand = playing_hand(s)
+    refusal = turn_refusal(s, seat, phase, action)  # not `refused`: a call less for `decide`
+    if refusal is not None:
+        raise refusal.error()
+    assert s.hand is not None
+    return s.hand
+
+
+def turn_refusal(s: TableState, seat: int, phase: str | None = None, action: str = "act"
+                 ) -> Refusal | None:
+    """Why `seat` is not to act (in `phase`, when given), or None (`check_turn`)."""
+    refusal = hand_refusal(s)
+    if refusal is not None:
+        return refusal
+    hand = s.hand
+    assert hand is not None
     if hand.phase == "over":
-        raise fail("hand_over", "the hand is over")
+        return Refusal("hand_over", lambda: "the hand is over")
     if hand.to_act != seat:
-        raise fail("not_your_turn", f"seat {seat} acted on seat {hand.to_act}'s turn")
+        return Refusal("not_your_turn", lambda: f"seat {seat} acted on seat {hand.to_act}'s turn")
     if phase is not None and hand.phase != phase:
-        wanted = "draw or take the discard first" if hand.phase == "draw" else "discard"
-        raise fail("wrong_phase", f"seat {seat}: {action} now; {wanted}")
-    return hand
+        return Refusal("wrong_phase", lambda: f"seat {seat}: {action} now; " + (
+            "draw or take the discard first" if hand.phase == "draw" else "discard"))
+    return None
 
 
 def available_discard(hand: HandState) -> Tile | None:
@@ -58,92 +80,168 @@ def available_discard(hand: HandState) -> Tile | None:
     return pile[-1] if hand.phase == "draw" and pile else None
 
 
+# Each in-hand command's gate is the turn's (`turn_refusal`, in the command's phase) then,
+# where the command asks more, its own (`*_refusal_in_turn`, asked of the seat to act in
+# that phase): `options.allowed_commands` asks the turn's once for every command.
+
+
 def check_draw(s: TableState, seat: int) -> HandState:
     return check_turn(s, seat, "draw", "Draw")
 
 
 def check_take_discard(s: TableState, seat: int) -> Tile:
     """The discard `seat` may take now (section 2), or why not."""
-    hand = check_turn(s, seat, "draw", "TakeDiscard")
-    tile = available_discard(hand)
-    if tile is None:
-        raise fail("no_discard", f"seat {seat}: there is no discard to take")
-    if hand.scratch.put_back:
-        raise fail("put_back_must_draw", f"seat {seat} put {tiles.name(tile)} back this "
-                                         "turn and draws from the deck")
-    p = _profile(s)
-    if tile == hand.okey and not p.discarded_okey_takeable:
-        raise fail("okey_discard_untakeable", f"{tiles.name(tile)} is the okey: "
-                                              f"{p.id} never lets a discarded okey be taken")
-    if p.game == "duz":
-        return tile  # §12: a taken discard need not be used
-    me = hand.seats[seat]
-    if me.opened is None and not p.put_back_allowed and not can_open_with(s, seat, tile):
-        raise fail("cannot_open_with_discard",
-                   f"seat {seat} has not opened and cannot open with {tiles.name(tile)} "
-                   "this turn, so may not take it")
-    if me.opened is not None and p.opened_take_must_use and not can_use(s, seat, tile):
-        raise fail("cannot_use_discard", f"{tiles.name(tile)} cannot be laid this turn; "
-                                         f"{p.id} requires a taken discard to be used")
+    refused(take_discard_refusal(s, seat))
+    assert s.hand is not None
+    tile = available_discard(s.hand)
+    assert tile is not None
     return tile
 
 
+def take_discard_refusal(s: TableState, seat: int) -> Refusal | None:
+    """Why `seat` may not take the discard now, or None (`check_take_discard`)."""
+    return turn_refusal(s, seat, "draw", "TakeDiscard") or \
+        take_discard_refusal_in_turn(s, seat)
+
+
+def take_discard_refusal_in_turn(s: TableState, seat: int) -> Refusal | None:
+    hand = s.hand
+    assert hand is not None
+    tile = available_discard(hand)
+    if tile is None:
+        return Refusal("no_discard", lambda: f"seat {seat}: there is no discard to take")
+    if hand.scratch.put_back:
+        return Refusal("put_back_must_draw", lambda: f"seat {seat} put {tiles.name(tile)} "
+                                                     "back this turn and draws from the deck")
+    p = _profile(s)
+    if tile == hand.okey and not p.discarded_okey_takeable:
+        return Refusal("okey_discard_untakeable", lambda: f"{tiles.name(tile)} is the okey: "
+                       f"{p.id} never lets a discarded okey be taken")
+    if p.game == "duz":
+        return None  # §12: a taken discard need not be used
+    me = hand.seats[seat]
+    if me.opened is None and not p.put_back_allowed and not can_open_with(s, seat, tile):
+        return Refusal("cannot_open_with_discard", lambda: f"seat {seat} has not opened and "
+                       f"cannot open with {tiles.name(tile)} this turn, so may not take it")
+    if me.opened is not None and p.opened_take_must_use and not can_use(s, seat, tile):
+        return Refusal("cannot_use_discard", lambda: f"{tiles.name(tile)} cannot be laid "
+                       f"this turn; {p.id} requires a taken discard to be used")
+    return None
+
+
 def check_put_back(s: TableState, seat: int) -> Tile:
-    hand = check_turn(s, seat, "play", "PutBack")
+    refused(put_back_refusal(s, seat))
+    assert s.hand is not None and s.hand.scratch.taken is not None
+    return s.hand.scratch.taken
+
+
+def put_back_refusal(s: TableState, seat: int) -> Refusal | None:
+    return turn_refusal(s, seat, "play", "PutBack") or put_back_refusal_in_turn(s, seat)
+
+
+def put_back_refusal_in_turn(s: TableState, seat: int) -> Refusal | None:
+    hand = s.hand
+    assert hand is not None
     p = _profile(s)
     if not is_in_house(p, "put_back"):
-        raise fail("put_back_not_allowed", f"{p.id} does not let a discard go back")
-    taken = hand.scratch.taken
-    if taken is None:
-        raise fail("nothing_to_put_back", f"seat {seat} took no discard this turn")
+        return Refusal("put_back_not_allowed", lambda: f"{p.id} does not let a discard go back")
+    if hand.scratch.taken is None:
+        return Refusal("nothing_to_put_back", lambda: f"seat {seat} took no discard this turn")
     if hand.scratch.laid:
-        raise fail("already_laid", "tiles were laid this turn: the discard cannot go back")
-    return taken
+        return Refusal("already_laid",
+                       lambda: "tiles were laid this turn: the discard cannot go back")
+    return None
 
 
 def check_declare_pairs(s: TableState, seat: int) -> None:
-    hand = check_turn(s, seat)
+    refused(declare_pairs_refusal(s, seat))
+
+
+def declare_pairs_refusal(s: TableState, seat: int) -> Refusal | None:
+    return turn_refusal(s, seat) or declare_pairs_refusal_in_turn(s, seat)
+
+
+def declare_pairs_refusal_in_turn(s: TableState, seat: int) -> Refusal | None:
+    hand = s.hand
+    assert hand is not None
     p = _profile(s)
     if not is_in_house(p, "declare_pairs"):
-        raise fail("not_applicable", f"{p.id} has no pairs declaration")
+        return Refusal("not_applicable", lambda: f"{p.id} has no pairs declaration")
     me = hand.seats[seat]
     if me.opened is not None or me.declared_pairs:
-        raise fail("already_declared", f"seat {seat} has already declared or opened")
+        return Refusal("already_declared",
+                       lambda: f"seat {seat} has already declared or opened")
+    return None
 
 
 def check_show_indicator(s: TableState, seat: int) -> Tile:
-    hand = check_turn(s, seat)
+    refused(show_indicator_refusal(s, seat))
+    assert s.hand is not None
+    return s.hand.indicator
+
+
+def show_indicator_refusal(s: TableState, seat: int) -> Refusal | None:
+    return turn_refusal(s, seat) or show_indicator_refusal_in_turn(s, seat)
+
+
+def show_indicator_refusal_in_turn(s: TableState, seat: int) -> Refusal | None:
+    hand = s.hand
+    assert hand is not None
     p = _profile(s)
     if not is_in_house(p, "show_indicator"):
-        raise fail("not_applicable", f"{p.id} has no indicator to show")
+        return Refusal("not_applicable", lambda: f"{p.id} has no indicator to show")
     me = hand.seats[seat]
     if me.has_played or hand.scratch.taken is not None or \
             (seat != hand.starter and hand.phase != "draw"):
-        raise fail("too_late", "the indicator's twin is shown before the seat first draws")
+        return Refusal("too_late", lambda: "the indicator's twin is shown before the seat "
+                                           "first draws")
     if me.shown_indicator:
-        raise fail("already_shown", f"seat {seat} has already shown the indicator")
+        return Refusal("already_shown",
+                       lambda: f"seat {seat} has already shown the indicator")
     if hand.indicator not in me.rack:
-        raise fail("tile_not_in_rack", f"seat {seat} does not hold the indicator's twin "
-                                       f"{tiles.name(hand.indicator)}")
-    return hand.indicator
+        return Refusal("tile_not_in_rack", lambda: f"seat {seat} does not hold the "
+                       f"indicator's twin {tiles.name(hand.indicator)}")
+    return None
 
 
 def check_open(s: TableState, seat: int) -> SeatHand:
-    hand = check_turn(s, seat, "play", "Open")
-    _check_101(s, seat, "opening")
-    me = hand.seats[seat]
-    if me.opened is not None:
-        raise fail("already_opened", f"seat {seat} has already opened")
-    return me
+    refused(open_refusal(s, seat))
+    assert s.hand is not None
+    return s.hand.seats[seat]
+
+
+def open_refusal(s: TableState, seat: int) -> Refusal | None:
+    return turn_refusal(s, seat, "play", "Open") or open_refusal_in_turn(s, seat)
+
+
+def open_refusal_in_turn(s: TableState, seat: int) -> Refusal | None:
+    refusal = _duz_refusal(s, seat, "opening")
+    if refusal is not None:
+        return refusal
+    assert s.hand is not None
+    if s.hand.seats[seat].opened is not None:
+        return Refusal("already_opened", lambda: f"seat {seat} has already opened")
+    return None
 
 
 def check_lay(s: TableState, seat: int) -> SeatHand:
-    hand = check_turn(s, seat, "play", "Lay")
-    _check_101(s, seat, "laying of melds")
-    me = hand.seats[seat]
-    if me.opened is None:
-        raise fail("not_opened", f"seat {seat} must open before laying melds")
-    return me
+    refused(lay_refusal(s, seat))
+    assert s.hand is not None
+    return s.hand.seats[seat]
+
+
+def lay_refusal(s: TableState, seat: int) -> Refusal | None:
+    return turn_refusal(s, seat, "play", "Lay") or lay_refusal_in_turn(s, seat)
+
+
+def lay_refusal_in_turn(s: TableState, seat: int) -> Refusal | None:
+    refusal = _duz_refusal(s, seat, "laying of melds")
+    if refusal is not None:
+        return refusal
+    assert s.hand is not None
+    if s.hand.seats[seat].opened is None:
+        return Refusal("not_opened", lambda: f"seat {seat} must open before laying melds")
+    return None
 
 
 def may_lay_pairs(hand: HandState, seat: int) -> bool:
@@ -156,31 +254,49 @@ def may_lay_pairs(hand: HandState, seat: int) -> bool:
 def check_table_access(s: TableState, seat: int, action: str) -> SeatHand:
     """May `seat` lay off or take an okey this turn: opened, not in an opening turn where
     the house forbids it, its wait served (section 4-5)."""
-    hand = playing_hand(s)
+    refused(table_access_refusal(s, seat, action))
+    assert s.hand is not None
+    return s.hand.seats[seat]
+
+
+def table_access_refusal(s: TableState, seat: int, action: str) -> Refusal | None:
+    """Why `seat` may not lay off or take an okey this turn, or None (`check_table_access`)."""
+    refusal = hand_refusal(s) or _duz_refusal(s, seat, "table to " + action + " on")
+    if refusal is not None:
+        return refusal
+    hand = s.hand
+    assert hand is not None
     p, me = _profile(s), hand.seats[seat]
-    _check_101(s, seat, "table to " + action + " on")
     if me.opened is None:
-        raise fail("not_opened", f"seat {seat} must open before it can {action}")
+        return Refusal("not_opened", lambda: f"seat {seat} must open before it can {action}")
     if me.opened_turn == s.turn and not p.lay_off_in_opening_turn:
-        raise fail("must_wait_a_round", f"{p.id}: no {action} in the opening turn")
+        return Refusal("must_wait_a_round",
+                       lambda: f"{p.id}: no {action} in the opening turn")
     if me.elden_opening and me.opened_turn == s.turn and not p.elden_lay_off_allowed:
-        raise fail("elden_turn", f"{p.id}: an elden opening below the threshold finishes "
-                                 f"as it is: no {action} in that turn")
+        return Refusal("elden_turn", lambda: f"{p.id}: an elden opening below the threshold "
+                       f"finishes as it is: no {action} in that turn")
     if s.turn - me.opened_turn < SEATS * p.lay_off_wait_rounds and me.opened_turn != s.turn:
-        raise fail("must_wait_a_round", f"{p.id}: wait one full round after opening "
-                                        f"before you {action}")
-    return me
+        return Refusal("must_wait_a_round", lambda: f"{p.id}: wait one full round after "
+                       f"opening before you {action}")
+    return None
 
 
 def check_touch_table(s: TableState, seat: int, action: str, command: str) -> SeatHand:
     """Lay-off and okey-taking: the seat's turn, in play, with table access. `action` says
     what the seat tried in words; `command` names the command."""
-    check_turn(s, seat, "play", command)
-    return check_table_access(s, seat, action)
+    refused(touch_table_refusal(s, seat, action, command))
+    assert s.hand is not None
+    return s.hand.seats[seat]
+
+
+def touch_table_refusal(s: TableState, seat: int, action: str, command: str
+                        ) -> Refusal | None:
+    """Why `seat` may not lay off or take an okey now, or None (`check_touch_table`)."""
+    return turn_refusal(s, seat, "play", command) or table_access_refusal(s, seat, action)
 
 
 def may_touch_table(s: TableState, seat: int) -> bool:
-    return _passes(lambda st, i: check_table_access(st, i, "lay off"), s, seat)
+    return table_access_refusal(s, seat, "lay off") is None
 
 
 def may_open_with_pairs(s: TableState, seat: int) -> bool:
@@ -226,29 +342,53 @@ def run_end_room(s: TableState, meld: int, end: LayOffEnd) -> int | None:
 
 def check_discard(s: TableState, seat: int) -> SeatHand:
     """A seat may discard unless a taken discard is still owed (section 2)."""
-    return check_owed_take(s, seat, check_turn(s, seat, "play", "Discard"))
+    refused(discard_refusal(s, seat))
+    assert s.hand is not None
+    return s.hand.seats[seat]
+
+
+def discard_refusal(s: TableState, seat: int) -> Refusal | None:
+    """Why `seat` may not discard now, or None (`check_discard`)."""
+    return turn_refusal(s, seat, "play", "Discard") or owed_take_refusal(s, seat)
 
 
 def check_owed_take(s: TableState, seat: int, hand: HandState) -> SeatHand:
     """`check_discard` for the seat to act in play (`check_turn` passed: `hand`)."""
-    me, owed = hand.seats[seat], owed_take(s, seat)
+    refused(owed_take_refusal(s, seat))
+    return hand.seats[seat]
+
+
+def owed_take_refusal(s: TableState, seat: int) -> Refusal | None:
+    """`discard_refusal` in turn: why the seat to act in play may not discard yet (a
+    taken discard owed), or None."""
+    owed = owed_take(s, seat)
     if owed is not None:
-        if me.opened is None:
-            raise fail("must_open_with_taken_tile", f"seat {seat} took {tiles.name(owed)} "
-                                                    "and must open with it (or put it back)")
-        raise fail("taken_tile_not_used", f"the taken {tiles.name(owed)} must be laid "
-                                          f"this turn ({_profile(s).id})")
-    return me
+        assert s.hand is not None
+        if s.hand.seats[seat].opened is None:
+            return Refusal("must_open_with_taken_tile", lambda: f"seat {seat} took "
+                           f"{tiles.name(owed)} and must open with it (or put it back)")
+        return Refusal("taken_tile_not_used", lambda: f"the taken {tiles.name(owed)} must "
+                       f"be laid this turn ({_profile(s).id})")
+    return None
 
 
 def check_finish(s: TableState, seat: int) -> SeatHand:
     """Düz: the seat to act, in play, may win by discarding one tile and showing the rest."""
-    hand = check_turn(s, seat, "play", "Finish")
+    refused(finish_refusal(s, seat))
+    assert s.hand is not None
+    return s.hand.seats[seat]
+
+
+def finish_refusal(s: TableState, seat: int) -> Refusal | None:
+    return turn_refusal(s, seat, "play", "Finish") or finish_refusal_in_turn(s, seat)
+
+
+def finish_refusal_in_turn(s: TableState, seat: int) -> Refusal | None:
     p = _profile(s)
     if not is_in_house(p, "finish"):
-        raise fail("not_applicable", f"{p.id}: a 101 hand is won by discarding the last "
-                                     "tile, not with 'finish'")
-    return hand.seats[seat]
+        return Refusal("not_applicable", lambda: f"{p.id}: a 101 hand is won by discarding "
+                       "the last tile, not with 'finish'")
+    return None
 
 
 def check_shows_whole_rack(me: SeatHand, seat: int, discard: Tile, shown: Sequence[Tile]
