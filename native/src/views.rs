@@ -111,13 +111,13 @@ fn bytes_of<'a>(obj: &'a Bound<'_, PyAny>, what: &str) -> PyResult<&'a [u8]> {
 }
 
 /// A seat's public view and what it was built from: its `SeatHand`, player, bot flag and
-/// the thresholds list (the same object while no threshold moved), compared by identity:
+/// the thresholds, the objects compared by identity:
 /// the state's structs are frozen and shared, so an unchanged part is the same object.
 struct SeatHeld {
     hand: Py<PyAny>,
     player: Py<PyAny>,
     bot: bool,
-    thresholds: Py<PyAny>,
+    needed: (i64, i64),
     raw: Vec<u8>,
 }
 
@@ -158,6 +158,19 @@ pub struct TableChanges {
     since: [u32; SEATS + 1],      // by seat + 1: its patches since its last whole view
     table_id: Option<(Py<PyAny>, Vec<u8>)>,
     record: Vec<u8>,              // a record, being built
+    // what the rule book and the notation answer, asked of Python only when what each
+    // reads moved: the bot flags a view shows (by the state's bots and house), each seat's
+    // thresholds (by the house and the seats' openings), the melds encoded (by the hand's
+    // melds and okey), the table's group of fields (by `key_fields`)
+    ask_labels: Py<PyAny>,
+    ask_thresholds: Py<PyAny>,
+    ask_melds: Py<PyAny>,
+    ask_table: Py<PyAny>,
+    labels_key: Option<(Py<PyAny>, Py<PyAny>)>,
+    labels: Vec<bool>,
+    thresholds_key: Option<(Py<PyAny>, Vec<(Py<PyAny>, i64)>)>,
+    thresholds: Vec<(i64, i64)>,
+    melds_key: Option<(Py<PyAny>, i64, i64)>,
 }
 
 impl TableChanges {
@@ -237,11 +250,11 @@ impl TableChanges {
         h: &Bound<'_, PyAny>,
         player: &Bound<'_, PyAny>,
         bot: bool,
-        thresholds: &Bound<'_, PyAny>,
+        needed: (i64, i64),
     ) -> PyResult<bool> {
         if let Some(held) = &self.seats[i] {
             if held.hand.as_ptr() == h.as_ptr()
-                && held.thresholds.as_ptr() == thresholds.as_ptr()
+                && held.needed == needed
                 && held.player.as_ptr() == player.as_ptr()
                 && held.bot == bot
             {
@@ -252,7 +265,7 @@ impl TableChanges {
         let name = player
             .cast::<PyString>()
             .map_err(|_| PyValueError::new_err(format!("players[{i}]: a string expected")))?;
-        let (points, pairs): (i64, i64) = thresholds.get_item(i)?.extract()?;
+        let (points, pairs) = needed;
         let rack = h.getattr(intern!(py, "rack"))?;
         let mut out = Vec::with_capacity(320);
         out.extend_from_slice(b"{\"seat\":");
@@ -298,7 +311,7 @@ impl TableChanges {
             hand: h.clone().unbind(),
             player: player.clone().unbind(),
             bot,
-            thresholds: thresholds.clone().unbind(),
+            needed,
             raw: out,
         });
         Ok(changed)
@@ -442,7 +455,7 @@ impl TableChanges {
         &mut self,
         state: &Bound<'_, PyAny>,
         by: Option<i64>,
-        table_group: &Bound<'_, PyAny>,
+        parts: &Bound<'_, PyAny>,
         ops: &mut Vec<Vec<u8>>,
     ) -> PyResult<()> {
         let py = state.py();
@@ -462,7 +475,8 @@ impl TableChanges {
             }
         }
         if !same {
-            let group: Vec<(String, Bound<'_, PyAny>)> = table_group.call0()?.extract()?;
+            let group: Vec<(String, Bound<'_, PyAny>)> =
+                self.ask_table.bind(py).call1((parts, state))?.extract()?;
             let now = group
                 .into_iter()
                 .map(|(name, raw)| Ok((name, bytes_of(&raw, "table group")?.to_vec())))
@@ -507,6 +521,62 @@ impl TableChanges {
         Ok(())
     }
 
+    /// The bot flags a view shows (`views._bot_labels`), asked when the bots or the house moved.
+    fn labels_of(&mut self, state: &Bound<'_, PyAny>) -> PyResult<()> {
+        let py = state.py();
+        let bots = state.getattr(intern!(py, "bots"))?;
+        let profile = state.getattr(intern!(py, "profile"))?;
+        let same = self.labels_key.as_ref().is_some_and(|(b, p)| {
+            b.as_ptr() == bots.as_ptr() && p.as_ptr() == profile.as_ptr()
+        });
+        if !same {
+            let labels: Vec<bool> = self.ask_labels.bind(py).call1((state,))?.extract()?;
+            if labels.len() < SEATS {
+                return Err(PyValueError::new_err(format!("bots: {} seats", labels.len())));
+            }
+            self.labels = labels;
+            self.labels_key = Some((bots.unbind(), profile.unbind()));
+        }
+        Ok(())
+    }
+
+    /// Each seat's opening thresholds (points, pairs), asked when the house or a seat's
+    /// opening moved (they read only those).
+    fn thresholds_of(
+        &mut self,
+        parts: &Bound<'_, PyAny>,
+        state: &Bound<'_, PyAny>,
+        hand_seats: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let py = state.py();
+        let profile = state.getattr(intern!(py, "profile"))?;
+        let mut openings = Vec::with_capacity(SEATS);
+        for i in 0..SEATS {
+            let h = hand_seats.get_item(i)?;
+            openings.push((
+                h.getattr(intern!(py, "opened"))?,
+                h.getattr(intern!(py, "opening_value"))?.extract::<i64>()?,
+            ));
+        }
+        let same = self.thresholds_key.as_ref().is_some_and(|(p, held)| {
+            p.as_ptr() == profile.as_ptr()
+                && held.iter().zip(&openings).all(|((a, x), (b, y))| a.as_ptr() == b.as_ptr() && x == y)
+        });
+        if !same {
+            let found: Vec<(i64, i64)> =
+                self.ask_thresholds.bind(py).call1((parts, state))?.extract()?;
+            if found.len() < SEATS {
+                return Err(PyValueError::new_err(format!("thresholds: {} seats", found.len())));
+            }
+            self.thresholds = found;
+            self.thresholds_key = Some((
+                profile.unbind(),
+                openings.into_iter().map(|(o, v)| (o.unbind(), v)).collect(),
+            ));
+        }
+        Ok(())
+    }
+
     /// The hand's group from `hand` (None: no hand), and its operations since the update
     /// before into `ops` when `diffing`.
     #[allow(clippy::too_many_arguments)]
@@ -515,10 +585,8 @@ impl TableChanges {
         state: &Bound<'_, PyAny>,
         hand: Option<&Bound<'_, PyAny>>,
         hand_seats: Option<&Bound<'_, PyAny>>,
-        bots: &Bound<'_, PyList>,
-        thresholds: &Bound<'_, PyAny>,
+        parts: &Bound<'_, PyAny>,
         top: Option<i64>,
-        melds: Option<&Bound<'_, PyList>>,
         diffing: bool,
         ops: &mut Vec<Vec<u8>>,
     ) -> PyResult<()> {
@@ -538,7 +606,17 @@ impl TableChanges {
         }
         std::mem::swap(&mut self.fields, &mut self.next);
         self.has_hand = true;
-        if let Some(list) = melds {
+        let melds = hand.getattr(intern!(py, "melds"))?;
+        let okey: i64 = hand.getattr(intern!(py, "okey"))?.extract()?;
+        let indicator: i64 = hand.getattr(intern!(py, "indicator"))?.extract()?;
+        let same = self.melds_key.as_ref().is_some_and(|(m, o, i)| {
+            m.as_ptr() == melds.as_ptr() && *o == okey && *i == indicator
+        });
+        if !same {
+            let list = self.ask_melds.bind(py).call1((parts, state))?;
+            let list = list.cast::<PyList>().map_err(|_| {
+                PyValueError::new_err("melds: a list of encoded melds expected")
+            })?;
             let now = list
                 .iter()
                 .map(|m| bytes_of(&m, "melds").map(<[u8]>::to_vec))
@@ -547,16 +625,19 @@ impl TableChanges {
                 meld_ops(ops, &self.melds, &now);
             }
             self.melds = now;
+            self.melds_key = Some((melds.unbind(), okey, indicator));
         }
-        let players = state.getattr(intern!(py, "players"))?;
         let n = hand_seats.len()?;
-        if n != SEATS || bots.len() < n {
+        if n != SEATS {
             return Err(PyValueError::new_err(format!("hand: {n} seats")));
         }
+        self.labels_of(state)?;
+        self.thresholds_of(parts, state, hand_seats)?;
+        let players = state.getattr(intern!(py, "players"))?;
         for i in 0..n {
-            let bot: bool = bots.get_item(i)?.extract()?;
+            let (bot, needed) = (self.labels[i], self.thresholds[i]);
             let changed =
-                self.seat_of(i, &hand_seats.get_item(i)?, &players.get_item(i)?, bot, thresholds)?;
+                self.seat_of(i, &hand_seats.get_item(i)?, &players.get_item(i)?, bot, needed)?;
             if changed && diffing {
                 let raw = &self.seats[i].as_ref().expect("just built").raw;
                 push_op(ops, b"replace", format!("/hand/seats/{i}").as_bytes(), raw);
@@ -598,14 +679,22 @@ fn seen(out: &mut Vec<u8>, public: &[Option<Vec<u8>>], private: &[Private], seat
 impl TableChanges {
     /// `names`: each tile kind's name (`tiles.name`), by kind; `no_rules`: `NO_RULES`
     /// encoded; `view_fields`: `PlayerView`'s fields; `key_fields`: the state's fields the
-    /// table's group reads.
+    /// table's group reads. The callables, each asked only when what it reads moved:
+    /// `labels(state)`, the bot flags a view shows; `thresholds(parts, state)`, each seat's
+    /// (points, pairs); `melds(parts, state)`, each meld encoded; `table(parts, state)`,
+    /// the table's group of fields, (field, encoded), but the ticking ones.
     #[new]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         names: Vec<String>,
         no_rules: Vec<u8>,
         view_fields: Vec<String>,
         key_fields: Vec<String>,
+        labels: Py<PyAny>,
+        thresholds: Py<PyAny>,
+        melds: Py<PyAny>,
+        table: Py<PyAny>,
     ) -> PyResult<Self> {
         if names.len() != KINDS {
             return Err(PyValueError::new_err(format!("names: {} kinds, not {KINDS}", names.len())));
@@ -638,34 +727,36 @@ impl TableChanges {
             since: [0; SEATS + 1],
             table_id: None,
             record: Vec::with_capacity(4096),
+            ask_labels: labels,
+            ask_thresholds: thresholds,
+            ask_melds: melds,
+            ask_table: table,
+            labels_key: None,
+            labels: Vec::new(),
+            thresholds_key: None,
+            thresholds: Vec::new(),
+            melds_key: None,
         })
     }
 
     /// The records of one change of the table `state` (`TableParts.updates`), encoded, one
     /// for each of `seats`: a seat's whole view on its first update and every KEYFRAME-th,
-    /// else a patch from the view sent before. `previous`: the version of the update
-    /// before; `turn_by`: the turn's deadline; `table_group`: a callable giving the table's
-    /// group, each field encoded (`views.table_fields` but the ticking fields), asked when a
-    /// field it reads moved; `bots`: the bot flags a view shows; `thresholds`: each seat's
-    /// (points, pairs), the same list while none moved; `top`: the discard on offer;
-    /// `melds`: each meld encoded, or None when they are those passed before; `rules`:
-    /// (seat, its rules encoded) for the seats that have any; `public`/`private`: each
-    /// event as every seat sees it, or (owner, as the owner sees it, as anyone else does),
-    /// None where a seat sees nothing.
+    /// else a patch from the view sent before. `parts`: what the callables are asked with;
+    /// `previous`: the version of the update before; `turn_by`: the turn's deadline;
+    /// `top`: the discard on offer; `rules`: (seat, its rules encoded) for the seats that
+    /// have any; `public`/`private`: each event as every seat sees it, or (owner, as the
+    /// owner sees it, as anyone else does), None where a seat sees nothing.
     #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (state, previous, turn_by, seats, table_group, bots, thresholds, top, melds, rules, public, private))]
+    #[pyo3(signature = (parts, state, previous, turn_by, seats, top, rules, public, private))]
     fn changes<'py>(
         &mut self,
         py: Python<'py>,
+        parts: &Bound<'py, PyAny>,
         state: &Bound<'py, PyAny>,
         previous: i64,
         turn_by: Option<i64>,
         seats: Vec<i64>,
-        table_group: &Bound<'py, PyAny>,
-        bots: &Bound<'py, PyList>,
-        thresholds: &Bound<'py, PyAny>,
         top: Option<i64>,
-        melds: Option<&Bound<'py, PyList>>,
         rules: &Bound<'py, PyList>,
         public: &Bound<'py, PyList>,
         private: &Bound<'py, PyList>,
@@ -713,7 +804,7 @@ impl TableChanges {
         let any_patch = patching.iter().any(|&p| p);
 
         let mut ops: Vec<Vec<u8>> = Vec::with_capacity(16);
-        self.table_ops(state, turn_by, table_group, &mut ops)?;
+        self.table_ops(state, turn_by, parts, &mut ops)?;
         let hand_obj = state.getattr(intern!(py, "hand"))?;
         let hand = if hand_obj.is_none() { None } else { Some(&hand_obj) };
         let hand_key = match hand {
@@ -730,8 +821,7 @@ impl TableChanges {
             Some(h) => Some(h.getattr(intern!(py, "seats"))?),
             None => None,
         };
-        self.hand_ops(state, hand, hand_seats.as_ref(), bots, thresholds, top, melds, diffing,
-                      &mut ops)?;
+        self.hand_ops(state, hand, hand_seats.as_ref(), parts, top, diffing, &mut ops)?;
         let hand_raw =
             if replaced || patching.iter().any(|&p| !p) { self.hand_raw() } else { Vec::new() };
         if replaced && any_patch {

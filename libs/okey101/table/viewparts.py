@@ -201,13 +201,18 @@ class TableParts(ViewParts):
         openings = [(h.opened, h.opening_value) for h in hand.seats]
         if held[1] is state.profile and held[2] == openings:
             found = held[3]
-        elif state.profile is None:
-            found = [(0, 0)] * len(hand.seats)
         else:
-            found = [(R.threshold(state, i, "points"), R.threshold(state, i, "pairs"))
-                     for i in range(len(hand.seats))]
+            found = self.thresholds_now(state, hand)
         self.thresholds_of = (hand.seats, state.profile, openings, found)
         return found
+
+    @staticmethod
+    def thresholds_now(state: TableState, hand: HandState) -> list[tuple[int, int]]:
+        """Each seat's opening thresholds (points, pairs), asked of the rule book."""
+        if state.profile is None:
+            return [(0, 0)] * len(hand.seats)
+        return [(R.threshold(state, i, "points"), R.threshold(state, i, "pairs"))
+                for i in range(len(hand.seats))]
 
     def current(self, hand: HandState) -> Any:
         sc = hand.scratch
@@ -382,41 +387,31 @@ class NativeTableParts(TableParts):
     """`TableParts` with each change's records built by the compiled core
     (`okey101_native.TableChanges`, native/src/views.rs), which mirrors `leaves`,
     `public_ops` and `updates` and builds the whole views as `player_views` does. What
-    the rule book answers (the table's group of fields, the thresholds, the discard on
-    offer, the seat rules, the turn's deadline), the melds' notation and the events'
-    encodings stay here. tests/properties/test_native_views.py checks that the records
-    are byte for byte `TableParts`'."""
+    the rule book answers (the table's group of fields, the bot flags shown, the
+    thresholds, the discard on offer, the seat rules, the turn's deadline), the melds'
+    notation and the events' encodings stay here: the core asks the first four of
+    `_ASKED` only when a field they read moved. tests/properties/test_native_views.py
+    checks that the records are byte for byte `TableParts`'."""
 
     def __init__(self) -> None:
         super().__init__()
         self.native = native.TableChanges(_TILE_NAMES, bytes(_NO_RULES),
-                                        list(PlayerView.__struct_fields__), _TABLE_KEY)
-        self.melds_source: object = None
-
-    def _okey_of(self, hand: HandState) -> None:
-        if self.okey != (hand.okey, hand.indicator):
-            self.melds_source = None
-        super()._okey_of(hand)
+                                          list(PlayerView.__struct_fields__), _TABLE_KEY,
+                                          *_ASKED)
+        self.seats_of: tuple[object, list[int]] = (None, [])
 
     def updates(self, state: TableState, previous: int, events: list[E.Event],
                 turn_started: int | None = None, seats: list[int] | None = None
                 ) -> list[Published]:
         hand = state.hand
-        bots: list[bool] = []
-        found: list[tuple[int, int]] = []
-        top = melds = None
-        if hand is not None:
-            bots = _bot_labels(state)
-            self._okey_of(hand)
-            if self.melds_source is not hand.melds:
-                self.melds(hand)
-                melds = [raw for _, _, raw in self.melds_held]
-                self.melds_source = hand.melds
-            found = self._thresholds(state, hand)
-            top = None if hand.scratch.put_back else R.available_discard(hand)
+        top = None
+        if hand is not None and not hand.scratch.put_back:
+            top = R.available_discard(hand)
         if seats is None:
-            seats = update_seats(state)
-        rules = [(seat, bytes(self.rules(state, seat))) for seat in seats
+            if self.seats_of[0] is not state.players:  # who sits where moved
+                self.seats_of = (state.players, update_seats(state))
+            seats = self.seats_of[1]
+        rules = [(seat, _encode(seat_rules(state, seat))) for seat in seats
                  if has_rules(state, seat)]
         public: list[bytes | None] = []
         private: list[tuple[int, bytes | None, bytes | None] | None] = []
@@ -431,18 +426,32 @@ class NativeTableParts(TableParts):
             public.append(None)
             private.append((owner, _encode(own) if own is not None else None,
                             _encode(other) if other is not None else None))
-        records = self.native.changes(
-            state, previous, turn_by(state, turn_started), seats,
-            lambda: self._table_group(state, turn_started), bots, found, top, melds, rules,
-            public, private)
+        records = self.native.changes(self, state, previous, turn_by(state, turn_started),
+                                      seats, top, rules, public, private)
         table_id, version = state.table_id, state.seq
         return [Published(table_id, seat, version, record)
                 for seat, record in zip(seats, records, strict=True)]
 
-    def _table_group(self, state: TableState, turn_started: int | None
-                     ) -> list[tuple[str, bytes]]:
-        return [(k, _encode(v)) for k, v in table_fields(state, self, turn_started).items()
-                if k not in _TICKING_FIELDS]
+
+def _thresholds_asked(parts: TableParts, state: TableState) -> list[tuple[int, int]]:
+    assert state.hand is not None
+    return parts.thresholds_now(state, state.hand)
+
+
+def _melds_asked(parts: TableParts, state: TableState) -> list[bytes]:
+    hand = state.hand
+    assert hand is not None
+    parts._okey_of(hand)
+    return parts._melds(hand.melds, hand.okey)
+
+
+def _table_asked(parts: TableParts, state: TableState) -> list[tuple[str, bytes]]:
+    # the turn's deadline, the one field of the group that reads `turn_started`, is ticking
+    return [(k, _encode(v)) for k, v in table_fields(state, parts).items()
+            if k not in _TICKING_FIELDS]
+
+
+_ASKED = (_bot_labels, _thresholds_asked, _melds_asked, _table_asked)
 
 
 _TILE_NAMES = [tiles.name(t) for t in range(tiles.KINDS)]
