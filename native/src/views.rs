@@ -153,22 +153,22 @@ pub struct TableChanges {
     melds: Vec<Vec<u8>>,
     seats: Vec<Option<SeatHeld>>, // each seat's public view
     current: Option<Held>,
-    racks: Vec<Option<Held>>,
+    racks: Vec<Option<(Py<PyAny>, Held)>>, // by seat: its `SeatHand`, its rack encoded
     own: Vec<Option<Own>>,        // by seat + 1: what it was sent of its own
     since: [u32; SEATS + 1],      // by seat + 1: its patches since its last whole view
     table_id: Option<(Py<PyAny>, Vec<u8>)>,
     record: Vec<u8>,              // a record, being built
-    // what the rule book and the notation answer, asked of Python only when what each
-    // reads moved: the bot flags a view shows (by the state's bots and house), each seat's
-    // thresholds (by the house and the seats' openings), the melds encoded (by the hand's
-    // melds and okey), the table's group of fields (by `key_fields`)
+    // what the rule book answers, asked of Python only when what each reads moved: the bot
+    // flags a view shows (by the state's bots and house), each seat's thresholds (by the
+    // house and the seats' openings), the table's group of fields (by `key_fields`)
     ask_labels: Py<PyAny>,
     ask_thresholds: Py<PyAny>,
-    ask_melds: Py<PyAny>,
     ask_table: Py<PyAny>,
+    published: Py<PyAny>, // `viewparts.Published`, each record's wrapper
+    meld_views: Vec<Held>, // each meld's view by its `TableMeld`, for the okey in `melds_key`
     labels_key: Option<(Py<PyAny>, Py<PyAny>)>,
     labels: Vec<bool>,
-    thresholds_key: Option<(Py<PyAny>, Vec<(Py<PyAny>, i64)>)>,
+    thresholds_key: Option<(Py<PyAny>, Vec<(Py<PyAny>, Py<PyAny>, i64)>)>,
     thresholds: Vec<(i64, i64)>,
     melds_key: Option<(Py<PyAny>, i64, i64)>,
 }
@@ -363,19 +363,26 @@ impl TableChanges {
     }
 
     /// Seat `seat`'s rack, encoded, kept while its tiles are the same (`[]`: no rack).
-    fn rack_of(&mut self, seats: Option<&Bound<'_, PyAny>>, seat: i64) -> PyResult<&[u8]> {
-        let (Some(seats), Ok(i)) = (seats, usize::try_from(seat)) else { return Ok(b"[]") };
-        if i >= seats.len()? || i >= SEATS {
+    fn rack_of(&mut self, seats: &[Bound<'_, PyAny>], seat: i64) -> PyResult<&[u8]> {
+        let Some(h) = usize::try_from(seat).ok().and_then(|i| seats.get(i)) else {
             return Ok(b"[]");
+        };
+        let i = seat as usize;
+        // the same `SeatHand`, the same rack; another may still hold the same rack
+        let same_seat = self.racks[i].as_ref().is_some_and(|(held, _)| held.as_ptr() == h.as_ptr());
+        if !same_seat {
+            let rack = h.getattr(intern!(h.py(), "rack"))?;
+            let hit = self.racks[i].as_ref().is_some_and(|(_, r)| r.source.as_ptr() == rack.as_ptr());
+            if hit {
+                let (held, _) = self.racks[i].as_mut().expect("just checked");
+                *held = h.clone().unbind();
+            } else {
+                let mut raw = Vec::with_capacity(8 + 5 * 22);
+                self.tiles(&mut raw, &rack, "rack")?;
+                self.racks[i] = Some((h.clone().unbind(), Held { source: rack.unbind(), raw }));
+            }
         }
-        let rack = seats.get_item(i)?.getattr(intern!(seats.py(), "rack"))?;
-        let hit = self.racks[i].as_ref().is_some_and(|h| h.source.as_ptr() == rack.as_ptr());
-        if !hit {
-            let mut raw = Vec::with_capacity(8 + 5 * 22);
-            self.tiles(&mut raw, &rack, "rack")?;
-            self.racks[i] = Some(Held { source: rack.unbind(), raw });
-        }
-        Ok(&self.racks[i].as_ref().expect("just built").raw)
+        Ok(&self.racks[i].as_ref().expect("just built").1.raw)
     }
 
     fn table_id_of(&mut self, state: &Bound<'_, PyAny>) -> PyResult<()> {
@@ -521,6 +528,69 @@ impl TableChanges {
         Ok(())
     }
 
+    /// Each meld's view (`views.meld_view`), encoded, kept while its `TableMeld` and the
+    /// okey are the same (a joker is named by the okey and what it stands for).
+    fn melds_of(&mut self, melds: &Bound<'_, PyAny>, okey: i64) -> PyResult<Vec<Vec<u8>>> {
+        let py = melds.py();
+        if self.melds_key.as_ref().is_some_and(|(_, o, _)| *o != okey) {
+            self.meld_views.clear();
+        }
+        let melds = melds
+            .cast::<PyTuple>()
+            .map_err(|_| PyValueError::new_err("melds: a tuple expected"))?;
+        let mut out = Vec::with_capacity(melds.len());
+        for (i, m) in melds.iter().enumerate() {
+            if let Some(held) = self.meld_views.get(i) {
+                if held.source.as_ptr() == m.as_ptr() {
+                    out.push(held.raw.clone());
+                    continue;
+                }
+            }
+            let meld = m.getattr(intern!(py, "meld"))?;
+            let mut raw = Vec::with_capacity(96);
+            raw.extend_from_slice(b"{\"index\":");
+            push_int(&mut raw, i as i64);
+            raw.extend_from_slice(b",\"owner\":");
+            push_int(&mut raw, m.getattr(intern!(py, "owner"))?.extract()?);
+            raw.extend_from_slice(b",\"kind\":");
+            let kind = meld.getattr(intern!(py, "kind"))?;
+            push_str(&mut raw, kind.cast::<PyString>().map_err(|_| {
+                PyValueError::new_err(format!("melds[{i}].kind: a string expected"))
+            })?.to_str()?);
+            raw.extend_from_slice(b",\"tiles\":[");
+            let placed: Vec<(i64, i64)> = meld.getattr(intern!(py, "tiles"))?.extract()?;
+            for (k, &(played, stands)) in placed.iter().enumerate() {
+                if k > 0 {
+                    raw.push(b',');
+                }
+                let name = self.tile(played, "meld tile")?;
+                if played == okey && stands != okey {
+                    // `melds.placed_name`: a joker as the okey and what it stands for
+                    let stood = self.tile(stands, "meld tile")?;
+                    raw.extend_from_slice(&name[..name.len() - 1]);
+                    raw.push(b'=');
+                    raw.extend_from_slice(&stood[1..]);
+                } else {
+                    raw.extend_from_slice(name);
+                }
+            }
+            raw.extend_from_slice(b"],\"start\":");
+            push_int(&mut raw, meld.getattr(intern!(py, "start"))?.extract()?);
+            raw.extend_from_slice(b",\"laid_turn\":");
+            push_int(&mut raw, m.getattr(intern!(py, "laid_turn"))?.extract()?);
+            raw.push(b'}');
+            let held = Held { source: m.unbind(), raw: raw.clone() };
+            if i < self.meld_views.len() {
+                self.meld_views[i] = held;
+            } else {
+                self.meld_views.push(held);
+            }
+            out.push(raw);
+        }
+        self.meld_views.truncate(out.len());
+        Ok(out)
+    }
+
     /// The bot flags a view shows (`views._bot_labels`), asked when the bots or the house moved.
     fn labels_of(&mut self, state: &Bound<'_, PyAny>) -> PyResult<()> {
         let py = state.py();
@@ -546,23 +616,31 @@ impl TableChanges {
         &mut self,
         parts: &Bound<'_, PyAny>,
         state: &Bound<'_, PyAny>,
-        hand_seats: &Bound<'_, PyAny>,
+        hand_seats: &[Bound<'_, PyAny>],
     ) -> PyResult<()> {
         let py = state.py();
         let profile = state.getattr(intern!(py, "profile"))?;
+        let mut same = self.thresholds_key.as_ref().is_some_and(|(p, _)| p.as_ptr() == profile.as_ptr());
         let mut openings = Vec::with_capacity(SEATS);
-        for i in 0..SEATS {
-            let h = hand_seats.get_item(i)?;
-            openings.push((
-                h.getattr(intern!(py, "opened"))?,
-                h.getattr(intern!(py, "opening_value"))?.extract::<i64>()?,
-            ));
+        for (i, h) in hand_seats.iter().enumerate() {
+            let held = self.thresholds_key.as_ref().map(|(_, k)| &k[i]);
+            if same && held.is_some_and(|(seat, _, _)| seat.as_ptr() == h.as_ptr()) {
+                let (_, opened, value) = held.expect("just checked");
+                openings.push((h.clone(), opened.bind(py).clone(), *value));
+                continue; // the same `SeatHand`: the same opening
+            }
+            let opened = h.getattr(intern!(py, "opened"))?;
+            let value = h.getattr(intern!(py, "opening_value"))?.extract::<i64>()?;
+            same = same && held.is_some_and(|(_, o, v)| o.as_ptr() == opened.as_ptr() && *v == value);
+            openings.push((h.clone(), opened, value));
         }
-        let same = self.thresholds_key.as_ref().is_some_and(|(p, held)| {
-            p.as_ptr() == profile.as_ptr()
-                && held.iter().zip(&openings).all(|((a, x), (b, y))| a.as_ptr() == b.as_ptr() && x == y)
-        });
-        if !same {
+        if same {
+            // no opening moved: the thresholds stand, keyed now by these seats
+            let key = openings.into_iter().map(|(h, o, v)| (h.unbind(), o.unbind(), v)).collect();
+            if let Some((_, k)) = self.thresholds_key.as_mut() {
+                *k = key;
+            }
+        } else {
             let found: Vec<(i64, i64)> =
                 self.ask_thresholds.bind(py).call1((parts, state))?.extract()?;
             if found.len() < SEATS {
@@ -571,7 +649,7 @@ impl TableChanges {
             self.thresholds = found;
             self.thresholds_key = Some((
                 profile.unbind(),
-                openings.into_iter().map(|(o, v)| (o.unbind(), v)).collect(),
+                openings.into_iter().map(|(h, o, v)| (h.unbind(), o.unbind(), v)).collect(),
             ));
         }
         Ok(())
@@ -584,13 +662,13 @@ impl TableChanges {
         &mut self,
         state: &Bound<'_, PyAny>,
         hand: Option<&Bound<'_, PyAny>>,
-        hand_seats: Option<&Bound<'_, PyAny>>,
+        hand_seats: &[Bound<'_, PyAny>],
         parts: &Bound<'_, PyAny>,
         top: Option<i64>,
         diffing: bool,
         ops: &mut Vec<Vec<u8>>,
     ) -> PyResult<()> {
-        let (Some(hand), Some(hand_seats)) = (hand, hand_seats) else {
+        let Some(hand) = hand else {
             self.has_hand = false;
             return Ok(());
         };
@@ -613,31 +691,21 @@ impl TableChanges {
             m.as_ptr() == melds.as_ptr() && *o == okey && *i == indicator
         });
         if !same {
-            let list = self.ask_melds.bind(py).call1((parts, state))?;
-            let list = list.cast::<PyList>().map_err(|_| {
-                PyValueError::new_err("melds: a list of encoded melds expected")
-            })?;
-            let now = list
-                .iter()
-                .map(|m| bytes_of(&m, "melds").map(<[u8]>::to_vec))
-                .collect::<PyResult<Vec<_>>>()?;
+            let now = self.melds_of(&melds, okey)?;
             if diffing {
                 meld_ops(ops, &self.melds, &now);
             }
             self.melds = now;
             self.melds_key = Some((melds.unbind(), okey, indicator));
         }
-        let n = hand_seats.len()?;
-        if n != SEATS {
-            return Err(PyValueError::new_err(format!("hand: {n} seats")));
-        }
+        let n = hand_seats.len();
         self.labels_of(state)?;
         self.thresholds_of(parts, state, hand_seats)?;
         let players = state.getattr(intern!(py, "players"))?;
         for i in 0..n {
             let (bot, needed) = (self.labels[i], self.thresholds[i]);
             let changed =
-                self.seat_of(i, &hand_seats.get_item(i)?, &players.get_item(i)?, bot, needed)?;
+                self.seat_of(i, &hand_seats[i], &players.get_item(i)?, bot, needed)?;
             if changed && diffing {
                 let raw = &self.seats[i].as_ref().expect("just built").raw;
                 push_op(ops, b"replace", format!("/hand/seats/{i}").as_bytes(), raw);
@@ -681,8 +749,9 @@ impl TableChanges {
     /// encoded; `view_fields`: `PlayerView`'s fields; `key_fields`: the state's fields the
     /// table's group reads. The callables, each asked only when what it reads moved:
     /// `labels(state)`, the bot flags a view shows; `thresholds(parts, state)`, each seat's
-    /// (points, pairs); `melds(parts, state)`, each meld encoded; `table(parts, state)`,
-    /// the table's group of fields, (field, encoded), but the ticking ones.
+    /// (points, pairs); `table(parts, state)`, the table's group of fields, (field,
+    /// encoded), but the ticking ones. `published(table_id, seat, version, record)`: what
+    /// each record is returned as.
     #[new]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -693,8 +762,8 @@ impl TableChanges {
         key_fields: Vec<String>,
         labels: Py<PyAny>,
         thresholds: Py<PyAny>,
-        melds: Py<PyAny>,
         table: Py<PyAny>,
+        published: Py<PyAny>,
     ) -> PyResult<Self> {
         if names.len() != KINDS {
             return Err(PyValueError::new_err(format!("names: {} kinds, not {KINDS}", names.len())));
@@ -729,8 +798,9 @@ impl TableChanges {
             record: Vec::with_capacity(4096),
             ask_labels: labels,
             ask_thresholds: thresholds,
-            ask_melds: melds,
             ask_table: table,
+            published,
+            meld_views: Vec::new(),
             labels_key: None,
             labels: Vec::new(),
             thresholds_key: None,
@@ -739,8 +809,8 @@ impl TableChanges {
         })
     }
 
-    /// The records of one change of the table `state` (`TableParts.updates`), encoded, one
-    /// for each of `seats`: a seat's whole view on its first update and every KEYFRAME-th,
+    /// The records of one change of the table `state` (`TableParts.updates`), each as
+    /// `published`, one for each of `seats`: a seat's whole view on its first update and every KEYFRAME-th,
     /// else a patch from the view sent before. `parts`: what the callables are asked with;
     /// `previous`: the version of the update before; `turn_by`: the turn's deadline;
     /// `top`: the discard on offer; `rules`: (seat, its rules encoded) for the seats that
@@ -817,11 +887,18 @@ impl TableChanges {
         let replaced = self.hand_key.is_some_and(|k| k != hand_key);
         let diffing = any_patch && !replaced && self.hand_key.is_some();
         self.hand_key = Some(hand_key);
-        let hand_seats = match hand {
-            Some(h) => Some(h.getattr(intern!(py, "seats"))?),
-            None => None,
-        };
-        self.hand_ops(state, hand, hand_seats.as_ref(), parts, top, diffing, &mut ops)?;
+        let mut hand_seats = Vec::with_capacity(SEATS);
+        if let Some(h) = hand {
+            let seats = h.getattr(intern!(py, "seats"))?;
+            let seats = seats
+                .cast::<PyTuple>()
+                .map_err(|_| PyValueError::new_err("hand.seats: a tuple expected"))?;
+            if seats.len() != SEATS {
+                return Err(PyValueError::new_err(format!("hand: {} seats", seats.len())));
+            }
+            hand_seats.extend(seats.iter());
+        }
+        self.hand_ops(state, hand, &hand_seats, parts, top, diffing, &mut ops)?;
         let hand_raw =
             if replaced || patching.iter().any(|&p| !p) { self.hand_raw() } else { Vec::new() };
         if replaced && any_patch {
@@ -829,6 +906,7 @@ impl TableChanges {
             push_op(&mut ops, b"replace", b"/hand", &hand_raw);
         }
         self.table_id_of(state)?;
+        let table_id = state.getattr(intern!(py, "table_id"))?;
         let version: i64 = state.getattr(intern!(py, "seq"))?.extract()?;
         let bot_seats = state.getattr(intern!(py, "bots"))?;
         let levels = state.getattr(intern!(py, "bot_levels"))?;
@@ -871,7 +949,7 @@ impl TableChanges {
             } else {
                 seen(&mut rec, &public, &private, seat);
             }
-            let rack = self.rack_of(hand_seats.as_ref(), seat)?.to_vec();
+            let rack = self.rack_of(&hand_seats, seat)?.to_vec();
             if patching[k] {
                 let was = self.own[slot].as_mut().expect("a patching seat was sent");
                 rec.extend_from_slice(b",\"patch\":[");
@@ -912,7 +990,12 @@ impl TableChanges {
                 None => rec.extend_from_slice(b"null"),
             }
             rec.push(b'}');
-            out.append(PyBytes::new(py, &rec))?;
+            out.append(self.published.bind(py).call1((
+                &table_id,
+                seat,
+                version,
+                PyBytes::new(py, &rec),
+            ))?)?;
         }
         self.record = rec;
         // a seat not among these is sent its whole view when it is again

@@ -38,6 +38,7 @@ from okey101.table.views import (
     has_rules,
     meld_view,
     player_views,
+    ruled_seats,
     seat_rules,
     seat_view,
     table_fields,
@@ -388,16 +389,16 @@ class NativeTableParts(TableParts):
     (`okey101_native.TableChanges`, native/src/views.rs), which mirrors `leaves`,
     `public_ops` and `updates` and builds the whole views as `player_views` does. What
     the rule book answers (the table's group of fields, the bot flags shown, the
-    thresholds, the discard on offer, the seat rules, the turn's deadline), the melds'
-    notation and the events' encodings stay here: the core asks the first four of
-    `_ASKED` only when a field they read moved. tests/properties/test_native_views.py
+    thresholds, the discard on offer, the seat rules, the turn's deadline) and the events'
+    encodings stay here: the core asks the first three (`_ASKED`) only when a field they
+    read moved. tests/properties/test_native_views.py
     checks that the records are byte for byte `TableParts`'."""
 
     def __init__(self) -> None:
         super().__init__()
         self.native = native.TableChanges(_TILE_NAMES, bytes(_NO_RULES),
                                           list(PlayerView.__struct_fields__), _TABLE_KEY,
-                                          *_ASKED)
+                                          *_ASKED, Published)
         self.seats_of: tuple[object, list[int]] = (None, [])
 
     def updates(self, state: TableState, previous: int, events: list[E.Event],
@@ -411,8 +412,8 @@ class NativeTableParts(TableParts):
             if self.seats_of[0] is not state.players:  # who sits where moved
                 self.seats_of = (state.players, update_seats(state))
             seats = self.seats_of[1]
-        rules = [(seat, _encode(seat_rules(state, seat))) for seat in seats
-                 if has_rules(state, seat)]
+        rules = [(seat, _encode(seat_rules(state, seat))) for seat in ruled_seats(state)
+                 if seat in seats]
         public: list[bytes | None] = []
         private: list[tuple[int, bytes | None, bytes | None] | None] = []
         for event in events:
@@ -426,23 +427,15 @@ class NativeTableParts(TableParts):
             public.append(None)
             private.append((owner, _encode(own) if own is not None else None,
                             _encode(other) if other is not None else None))
-        records = self.native.changes(self, state, previous, turn_by(state, turn_started),
-                                      seats, top, rules, public, private)
-        table_id, version = state.table_id, state.seq
-        return [Published(table_id, seat, version, record)
-                for seat, record in zip(seats, records, strict=True)]
+        published: list[Published] = self.native.changes(
+            self, state, previous, turn_by(state, turn_started), seats, top, rules, public,
+            private)
+        return published
 
 
 def _thresholds_asked(parts: TableParts, state: TableState) -> list[tuple[int, int]]:
     assert state.hand is not None
     return parts.thresholds_now(state, state.hand)
-
-
-def _melds_asked(parts: TableParts, state: TableState) -> list[bytes]:
-    hand = state.hand
-    assert hand is not None
-    parts._okey_of(hand)
-    return parts._melds(hand.melds, hand.okey)
 
 
 def _table_asked(parts: TableParts, state: TableState) -> list[tuple[str, bytes]]:
@@ -451,7 +444,7 @@ def _table_asked(parts: TableParts, state: TableState) -> list[tuple[str, bytes]
             if k not in _TICKING_FIELDS]
 
 
-_ASKED = (_bot_labels, _thresholds_asked, _melds_asked, _table_asked)
+_ASKED = (_bot_labels, _thresholds_asked, _table_asked)
 
 
 _TILE_NAMES = [tiles.name(t) for t in range(tiles.KINDS)]

@@ -437,14 +437,22 @@ def seat_rules(state: TableState, seat: int) -> SeatRules:
 
 
 def has_rules(state: TableState, seat: int) -> bool:
-    """Whether `seat_rules` may answer anything but `NO_RULES` for `seat`: the seat to act
-    in a hand being played, or any seat while a seeding window is open."""
-    if state.status != "playing" or not 0 <= seat < SEATS:
-        return False
+    """Whether `seat_rules` may answer anything but `NO_RULES` for `seat`."""
+    return seat in ruled_seats(state)
+
+
+_ALL_SEATS = tuple(range(SEATS))
+
+
+def ruled_seats(state: TableState) -> tuple[int, ...]:
+    """The seats `seat_rules` may answer anything but `NO_RULES` for: the seat to act in a
+    hand being played, or every seat while a seeding window is open."""
+    if state.status != "playing":
+        return ()
     if state.seeding is not None:
-        return True
+        return _ALL_SEATS
     hand = state.hand
-    return hand is not None and hand.to_act == seat and hand.phase != "over"
+    return (hand.to_act,) if hand is not None and hand.phase != "over" else ()
 
 
 def public_view(state: TableState) -> PlayerView:
