@@ -1,9 +1,10 @@
-//! A hand's part of the views' changes and every seat's patch record, ported from
-//! `okey101/table/viewparts.py` (`TableParts.leaves`' hand group, `public_ops`' hand
-//! operations, `_seat_ops` and the `PlayerPatch` records of `updates`). The Python module
-//! is the specification: `viewparts.NativeTableParts` hands this the parts the rule book
-//! answers (the thresholds, the discard on offer, the seat rules), the table's own
-//! operations and the events, encoded, and `tests/properties/test_native_views.py` checks
+//! A table's views as changes: each change's records, ported from
+//! `okey101/table/viewparts.py` (`TableParts.leaves`, `public_ops`, `_seat_ops` and the
+//! records of `updates`, whole views as `views.player_views` builds them). The Python module
+//! is the specification: `viewparts.NativeTableParts` hands this what the rule book answers
+//! (the seat rules, the discard on offer, the turn's deadline; the bot flags shown, the
+//! thresholds and the table's group of fields through callables asked only when what they
+//! read moved) and the events, encoded, and `tests/properties/test_native_views.py` checks
 //! that the records are byte for byte the Python `TableParts`' in every house and mode.
 //!
 //! The JSON written here is msgspec's: compact, fields in their struct's order, strings
@@ -15,8 +16,6 @@ use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
 
 const SEATS: usize = 4;
 const KINDS: usize = 53;
-/// A seat's view is sent whole at least every KEYFRAME updates (`viewparts.KEYFRAME`).
-const KEYFRAME: u32 = 32;
 /// The hand's fields a patch names one by one, in `views.hand_fields`' order.
 const HAND_PATHS: [&[u8]; 12] = [
     b"/hand/number",
@@ -49,6 +48,13 @@ fn push_int(out: &mut Vec<u8>, v: i64) {
         out.push(b'-');
     }
     out.extend_from_slice(&digits[at..]);
+}
+
+fn push_opt_int(out: &mut Vec<u8>, v: Option<i64>) {
+    match v {
+        Some(n) => push_int(out, n),
+        None => out.extend_from_slice(b"null"),
+    }
 }
 
 fn push_bool(out: &mut Vec<u8>, v: bool) {
@@ -134,6 +140,8 @@ struct Own {
 }
 
 type Private = Option<(i64, Option<Vec<u8>>, Option<Vec<u8>>)>;
+/// A seat's opening as its thresholds were asked for: its `SeatHand`, `opened`, `opening_value`.
+type Opening = (Py<PyAny>, Py<PyAny>, i64);
 
 /// One table's views as its previous update sent them, part by part, and each seat's own
 /// part and patches since its last whole view.
@@ -141,6 +149,7 @@ type Private = Option<(i64, Option<Vec<u8>>, Option<Vec<u8>>)>;
 pub struct TableChanges {
     names: Vec<Vec<u8>>,           // each tile kind's name, encoded
     no_rules: Vec<u8>,             // `NO_RULES`, encoded
+    keyframe: u32,                 // a seat's view is sent whole every `keyframe` updates
     view_fields: Vec<String>,      // `PlayerView`'s fields, in order
     key_fields: Vec<Py<PyString>>, // the state's fields the table's group is built from
     table_key: Vec<Py<PyAny>>,
@@ -168,7 +177,7 @@ pub struct TableChanges {
     meld_views: Vec<Held>, // each meld's view by its `TableMeld`, for the okey in `melds_key`
     labels_key: Option<(Py<PyAny>, Py<PyAny>)>,
     labels: Vec<bool>,
-    thresholds_key: Option<(Py<PyAny>, Vec<(Py<PyAny>, Py<PyAny>, i64)>)>,
+    thresholds_key: Option<(Py<PyAny>, Vec<Opening>)>,
     thresholds: Vec<(i64, i64)>,
     melds_key: Option<(Py<PyAny>, i64, i64)>,
 }
@@ -353,11 +362,7 @@ impl TableChanges {
             Some(f) => push_str(&mut next[10], &f),
             None => next[10].extend_from_slice(b"null"),
         }
-        let by: Option<i64> = hand.getattr(intern!(py, "finished_by"))?.extract()?;
-        match by {
-            Some(s) => push_int(&mut next[11], s),
-            None => next[11].extend_from_slice(b"null"),
-        }
+        push_opt_int(&mut next[11], hand.getattr(intern!(py, "finished_by"))?.extract()?);
         self.next = next;
         self.current_of(&hand.getattr(intern!(py, "scratch"))?)
     }
@@ -440,10 +445,7 @@ impl TableChanges {
                 "seq" => push_int(out, seq),
                 "seat" => push_int(out, seat),
                 "turn" => push_int(out, turn),
-                "turn_by" => match by {
-                    Some(t) => push_int(out, t),
-                    None => out.extend_from_slice(b"null"),
-                },
+                "turn_by" => push_opt_int(out, by),
                 "rack" => out.extend_from_slice(rack),
                 "rules" => out.extend_from_slice(rules),
                 "hand" => out.extend_from_slice(hand),
@@ -517,10 +519,7 @@ impl TableChanges {
             }
             if ticking.2 != was_by {
                 raw.clear();
-                match ticking.2 {
-                    Some(t) => push_int(&mut raw, t),
-                    None => raw.extend_from_slice(b"null"),
-                }
+                push_opt_int(&mut raw, ticking.2);
                 push_op(ops, b"replace", b"/turn_by", &raw);
             }
         }
@@ -698,14 +697,12 @@ impl TableChanges {
             self.melds = now;
             self.melds_key = Some((melds.unbind(), okey, indicator));
         }
-        let n = hand_seats.len();
         self.labels_of(state)?;
         self.thresholds_of(parts, state, hand_seats)?;
         let players = state.getattr(intern!(py, "players"))?;
-        for i in 0..n {
+        for (i, h) in hand_seats.iter().enumerate() {
             let (bot, needed) = (self.labels[i], self.thresholds[i]);
-            let changed =
-                self.seat_of(i, &hand_seats[i], &players.get_item(i)?, bot, needed)?;
+            let changed = self.seat_of(i, h, &players.get_item(i)?, bot, needed)?;
             if changed && diffing {
                 let raw = &self.seats[i].as_ref().expect("just built").raw;
                 push_op(ops, b"replace", format!("/hand/seats/{i}").as_bytes(), raw);
@@ -746,7 +743,7 @@ fn seen(out: &mut Vec<u8>, public: &[Option<Vec<u8>>], private: &[Private], seat
 #[pymethods]
 impl TableChanges {
     /// `names`: each tile kind's name (`tiles.name`), by kind; `no_rules`: `NO_RULES`
-    /// encoded; `view_fields`: `PlayerView`'s fields; `key_fields`: the state's fields the
+    /// encoded; `keyframe`: `viewparts.KEYFRAME`; `view_fields`: `PlayerView`'s fields; `key_fields`: the state's fields the
     /// table's group reads. The callables, each asked only when what it reads moved:
     /// `labels(state)`, the bot flags a view shows; `thresholds(parts, state)`, each seat's
     /// (points, pairs); `table(parts, state)`, the table's group of fields, (field,
@@ -758,6 +755,7 @@ impl TableChanges {
         py: Python<'_>,
         names: Vec<String>,
         no_rules: Vec<u8>,
+        keyframe: u32,
         view_fields: Vec<String>,
         key_fields: Vec<String>,
         labels: Py<PyAny>,
@@ -779,6 +777,7 @@ impl TableChanges {
         Ok(TableChanges {
             names,
             no_rules,
+            keyframe,
             view_fields,
             key_fields: key_fields.iter().map(|f| PyString::intern(py, f).unbind()).collect(),
             table_key: Vec::new(),
@@ -810,8 +809,8 @@ impl TableChanges {
     }
 
     /// The records of one change of the table `state` (`TableParts.updates`), each as
-    /// `published`, one for each of `seats`: a seat's whole view on its first update and every KEYFRAME-th,
-    /// else a patch from the view sent before. `parts`: what the callables are asked with;
+    /// `published`, one for each of `seats`: a seat's whole view on its first update and
+    /// every `keyframe`-th, else a patch from the view sent before. `parts`: what the callables are asked with;
     /// `previous`: the version of the update before; `turn_by`: the turn's deadline;
     /// `top`: the discard on offer; `rules`: (seat, its rules encoded) for the seats that
     /// have any; `public`/`private`: each event as every seat sees it, or (owner, as the
@@ -868,7 +867,7 @@ impl TableChanges {
             .iter()
             .map(|&s| {
                 let k = (s + 1) as usize;
-                self.own[k].is_some() && self.since[k] < KEYFRAME - 1
+                self.own[k].is_some() && self.since[k] + 1 < self.keyframe
             })
             .collect();
         let any_patch = patching.iter().any(|&p| p);
@@ -906,8 +905,8 @@ impl TableChanges {
             push_op(&mut ops, b"replace", b"/hand", &hand_raw);
         }
         self.table_id_of(state)?;
-        let table_id = state.getattr(intern!(py, "table_id"))?;
-        let version: i64 = state.getattr(intern!(py, "seq"))?.extract()?;
+        let table_id = self.table_id.as_ref().expect("just built").0.clone_ref(py);
+        let version = self.ticking.expect("just built").0; // the seq the views show
         let bot_seats = state.getattr(intern!(py, "bots"))?;
         let levels = state.getattr(intern!(py, "bot_levels"))?;
         let mut everyone = Vec::new();
@@ -952,13 +951,6 @@ impl TableChanges {
             let rack = self.rack_of(&hand_seats, seat)?.to_vec();
             if patching[k] {
                 let was = self.own[slot].as_mut().expect("a patching seat was sent");
-                rec.extend_from_slice(b",\"patch\":[");
-                for (n, op) in ops.iter().enumerate() {
-                    if n > 0 {
-                        rec.push(b',');
-                    }
-                    rec.extend_from_slice(op);
-                }
                 let mut mine: Vec<Vec<u8>> = Vec::new();
                 if rack != was.rack {
                     push_op(&mut mine, b"replace", b"/rack", &rack);
@@ -968,13 +960,8 @@ impl TableChanges {
                     push_op(&mut mine, b"replace", b"/rules", rules_raw);
                     was.rules = rules_raw.to_vec();
                 }
-                for (n, op) in mine.iter().enumerate() {
-                    if n > 0 || !ops.is_empty() {
-                        rec.push(b',');
-                    }
-                    rec.extend_from_slice(op);
-                }
-                rec.push(b']');
+                rec.extend_from_slice(b",\"patch\":");
+                push_list(&mut rec, ops.iter().chain(&mine).map(Vec::as_slice));
                 self.since[slot] += 1;
             } else {
                 rec.extend_from_slice(b",\"view\":");
@@ -985,10 +972,7 @@ impl TableChanges {
             rec.extend_from_slice(b",\"bot\":");
             push_bool(&mut rec, bot);
             rec.extend_from_slice(b",\"bot_level\":");
-            match level {
-                Some(l) => push_int(&mut rec, l),
-                None => rec.extend_from_slice(b"null"),
-            }
+            push_opt_int(&mut rec, level);
             rec.push(b'}');
             out.append(self.published.bind(py).call1((
                 &table_id,

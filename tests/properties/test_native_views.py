@@ -14,9 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from okey101 import native
-from okey101.app.processor.processing import PartitionTables
 from okey101.app.views.playerviews import PlayerViews
-from okey101.simulate import match_seeds, play_match
 from okey101.table import messages as E
 from okey101.table.evolve import NEW_TABLE, evolve
 from okey101.table.state import SeatHand, TableState
@@ -64,23 +62,6 @@ def assert_same_records(stream: list[list[E.Event]], sizes: list[int], where: st
     return counts
 
 
-def with_bots(house: int, match: int, seats: tuple[int, ...] = (1, 3)) -> list[list[E.Event]]:
-    """A recorded match of `HOUSES[house]` with bots sitting at `seats` (each at a level
-    of its own), folded by the processor: the records carry their flags and levels."""
-    seed = match_seeds(house * 10 + 7, match + 1)[match]
-    commands = play_match(HOUSES[house], seed).commands
-    table = f"b{house}-{match}"
-    tables = PartitionTables(0, 1, allow_stacked_deals=True)
-    out = []
-    for i, c in enumerate(commands):
-        if isinstance(c, E.Sit) and c.seat in seats:
-            c = msgspec.structs.replace(c, bot=True, bot_level=c.seat)
-        c = msgspec.structs.replace(c, table_id=table, command_id=f"{table}-{i}")
-        out.append(tables.handle(table.encode(), E.encode(c), "commands", len(out),
-                                 lambda: "00" * 32, at=1_000 + 50 * len(out)).events)
-    return out
-
-
 HOUSE_IDS = [f"{h['base']}{'-partners' if h['options'].get('partners') else ''}"
              for h in HOUSES]
 
@@ -105,7 +86,7 @@ BOT_HOUSES = [0, 1, 2, 5, 6, 7]  # classic has no bots
 
 @pytest.mark.parametrize("house", BOT_HOUSES, ids=[HOUSE_IDS[h] for h in BOT_HOUSES])
 def test_every_record_is_the_pythons_with_bots_seated(house: int) -> None:
-    stream = with_bots(house, 0)
+    stream = events_of(house, 0, bots=(1, 3))
     sat = [e for step in stream for e in step if isinstance(e, E.PlayerSat)]
     assert any(s.bot_level == 3 for s in sat)  # the record's level, whatever the label
     assert_same_records(stream, [1], f"{HOUSE_IDS[house]} with bots")

@@ -37,11 +37,13 @@ HOUSES = [
 
 
 @functools.cache
-def events_of(house: int, match: int, away: bool = False) -> list[list[E.Event]]:
+def events_of(house: int, match: int, away: bool = False, bots: tuple[int, ...] = ()
+              ) -> list[list[E.Event]]:
     """The events of each command of a played match in `HOUSES[house]`, as the processor
     wrote them. `away`: with a player's connection lost mid-hand and found again every 23
     commands (the gateway's reports), so that the table's own fields (who is away, until
-    when) move while the hand goes on."""
+    when) move while the hand goes on. `bots`: the seats a bot sits at (its level its seat's
+    number), where the house has bots."""
     seed = match_seeds(house * 10 + 3, match + 1)[match]
     commands = play_match(HOUSES[house], seed).commands
     table = f"t{house}-{match}"
@@ -49,6 +51,8 @@ def events_of(house: int, match: int, away: bool = False) -> list[list[E.Event]]
     out = []
     for i, c in enumerate(commands):
         state = tables.tables.get(table, NEW_TABLE)
+        if isinstance(c, E.Sit) and c.seat in bots:
+            c = msgspec.structs.replace(c, bot=True, bot_level=c.seat)
         now = [msgspec.structs.replace(c, table_id=table, command_id=f"{table}-{i}")]
         if away and i % 23 == 0 and state.hand is not None and state.status == "playing":
             now.insert(0, connection_report(state, f"{table}-{i}-away"))

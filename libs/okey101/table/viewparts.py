@@ -396,7 +396,7 @@ class NativeTableParts(TableParts):
 
     def __init__(self) -> None:
         super().__init__()
-        self.native = native.TableChanges(_TILE_NAMES, bytes(_NO_RULES),
+        self.native = native.TableChanges(_TILE_NAMES, bytes(_NO_RULES), KEYFRAME,
                                           list(PlayerView.__struct_fields__), _TABLE_KEY,
                                           *_ASKED, Published)
         self.seats_of: tuple[object, list[int]] = (None, [])
